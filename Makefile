@@ -1,0 +1,168 @@
+# vcpack - power-aware consolidation of KVM guests onto few CPU packages.
+#
+#   make            build vcpack, powernice and the libvirt hook
+#   make demo       the main job on libvirt's test driver (installs deps)
+#   make check      every test (installs deps; includes check-kernel)
+#   make check-unit | check-schema | check-integration | check-kernel
+#   make bench-planner | bench | bench-quick
+#   make install [PREFIX=/usr/local] [DESTDIR=]   make install-hooks
+#
+# Plain GNU make; one build directory ($(B)); no recursion.
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+SBINDIR ?= $(PREFIX)/sbin
+MANDIR ?= $(PREFIX)/share/man
+SYSCONFDIR ?= /etc
+HOOKDIR ?= $(SYSCONFDIR)/libvirt/hooks
+SYSTEMDUNITDIR ?= /lib/systemd/system
+DESTDIR ?=
+
+B ?= build
+CC ?= cc
+PKG_CONFIG ?= pkg-config
+PKGS := libvirt libvirt-glib-1.0 glib-2.0 json-c libxml-2.0
+
+CFLAGS ?= -O2 -g
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
+	-Wmissing-prototypes -Wno-unused-parameter
+PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+CMOCKA_LIBS = $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
+ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) -D_GNU_SOURCE \
+	-DVCP_SYSCONFDIR='"$(SYSCONFDIR)"' -Ihost-agent/src $(PKG_CFLAGS)
+LDLIBS = $(PKG_LIBS) -lm
+
+SRC := host-agent/src
+# Files with a main(): one per program. Everything else is the library.
+MAINS := $(SRC)/cli.c $(SRC)/powernice.c $(SRC)/daemon.c
+LIB_SRCS := $(filter-out $(MAINS),$(wildcard $(SRC)/*.c))
+LIB_OBJS := $(patsubst $(SRC)/%.c,$(B)/obj/%.o,$(LIB_SRCS))
+LIB := $(B)/libvcp.a
+
+PROGS := $(B)/vcpack $(B)/powernice $(B)/vcpackd $(B)/vcpack-hook
+
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRCS))
+BENCH_SRCS := $(wildcard bench/bench_*.c)
+BENCH_BINS := $(patsubst bench/%.c,$(B)/bench/%,$(BENCH_SRCS))
+
+DEPS_STAMP := $(B)/.deps-ok
+
+.PHONY: all deps demo check check-unit check-schema check-integration \
+	check-kernel check-deps kernel bench bench-quick bench-planner \
+	install install-hooks clean format-check
+
+all: $(PROGS)
+
+# Install the packages only when something is missing (scripts/deps.sh
+# is idempotent and quick when all is there).
+$(DEPS_STAMP): scripts/deps.sh
+	@scripts/deps.sh --check >/dev/null 2>&1 || scripts/deps.sh
+	@mkdir -p $(B) && touch $@
+
+deps: $(DEPS_STAMP)
+
+$(B)/obj/%.o: $(SRC)/%.c | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(B)/obj/hook/%.o: libvirt-hooks/%.c | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(LIB): $(LIB_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(B)/vcpack: $(B)/obj/cli.o $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(B)/powernice: $(B)/obj/powernice.o $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(B)/vcpackd: $(B)/obj/daemon.o $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# The hook runs inside every VM start: link only what it uses.
+$(B)/vcpack-hook: $(B)/obj/hook/hook.o $(LIB)
+	$(CC) $(LDFLAGS) -Wl,--as-needed -o $@ $^ $(LDLIBS)
+
+$(B)/tests/%: tests/unit/%.c $(LIB) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -DVCP_SRCDIR='"$(CURDIR)"' -o $@ $< $(LIB) \
+		$(LDLIBS) $(CMOCKA_LIBS)
+
+$(B)/bench/%: bench/%.c $(LIB) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -DVCP_SRCDIR='"$(CURDIR)"' -o $@ $< $(LIB) \
+		$(LDLIBS)
+
+-include $(LIB_OBJS:.o=.d) $(B)/obj/cli.d $(B)/obj/powernice.d \
+	$(B)/obj/daemon.d $(B)/obj/hook/hook.d
+
+# ---- the main job ----
+demo: $(B)/vcpack
+	@sh scripts/demo.sh $(B)/vcpack
+
+# ---- tests ----
+check: check-unit check-schema check-integration check-kernel
+	@echo "make check: all test suites passed"
+
+check-unit: $(UNIT_BINS)
+	@sh tests/run-unit.sh $(UNIT_BINS)
+
+check-schema: $(DEPS_STAMP)
+	@sh tests/schema/run.sh
+
+check-integration: $(PROGS)
+	@sh tests/integration/run.sh $(B)
+
+# The kernel testbed (kernel/README.md). Builds patched and stock 6.12.
+check-kernel:
+	@if [ -f kernel/Makefile ]; then $(MAKE) -C kernel check; \
+	else echo "check-kernel: kernel/ testbed not present yet"; fi
+
+kernel:
+	$(MAKE) -C kernel all
+
+# ---- benchmarks (print figures; not tests) ----
+bench-planner: $(BENCH_BINS)
+	$(B)/bench/bench_planner
+
+bench bench-quick:
+	@if [ -f kernel/Makefile ]; then $(MAKE) -C kernel $@; \
+	else echo "$@: the kernel testbed is not present yet" >&2; exit 1; fi
+
+# ---- install ----
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 0755 $(B)/vcpack $(DESTDIR)$(BINDIR)/vcpack
+	install -m 0755 $(B)/powernice $(DESTDIR)$(BINDIR)/powernice
+	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(SYSTEMDUNITDIR)
+	install -m 0755 $(B)/vcpackd $(DESTDIR)$(SBINDIR)/vcpackd
+	sed 's|@SBINDIR@|$(SBINDIR)|g' host-agent/vcpackd.service.in \
+		>$(DESTDIR)$(SYSTEMDUNITDIR)/vcpackd.service
+	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/vcpackd.service
+	install -d $(DESTDIR)$(SYSCONFDIR)/vcpack
+	install -m 0644 host-agent/policy.example.json \
+		$(DESTDIR)$(SYSCONFDIR)/vcpack/policy.example.json
+	for m in host-agent/man/*.1; do \
+		[ -f "$$m" ] && install -m 0644 "$$m" $(DESTDIR)$(MANDIR)/man1/; \
+	done; true
+
+# libvirtd notices a qemu hook only if one existed when it started, unless
+# told with SIGHUP (by its pid file, never by name).
+install-hooks: $(B)/vcpack-hook
+	install -d $(DESTDIR)$(HOOKDIR)/qemu.d
+	install -m 0755 $(B)/vcpack-hook $(DESTDIR)$(HOOKDIR)/qemu.d/vcpack
+	@if [ -z "$(DESTDIR)" ] && [ -s /run/libvirtd.pid ] && \
+	    kill -HUP "$$(cat /run/libvirtd.pid)" 2>/dev/null; then \
+		echo "install-hooks: sent SIGHUP to libvirtd (pid $$(cat /run/libvirtd.pid)) so it picks up the hook"; \
+	fi
+
+format-check:
+	clang-format --dry-run --Werror $(SRC)/*.c $(SRC)/*.h
+
+clean:
+	rm -rf $(B)
