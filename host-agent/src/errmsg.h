@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * errmsg.h - the one way library code hands an error message to its
+ * caller: a malloc'd string in *ret_err next to a negative errno.
+ */
+#ifndef VCP_ERRMSG_H
+#define VCP_ERRMSG_H
+
+/*
+ * Format a message into *ret_err (when ret_err is not NULL; it is
+ * overwritten, so set one message per failure) and return @r, or
+ * -ENOMEM when even the message cannot be allocated. Usage: return vcp_err(ret_err, -EINVAL,
+ * "%s: unknown key", path);
+ */
+__attribute__((format(printf, 3, 4)))
+int vcp_err(char **ret_err, int r, const char *fmt, ...);
+
+#endif

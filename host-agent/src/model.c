@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * model.c - constructors, destructors and names for the shared model.
+ * vcp_host_finish() derives the per-package view from the CPU list, so
+ * every topology source (capabilities XML, sysfs, node info, JSON
+ * fixtures) ends in the same representation.
+ */
+#include "model.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const class_names[VCP_CLASS__COUNT] = {
+	[VCP_CLASS_SPREAD] = "spread",
+	[VCP_CLASS_BALANCED] = "balanced",
+	[VCP_CLASS_PACK] = "pack",
+};
+
+static const char *const prio_names[VCP_PRIO__COUNT] = {
+	[VCP_PRIO_HIGH] = "high",
+	[VCP_PRIO_NORMAL] = "normal",
+	[VCP_PRIO_LOW] = "low",
+};
+
+const char *vcp_class_name(enum vcp_class c)
+{
+	return (unsigned int)c < VCP_CLASS__COUNT ? class_names[c] : NULL;
+}
+
+const char *vcp_priority_name(enum vcp_priority p)
+{
+	return (unsigned int)p < VCP_PRIO__COUNT ? prio_names[p] : NULL;
+}
+
+static int lookup(const char *const *names, int n, const char *s)
+{
+	for (int i = 0; s && i < n; i++)
+		if (strcmp(names[i], s) == 0)
+			return i;
+	return -EINVAL;
+}
+
+int vcp_class_from_name(const char *s, enum vcp_class *ret)
+{
+	int i = lookup(class_names, VCP_CLASS__COUNT, s);
+
+	if (i < 0)
+		return i;
+	*ret = (enum vcp_class)i;
+	return 0;
+}
+
+int vcp_priority_from_name(const char *s, enum vcp_priority *ret)
+{
+	int i = lookup(prio_names, VCP_PRIO__COUNT, s);
+
+	if (i < 0)
+		return i;
+	*ret = (enum vcp_priority)i;
+	return 0;
+}
+
+void vcp_host_free(struct vcp_host *h)
+{
+	if (!h)
+		return;
+	free(h->cpus);
+	free(h->packages);
+	free(h);
+}
+
+static int cmp_cpu(const void *a, const void *b)
+{
+	const struct vcp_cpu *x = a, *y = b;
+
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+static struct vcp_package *find_package(struct vcp_package *p, size_t n,
+					int id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i].id == id)
+			return &p[i];
+	return NULL;
+}
+
+static int cmp_package(const void *a, const void *b)
+{
+	const struct vcp_package *x = a, *y = b;
+
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+/* Count distinct (die, core) pairs among the package's CPUs, and the most
+ * threads one core has. */
+static void count_cores(const struct vcp_host *h, struct vcp_package *pkg,
+			unsigned int *max_threads)
+{
+	pkg->n_cores = 0;
+	for (size_t i = 0; i < h->n_cpus; i++) {
+		const struct vcp_cpu *c = &h->cpus[i];
+		unsigned int threads = 0;
+		bool first = true;
+
+		if (c->package != pkg->id)
+			continue;
+		for (size_t j = 0; j < h->n_cpus; j++) {
+			const struct vcp_cpu *o = &h->cpus[j];
+
+			if (o->package != c->package || o->die != c->die ||
+			    o->core != c->core)
+				continue;
+			if (j < i)
+				first = false;
+			threads++;
+		}
+		if (first)
+			pkg->n_cores++;
+		if (threads > *max_threads)
+			*max_threads = threads;
+	}
+}
+
+int vcp_host_finish(struct vcp_host *h)
+{
+	struct vcp_package *pkgs;
+	size_t n_pkgs = 0;
+	int max_node = -1;
+	unsigned int max_threads = 1;
+
+	qsort(h->cpus, h->n_cpus, sizeof(*h->cpus), cmp_cpu);
+	for (size_t i = 0; i < h->n_cpus; i++) {
+		if (h->cpus[i].id >= VCP_MAX_CPUS)
+			return -EINVAL;
+		if (i && h->cpus[i].id == h->cpus[i - 1].id)
+			return -EINVAL;
+	}
+	pkgs = calloc(h->n_cpus ? h->n_cpus : 1, sizeof(*pkgs));
+	if (!pkgs)
+		return -ENOMEM;
+	vcp_cpuset_zero(&h->online);
+	for (size_t i = 0; i < h->n_cpus; i++) {
+		const struct vcp_cpu *c = &h->cpus[i];
+		struct vcp_package *p = find_package(pkgs, n_pkgs, c->package);
+
+		if (!p) {
+			p = &pkgs[n_pkgs++];
+			p->id = c->package;
+			p->node = c->node;
+		}
+		vcp_cpuset_set(&p->cpus, c->id);
+		p->n_cpus++;
+		vcp_cpuset_set(&h->online, c->id);
+		if (c->node > max_node)
+			max_node = c->node;
+		if (c->id + 1 > h->max_cpus)
+			h->max_cpus = c->id + 1;
+	}
+	qsort(pkgs, n_pkgs, sizeof(*pkgs), cmp_package);
+	for (size_t i = 0; i < n_pkgs; i++)
+		count_cores(h, &pkgs[i], &max_threads);
+	free(h->packages);
+	h->packages = pkgs;
+	h->n_packages = n_pkgs;
+	h->n_nodes = (size_t)(max_node + 1);
+	h->threads_per_core = max_threads;
+	return 0;
+}
+
+int vcp_host_package_of(const struct vcp_host *h, unsigned int cpu)
+{
+	for (size_t i = 0; i < h->n_packages; i++)
+		if (vcp_cpuset_test(&h->packages[i].cpus, cpu))
+			return (int)i;
+	return -1;
+}
+
+void vcp_vm_clear(struct vcp_vm *vm)
+{
+	if (!vm)
+		return;
+	free(vm->name);
+	free(vm->demand);
+	free(vm->vcpu_pins);
+	memset(vm, 0, sizeof(*vm));
+}
+
+void vcp_vms_free(struct vcp_vm *vms, size_t n)
+{
+	if (!vms)
+		return;
+	for (size_t i = 0; i < n; i++)
+		vcp_vm_clear(&vms[i]);
+	free(vms);
+}
+
+int vcp_vm_alloc_vcpus(struct vcp_vm *vm, unsigned int n_vcpus)
+{
+	double *d = calloc(n_vcpus ? n_vcpus : 1, sizeof(*d));
+	struct vcp_cpuset *p = calloc(n_vcpus ? n_vcpus : 1, sizeof(*p));
+
+	if (!d || !p) {
+		free(d);
+		free(p);
+		return -ENOMEM;
+	}
+	for (unsigned int i = 0; i < n_vcpus; i++)
+		d[i] = -1.0;
+	free(vm->demand);
+	free(vm->vcpu_pins);
+	vm->demand = d;
+	vm->vcpu_pins = p;
+	vm->n_vcpus = n_vcpus;
+	return 0;
+}
+
+void vcp_policy_defaults(struct vcp_policy *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->prio_class[VCP_PRIO_HIGH] = VCP_CLASS_SPREAD;
+	p->prio_class[VCP_PRIO_NORMAL] = VCP_CLASS_BALANCED;
+	p->prio_class[VCP_PRIO_LOW] = VCP_CLASS_PACK;
+	p->level = VCP_LEVEL_AUTO;
+	p->headroom = 0.2;
+	p->default_vcpu_demand = 0.25;
+	p->busy_vcpu_demand = 0.1;
+	p->smt_yield = 0.3;
+	p->sample_interval_s = 10;
+	p->shrink_after_s = 300;
+	p->strict_tags = true;
+}
+
+void vcp_policy_clear(struct vcp_policy *p)
+{
+	if (!p)
+		return;
+	free(p->windows);
+	p->windows = NULL;
+	p->n_windows = 0;
+}
+
+void vcp_plan_free(struct vcp_plan *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->n_vms; i++)
+		free(p->vms[i].vcpu_pins);
+	free(p->vms);
+	free(p->pkg_active);
+	free(p->pkg_demand);
+	free(p->pkg_capacity);
+	free(p);
+}

@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * model.h - the in-memory model every module shares: host topology,
+ * VMs with their tags and measurements, the policy, and the plan.
+ *
+ * Observers (topology.c, tags.c, policy.c, virt.c) fill these; the pure
+ * planner (planner.c) turns host + VMs + policy into a plan; apply.c carries
+ * out the difference between a plan and what is there. Nothing here does
+ * I/O. Arrays are owned by the struct that points at them and freed by the
+ * matching *_free() function; all destructors accept NULL.
+ */
+#ifndef VCP_MODEL_H
+#define VCP_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cpuset.h"
+
+/* ---- classes and priorities (the words a VM owner writes) ---- */
+
+enum vcp_class {
+	VCP_CLASS_SPREAD = 0,	/* latency-critical: never gathered */
+	VCP_CLASS_BALANCED,	/* default: gathered at level 2 only */
+	VCP_CLASS_PACK,		/* gathered at levels 1 and 2 */
+	VCP_CLASS__COUNT,
+};
+
+enum vcp_priority {
+	VCP_PRIO_HIGH = 0,
+	VCP_PRIO_NORMAL,
+	VCP_PRIO_LOW,
+	VCP_PRIO__COUNT,
+};
+
+/* "spread" etc.; NULL for out-of-range values. */
+const char *vcp_class_name(enum vcp_class c);
+const char *vcp_priority_name(enum vcp_priority p);
+/* Exact, case-sensitive match. 0 or -EINVAL; @ret untouched on failure. */
+int vcp_class_from_name(const char *s, enum vcp_class *ret);
+int vcp_priority_from_name(const char *s, enum vcp_priority *ret);
+
+/* ---- host topology ---- */
+
+struct vcp_cpu {
+	unsigned int id;	/* logical CPU number */
+	int package;		/* physical_package_id / socket_id */
+	int die;		/* die_id, 0 where unknown */
+	int core;		/* core_id, unique within (package, die) */
+	int node;		/* NUMA node, 0 where unknown */
+};
+
+struct vcp_package {
+	int id;			/* physical package id */
+	int node;		/* NUMA node of its first CPU */
+	struct vcp_cpuset cpus;	/* online CPUs of this package */
+	unsigned int n_cpus;	/* online hardware threads */
+	unsigned int n_cores;	/* distinct (die, core) pairs online */
+};
+
+enum vcp_mode {
+	VCP_MODE_PIN = 0,	/* stock kernel: vcpupin alone carries the plan */
+	VCP_MODE_KERNEL,	/* patched kernel: classes + level carry it */
+};
+
+struct vcp_host {
+	/* Online CPUs only, sorted by id. Offline CPUs are not listed. */
+	struct vcp_cpu *cpus;
+	size_t n_cpus;
+	/* Packages with at least one online CPU, sorted by id. */
+	struct vcp_package *packages;
+	size_t n_packages;
+	size_t n_nodes;
+	unsigned int threads_per_core;	/* max over cores; 1 = no SMT */
+	struct vcp_cpuset online;
+	/* The highest CPU number the host has (online or not) plus one:
+	 * the length libvirt's cpumaps need. */
+	unsigned int max_cpus;
+	enum vcp_mode mode;
+};
+
+void vcp_host_free(struct vcp_host *h);
+/*
+ * Fill packages, n_nodes, threads_per_core and online from cpus[]
+ * (sorts cpus[] by id). Used by every topology loader.
+ * 0, -EINVAL (duplicate CPU id, id >= VCP_MAX_CPUS) or -ENOMEM.
+ */
+int vcp_host_finish(struct vcp_host *h);
+/* Index into h->packages of the package of @cpu, or -1. */
+int vcp_host_package_of(const struct vcp_host *h, unsigned int cpu);
+
+/* ---- VMs ---- */
+
+struct vcp_tag {
+	bool has_priority;
+	enum vcp_priority priority;
+	bool has_class;
+	enum vcp_class class;
+};
+
+struct vcp_vm {
+	char *name;
+	char uuid[37];
+	unsigned int n_vcpus;
+	/* Parsed tag; without one the VM is balanced. */
+	bool has_tag;
+	struct vcp_tag tag;
+	/*
+	 * false: leave the VM exactly as it is (bad tag, or the operator
+	 * said so). The planner keeps its current pins and counts its
+	 * demand where it runs.
+	 */
+	bool managed;
+	/* Measured demand per vCPU, in CPUs (0.0-1.0); < 0 = unknown. */
+	double *demand;
+	/* Current pinning per vCPU and of the emulator threads. */
+	struct vcp_cpuset *vcpu_pins;
+	struct vcp_cpuset emulator_pins;
+	int mem_node;		/* NUMA node of its memory, -1 unknown */
+	unsigned long long mem_kib;	/* guest memory, 0 unknown */
+	bool running;
+	bool persistent;
+	/* Observed, for apply's diff (zero = unknown). */
+	int pid;		/* QEMU process id, 0 unknown */
+	bool has_cur_class;	/* cpu.consolidate read from its cgroup */
+	enum vcp_class cur_class;
+	bool has_saved;		/* original pins already recorded */
+};
+
+void vcp_vm_clear(struct vcp_vm *vm);
+/* Frees every VM's members and the array. */
+void vcp_vms_free(struct vcp_vm *vms, size_t n);
+/* Allocate demand[] (all -1) and vcpu_pins[] (all empty). 0 or -ENOMEM. */
+int vcp_vm_alloc_vcpus(struct vcp_vm *vm, unsigned int n_vcpus);
+
+/* ---- policy ---- */
+
+#define VCP_LEVEL_AUTO (-1)
+
+/* A schedule window: on @days (bit 0 = Sunday ... bit 6 = Saturday),
+ * from minute @start to minute @end of the day (end exclusive; end < start
+ * wraps past midnight), the level is @level. */
+struct vcp_window {
+	uint8_t days;
+	uint16_t start;
+	uint16_t end;
+	int level;		/* 0, 1, 2 or VCP_LEVEL_AUTO */
+};
+
+struct vcp_policy {
+	enum vcp_class prio_class[VCP_PRIO__COUNT];
+	int level;		/* 0, 1, 2 or VCP_LEVEL_AUTO */
+	struct vcp_window *windows;
+	size_t n_windows;
+	/* Fraction of each active package's capacity kept free (0-0.9). */
+	double headroom;
+	/* Demand assumed for a vCPU whose use was never measured. */
+	double default_vcpu_demand;
+	/* A spread VM is "busy" (auto picks level 1) above this per-vCPU
+	 * mean demand. */
+	double busy_vcpu_demand;
+	/* What the second and further SMT threads of a core add, as a
+	 * fraction of a core (0-1). */
+	double smt_yield;
+	unsigned int sample_interval_s;
+	unsigned int shrink_after_s;	/* hysteresis: shrink only after */
+	bool strict_tags;		/* hook refuses bad tags at prepare */
+};
+
+void vcp_policy_defaults(struct vcp_policy *p);
+void vcp_policy_clear(struct vcp_policy *p);
+
+/* ---- plan ---- */
+
+enum vcp_vm_placement {
+	VCP_PLACE_GATHERED = 0,	/* pinned to its package(s) */
+	VCP_PLACE_EXCLUSIVE,	/* spread VM on exclusive cores */
+	VCP_PLACE_FREE,		/* not gathered: any non-exclusive CPU */
+	VCP_PLACE_UNMANAGED,	/* left exactly as it was */
+};
+
+struct vcp_vm_plan {
+	const char *name;	/* borrowed from the input VM */
+	enum vcp_class class;
+	enum vcp_vm_placement placement;
+	/* Index into host->packages of the package it lives on, or -1 when
+	 * it spans packages or is free. */
+	int package;
+	struct vcp_cpuset *vcpu_pins;	/* n_vcpus entries */
+	unsigned int n_vcpus;
+	struct vcp_cpuset emulator_pins;
+	int mem_node;		/* node to move memory to, -1 = leave */
+	double demand;		/* demand the planner used, in CPUs */
+	/* Why the VM did not get what its class asks, or NULL. Static
+	 * string. */
+	const char *degraded;
+};
+
+struct vcp_plan {
+	enum vcp_mode mode;
+	int level;		/* resolved: 0, 1 or 2 */
+	size_t n_packages;
+	bool *pkg_active;	/* per host->packages index */
+	double *pkg_demand;	/* planned demand per package, in CPUs */
+	double *pkg_capacity;	/* usable capacity per package, in CPUs */
+	size_t n_active;
+	struct vcp_vm_plan *vms;	/* same order as the input VMs */
+	size_t n_vms;
+	double demand;		/* total demand, in CPUs */
+	double capacity;	/* total capacity, in CPUs */
+	/* Demand the host cannot carry within headroom (0 if none). */
+	double overcommit;
+};
+
+void vcp_plan_free(struct vcp_plan *p);
+
+#endif
