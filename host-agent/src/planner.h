@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * planner.h - the pure planner: host topology + VMs + policy -> plan
+ * (active packages, per-vCPU and emulator cpusets, classes, level).
+ * No I/O, no logging, no globals; the semantics are documented at the top
+ * of planner.c.
+ */
+#ifndef VCP_PLANNER_H
+#define VCP_PLANNER_H
+
+#include "model.h"
+
+/*
+ * Plan @n_vms VMs on @host under @policy. policy->level must already be
+ * resolved from the schedule windows (vcp_policy_level_at()) by the
+ * caller; VCP_LEVEL_AUTO is resolved here. 0, -EINVAL (no host, no
+ * package, bad level) or -ENOMEM; *ret_plan (free with vcp_plan_free())
+ * untouched on failure. The plan borrows VM names from @vms.
+ */
+int vcp_plan_compute(const struct vcp_host *host, const struct vcp_vm *vms,
+		     size_t n_vms, const struct vcp_policy *policy,
+		     struct vcp_plan **ret_plan);
+/* Class of a VM under a policy: explicit tag class wins, else the
+ * priority's mapped class, else balanced. */
+enum vcp_class vcp_plan_vm_class(const struct vcp_vm *vm,
+				 const struct vcp_policy *policy);
+
+#endif

@@ -1,0 +1,535 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * policy.c - the policy file: JSON (json-c) into struct vcp_policy and
+ * back, and the schedule-window lookup.
+ *
+ * Promises: a file overlays vcp_policy_defaults(), so a partial file is
+ * fine; every unknown key, wrong type and out-of-range value is refused
+ * with its key path ("policy.json: windows[1].days[0]: unknown day
+ * 'Mun'"), and a refused file changes nothing. A "_comment" key is
+ * accepted and ignored in the top-level object and in window objects
+ * (JSON has no comments; host-agent/policy.example.json uses them to
+ * document the format). Nothing here logs; level_at is pure.
+ */
+#include "policy.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct pctx {
+	const char *source;
+	char **ret_err;
+};
+
+static const char *const day_names[7] = {
+	"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat",
+};
+
+/* Set *ret_err to "SOURCE: PATH: MESSAGE" and return -EINVAL. */
+__attribute__((format(printf, 3, 4)))
+static int fail(const struct pctx *c, const char *path, const char *fmt, ...)
+{
+	char *msg = NULL, *full = NULL;
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = vasprintf(&msg, fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		return -ENOMEM;
+	if (path && *path)
+		r = asprintf(&full, "%s: %s: %s", c->source, path, msg);
+	else
+		r = asprintf(&full, "%s: %s", c->source, msg);
+	free(msg);
+	if (r < 0)
+		return -ENOMEM;
+	if (c->ret_err)
+		*c->ret_err = full;
+	else
+		free(full);
+	return -EINVAL;
+}
+
+/* How a value looks in a message: its JSON text. */
+static const char *shown(struct json_object *v)
+{
+	return v ? json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN) :
+		   "null";
+}
+
+static bool is_number(struct json_object *v)
+{
+	return json_object_is_type(v, json_type_int) ||
+	       json_object_is_type(v, json_type_double);
+}
+
+static int get_fraction(const struct pctx *c, const char *key,
+			struct json_object *v, double max, double *ret)
+{
+	double d;
+
+	if (!is_number(v))
+		goto bad;
+	d = json_object_get_double(v);
+	if (!(d >= 0 && d <= max))
+		goto bad;
+	*ret = d;
+	return 0;
+bad:
+	return fail(c, key, "must be a number from 0 to %g, got %s", max,
+		    shown(v));
+}
+
+static int get_uint(const struct pctx *c, const char *key,
+		    struct json_object *v, int64_t min, int64_t max,
+		    unsigned int *ret)
+{
+	int64_t n;
+
+	if (!json_object_is_type(v, json_type_int))
+		goto bad;
+	n = json_object_get_int64(v);
+	if (n < min || n > max)
+		goto bad;
+	*ret = (unsigned int)n;
+	return 0;
+bad:
+	return fail(c, key, "must be a whole number from %lld to %lld, got %s",
+		    (long long)min, (long long)max, shown(v));
+}
+
+/* 0, 1, 2 or "auto" (a number or the string). */
+static int get_level(const struct pctx *c, const char *key,
+		     struct json_object *v, int *ret)
+{
+	if (json_object_is_type(v, json_type_int)) {
+		int64_t n = json_object_get_int64(v);
+
+		if (n >= 0 && n <= 2) {
+			*ret = (int)n;
+			return 0;
+		}
+	} else if (json_object_is_type(v, json_type_string) &&
+		   strcmp(json_object_get_string(v), "auto") == 0) {
+		*ret = VCP_LEVEL_AUTO;
+		return 0;
+	}
+	return fail(c, key, "must be 0, 1, 2 or \"auto\", got %s", shown(v));
+}
+
+static int parse_priorities(const struct pctx *c, struct json_object *v,
+			    struct vcp_policy *p)
+{
+	char path[64];
+
+	if (!json_object_is_type(v, json_type_object))
+		return fail(c, "priorities", "must be an object, got %s",
+			    shown(v));
+	json_object_object_foreach(v, key, val) {
+		enum vcp_priority prio;
+		enum vcp_class cls;
+
+		snprintf(path, sizeof(path), "priorities.%s", key);
+		if (vcp_priority_from_name(key, &prio) < 0)
+			return fail(c, path, "unknown priority (expected high, normal or low)");
+		if (!json_object_is_type(val, json_type_string) ||
+		    vcp_class_from_name(json_object_get_string(val), &cls) < 0)
+			return fail(c, path, "must be \"spread\", \"balanced\" or \"pack\", got %s",
+				    shown(val));
+		p->prio_class[prio] = cls;
+	}
+	return 0;
+}
+
+static int parse_days(const struct pctx *c, const char *wpath,
+		      struct json_object *v, uint8_t *ret)
+{
+	char path[64];
+	uint8_t days = 0;
+
+	snprintf(path, sizeof(path), "%s.days", wpath);
+	if (!json_object_is_type(v, json_type_array) ||
+	    json_object_array_length(v) == 0)
+		return fail(c, path, "must be a non-empty array of days (\"Mon\" ... \"Sun\"), got %s",
+			    shown(v));
+	for (size_t i = 0; i < json_object_array_length(v); i++) {
+		struct json_object *d = json_object_array_get_idx(v, i);
+		int k;
+
+		snprintf(path, sizeof(path), "%s.days[%zu]", wpath, i);
+		if (!json_object_is_type(d, json_type_string))
+			return fail(c, path, "must be a day name such as \"Mon\", got %s",
+				    shown(d));
+		for (k = 0; k < 7; k++)
+			if (strcmp(json_object_get_string(d), day_names[k]) == 0)
+				break;
+		if (k == 7)
+			return fail(c, path, "unknown day '%s'",
+				    json_object_get_string(d));
+		days |= (uint8_t)(1u << k);
+	}
+	*ret = days;
+	return 0;
+}
+
+/* "HH:MM", 00:00 to 24:00, into minutes of the day. */
+static int parse_time(const struct pctx *c, const char *wpath,
+		      const char *key, struct json_object *v, uint16_t *ret)
+{
+	char path[64];
+	unsigned int h, m;
+	const char *s;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "%s.%s", wpath, key);
+	if (!json_object_is_type(v, json_type_string))
+		goto bad;
+	s = json_object_get_string(v);
+	if (strlen(s) != 5 || sscanf(s, "%2u:%2u%n", &h, &m, &n) != 2 ||
+	    n != 5 || s[2] != ':' || m > 59 || h > 24 || (h == 24 && m))
+		goto bad;
+	*ret = (uint16_t)(h * 60 + m);
+	return 0;
+bad:
+	return fail(c, path, "must be a time \"HH:MM\" from \"00:00\" to \"24:00\", got %s",
+		    shown(v));
+}
+
+static int parse_window(const struct pctx *c, size_t idx,
+			struct json_object *v, struct vcp_window *w)
+{
+	struct json_object *from = NULL, *to = NULL, *level = NULL;
+	char path[32], kpath[64];
+	int r;
+
+	snprintf(path, sizeof(path), "windows[%zu]", idx);
+	if (!json_object_is_type(v, json_type_object))
+		return fail(c, path, "must be an object, got %s", shown(v));
+	w->days = 0x7f;
+	json_object_object_foreach(v, key, val) {
+		snprintf(kpath, sizeof(kpath), "%s.%s", path, key);
+		if (strcmp(key, "days") == 0) {
+			r = parse_days(c, path, val, &w->days);
+			if (r < 0)
+				return r;
+		} else if (strcmp(key, "from") == 0) {
+			from = val;
+		} else if (strcmp(key, "to") == 0) {
+			to = val;
+		} else if (strcmp(key, "level") == 0) {
+			level = val;
+			r = get_level(c, kpath, val, &w->level);
+			if (r < 0)
+				return r;
+		} else if (strcmp(key, "_comment") != 0) {
+			return fail(c, kpath, "unknown key (expected days, from, to, level)");
+		}
+	}
+	if (!from || !to || !level)
+		return fail(c, path, "needs \"from\", \"to\" and \"level\"");
+	r = parse_time(c, path, "from", from, &w->start);
+	if (r == 0)
+		r = parse_time(c, path, "to", to, &w->end);
+	if (r < 0)
+		return r;
+	if (w->start == w->end) {
+		snprintf(kpath, sizeof(kpath), "%s.to", path);
+		return fail(c, kpath, "must differ from \"from\" (use \"00:00\" to \"24:00\" for a whole day)");
+	}
+	return 0;
+}
+
+static int parse_windows(const struct pctx *c, struct json_object *v,
+			 struct vcp_policy *p)
+{
+	struct vcp_window *ws;
+	size_t n;
+	int r;
+
+	if (!json_object_is_type(v, json_type_array))
+		return fail(c, "windows", "must be an array, got %s", shown(v));
+	n = json_object_array_length(v);
+	ws = calloc(n ? n : 1, sizeof(*ws));
+	if (!ws)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		r = parse_window(c, i, json_object_array_get_idx(v, i), &ws[i]);
+		if (r < 0) {
+			free(ws);
+			return r;
+		}
+	}
+	free(p->windows);
+	p->windows = ws;
+	p->n_windows = n;
+	return 0;
+}
+
+static int parse_key(const struct pctx *c, const char *key,
+		     struct json_object *v, struct vcp_policy *p)
+{
+	if (strcmp(key, "priorities") == 0)
+		return parse_priorities(c, v, p);
+	if (strcmp(key, "level") == 0)
+		return get_level(c, key, v, &p->level);
+	if (strcmp(key, "windows") == 0)
+		return parse_windows(c, v, p);
+	if (strcmp(key, "headroom") == 0)
+		return get_fraction(c, key, v, 0.9, &p->headroom);
+	if (strcmp(key, "default_vcpu_demand") == 0)
+		return get_fraction(c, key, v, 1, &p->default_vcpu_demand);
+	if (strcmp(key, "busy_vcpu_demand") == 0)
+		return get_fraction(c, key, v, 1, &p->busy_vcpu_demand);
+	if (strcmp(key, "smt_yield") == 0)
+		return get_fraction(c, key, v, 1, &p->smt_yield);
+	if (strcmp(key, "sample_interval") == 0)
+		return get_uint(c, key, v, 1, 3600, &p->sample_interval_s);
+	if (strcmp(key, "shrink_after") == 0)
+		return get_uint(c, key, v, 0, 86400, &p->shrink_after_s);
+	if (strcmp(key, "strict_tags") == 0) {
+		if (!json_object_is_type(v, json_type_boolean))
+			return fail(c, key, "must be true or false, got %s",
+				    shown(v));
+		p->strict_tags = json_object_get_boolean(v);
+		return 0;
+	}
+	if (strcmp(key, "_comment") == 0)
+		return 0;
+	return fail(c, key, "unknown key");
+}
+
+int vcp_policy_from_json(struct json_object *obj, const char *source,
+			 struct vcp_policy *ret, char **ret_err)
+{
+	struct pctx c = { source ? source : "policy", ret_err };
+	struct vcp_policy p;
+	int r;
+
+	vcp_policy_defaults(&p);
+	if (!json_object_is_type(obj, json_type_object))
+		return fail(&c, NULL, "must be a JSON object, got %s",
+			    shown(obj));
+	json_object_object_foreach(obj, key, val) {
+		r = parse_key(&c, key, val, &p);
+		if (r < 0) {
+			vcp_policy_clear(&p);
+			return r;
+		}
+	}
+	*ret = p;
+	return 0;
+}
+
+/* Line number of byte @off in @text (1-based). */
+static unsigned int line_of(const char *text, size_t off)
+{
+	unsigned int line = 1;
+
+	for (size_t i = 0; i < off && text[i]; i++)
+		if (text[i] == '\n')
+			line++;
+	return line;
+}
+
+static const char *error_desc(enum json_tokener_error e)
+{
+	if (e == json_tokener_success)
+		return "unexpected text after the object";
+	if (e == json_tokener_continue)
+		return "unexpected end of text";
+	return json_tokener_error_desc(e);
+}
+
+int vcp_policy_parse(const char *text, const char *source,
+		     struct vcp_policy *ret, char **ret_err)
+{
+	struct pctx c = { source ? source : "policy", ret_err };
+	struct json_tokener *tok = json_tokener_new();
+	struct json_object *obj;
+	size_t len = strlen(text);
+	int r;
+
+	if (!tok)
+		return -ENOMEM;
+	obj = json_tokener_parse_ex(tok, text, (int)len);
+	if (!obj || json_tokener_get_parse_end(tok) < len) {
+		enum json_tokener_error e = json_tokener_get_error(tok);
+		size_t end = json_tokener_get_parse_end(tok);
+
+		if (obj && e == json_tokener_success) {
+			while (end < len && strchr(" \t\r\n", text[end]))
+				end++;
+			if (end == len)
+				goto ok;
+		}
+		r = fail(&c, NULL, "not valid JSON at line %u: %s",
+			 line_of(text, end), error_desc(e));
+		json_object_put(obj);
+		json_tokener_free(tok);
+		return r;
+	}
+ok:
+	json_tokener_free(tok);
+	r = vcp_policy_from_json(obj, source, ret, ret_err);
+	json_object_put(obj);
+	return r;
+}
+
+static int read_file(const char *path, char **ret, char **ret_err)
+{
+	FILE *f = fopen(path, "re");
+	char *buf = NULL;
+	size_t len = 0, cap = 0, n;
+	int r;
+
+	if (!f) {
+		r = -errno;
+		if (asprintf(ret_err, "%s: %s", path, strerror(-r)) < 0)
+			*ret_err = NULL;
+		return r;
+	}
+	do {
+		if (cap - len < 4096) {
+			char *t = realloc(buf, cap + 65536);
+
+			if (!t) {
+				free(buf);
+				fclose(f);
+				return -ENOMEM;
+			}
+			buf = t;
+			cap += 65536;
+		}
+		n = fread(buf + len, 1, cap - len - 1, f);
+		len += n;
+	} while (n > 0);
+	r = ferror(f) ? -EIO : 0;
+	fclose(f);
+	if (r < 0) {
+		free(buf);
+		if (asprintf(ret_err, "%s: read error", path) < 0)
+			*ret_err = NULL;
+		return r;
+	}
+	buf[len] = '\0';
+	*ret = buf;
+	return 0;
+}
+
+int vcp_policy_load(const char *path, struct vcp_policy *ret,
+		    char **ret_err)
+{
+	char *text = NULL;
+	int r = read_file(path, &text, ret_err);
+
+	if (r < 0)
+		return r;
+	r = vcp_policy_parse(text, path, ret, ret_err);
+	free(text);
+	return r;
+}
+
+static bool window_matches(const struct vcp_window *w, int wday, int min)
+{
+	int prev = (wday + 6) % 7;
+
+	if (w->start < w->end)
+		return (w->days & (1u << wday)) && min >= w->start &&
+		       min < w->end;
+	/* Wraps past midnight: the part before midnight belongs to today,
+	 * the part after it to the day before. */
+	if ((w->days & (1u << wday)) && min >= w->start)
+		return true;
+	return (w->days & (1u << prev)) && min < w->end;
+}
+
+int vcp_policy_level_at(const struct vcp_policy *p, const struct tm *tm)
+{
+	int wday = ((tm->tm_wday % 7) + 7) % 7;
+	int min = tm->tm_hour * 60 + tm->tm_min;
+
+	for (size_t i = 0; i < p->n_windows; i++)
+		if (window_matches(&p->windows[i], wday, min))
+			return p->windows[i].level;
+	return p->level;
+}
+
+struct json_object *vcp_json_double3(double d)
+{
+	double r = round(d * 1000.0) / 1000.0;
+	char buf[64];
+	size_t n;
+
+	if (r == 0)
+		r = 0;	/* no "-0" */
+	snprintf(buf, sizeof(buf), "%.3f", r);
+	n = strlen(buf);
+	while (n > 1 && buf[n - 1] == '0')
+		buf[--n] = '\0';
+	if (n > 1 && buf[n - 1] == '.')
+		buf[--n] = '\0';
+	return json_object_new_double_s(r, buf);
+}
+
+static struct json_object *level_json(int level)
+{
+	if (level == VCP_LEVEL_AUTO)
+		return json_object_new_string("auto");
+	return json_object_new_int(level);
+}
+
+static struct json_object *window_json(const struct vcp_window *w)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *days = json_object_new_array();
+	char buf[8];
+
+	/* Monday first, as people write weeks. */
+	for (int k = 1; k <= 7; k++)
+		if (w->days & (1u << (k % 7)))
+			json_object_array_add(days, json_object_new_string(
+				day_names[k % 7]));
+	json_object_object_add(o, "days", days);
+	snprintf(buf, sizeof(buf), "%02u:%02u", w->start / 60u, w->start % 60u);
+	json_object_object_add(o, "from", json_object_new_string(buf));
+	snprintf(buf, sizeof(buf), "%02u:%02u", w->end / 60u, w->end % 60u);
+	json_object_object_add(o, "to", json_object_new_string(buf));
+	json_object_object_add(o, "level", level_json(w->level));
+	return o;
+}
+
+struct json_object *vcp_policy_to_json(const struct vcp_policy *p)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *prio = json_object_new_object();
+	struct json_object *ws = json_object_new_array();
+
+	for (int i = 0; i < VCP_PRIO__COUNT; i++)
+		json_object_object_add(prio, vcp_priority_name(i),
+				       json_object_new_string(vcp_class_name(
+					       p->prio_class[i])));
+	for (size_t i = 0; i < p->n_windows; i++)
+		json_object_array_add(ws, window_json(&p->windows[i]));
+	json_object_object_add(o, "priorities", prio);
+	json_object_object_add(o, "level", level_json(p->level));
+	json_object_object_add(o, "windows", ws);
+	json_object_object_add(o, "headroom", vcp_json_double3(p->headroom));
+	json_object_object_add(o, "default_vcpu_demand",
+			       vcp_json_double3(p->default_vcpu_demand));
+	json_object_object_add(o, "busy_vcpu_demand",
+			       vcp_json_double3(p->busy_vcpu_demand));
+	json_object_object_add(o, "smt_yield", vcp_json_double3(p->smt_yield));
+	json_object_object_add(o, "sample_interval",
+			       json_object_new_int((int)p->sample_interval_s));
+	json_object_object_add(o, "shrink_after",
+			       json_object_new_int((int)p->shrink_after_s));
+	json_object_object_add(o, "strict_tags",
+			       json_object_new_boolean(p->strict_tags));
+	return o;
+}

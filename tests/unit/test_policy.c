@@ -1,0 +1,367 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test_policy.c - policy.json parsing: defaults, a full file, partial
+ * overlay, schedule windows (incl. past midnight), serialisation round
+ * trip, and every refusal with its exact message.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "policy.h"
+
+#define SRC "policy.json"
+
+static void parse_ok(const char *text, struct vcp_policy *p)
+{
+	char *err = NULL;
+	int r = vcp_policy_parse(text, SRC, p, &err);
+
+	if (r)
+		fail_msg("refused %s: %s", text, err ? err : "(no message)");
+	assert_null(err);
+}
+
+static void test_defaults(void **state)
+{
+	struct vcp_policy p, d;
+
+	vcp_policy_defaults(&d);
+	parse_ok("{}", &p);
+	assert_int_equal(p.level, VCP_LEVEL_AUTO);
+	assert_int_equal(p.prio_class[VCP_PRIO_HIGH], VCP_CLASS_SPREAD);
+	assert_int_equal(p.prio_class[VCP_PRIO_NORMAL], VCP_CLASS_BALANCED);
+	assert_int_equal(p.prio_class[VCP_PRIO_LOW], VCP_CLASS_PACK);
+	assert_int_equal(p.n_windows, 0);
+	assert_null(p.windows);
+	assert_float_equal(p.headroom, 0.2, 1e-12);
+	assert_float_equal(p.default_vcpu_demand, 0.25, 1e-12);
+	assert_float_equal(p.busy_vcpu_demand, 0.1, 1e-12);
+	assert_float_equal(p.smt_yield, 0.3, 1e-12);
+	assert_int_equal(p.sample_interval_s, 10);
+	assert_int_equal(p.shrink_after_s, 300);
+	assert_true(p.strict_tags);
+	assert_memory_equal(&p, &d, sizeof(p));
+}
+
+static const char full[] =
+	"{\"priorities\": {\"high\": \"balanced\", \"normal\": \"pack\","
+	" \"low\": \"pack\"},"
+	" \"level\": 1,"
+	" \"windows\": [{\"days\": [\"Sat\", \"Sun\"], \"from\": \"00:00\","
+	"   \"to\": \"24:00\", \"level\": 2},"
+	"  {\"from\": \"22:30\", \"to\": \"06:00\", \"level\": \"auto\","
+	"   \"_comment\": \"nightly\"}],"
+	" \"headroom\": 0, \"default_vcpu_demand\": 0.5,"
+	" \"busy_vcpu_demand\": 0.05, \"smt_yield\": 1,"
+	" \"sample_interval\": 5, \"shrink_after\": 0,"
+	" \"strict_tags\": false, \"_comment\": [\"ignored\"]}";
+
+static void test_full_file(void **state)
+{
+	struct vcp_policy p;
+
+	parse_ok(full, &p);
+	assert_int_equal(p.prio_class[VCP_PRIO_HIGH], VCP_CLASS_BALANCED);
+	assert_int_equal(p.prio_class[VCP_PRIO_NORMAL], VCP_CLASS_PACK);
+	assert_int_equal(p.prio_class[VCP_PRIO_LOW], VCP_CLASS_PACK);
+	assert_int_equal(p.level, 1);
+	assert_int_equal(p.n_windows, 2);
+	assert_int_equal(p.windows[0].days, (1 << 0) | (1 << 6));
+	assert_int_equal(p.windows[0].start, 0);
+	assert_int_equal(p.windows[0].end, 1440);
+	assert_int_equal(p.windows[0].level, 2);
+	assert_int_equal(p.windows[1].days, 0x7f);
+	assert_int_equal(p.windows[1].start, 22 * 60 + 30);
+	assert_int_equal(p.windows[1].end, 360);
+	assert_int_equal(p.windows[1].level, VCP_LEVEL_AUTO);
+	assert_float_equal(p.headroom, 0, 1e-12);
+	assert_float_equal(p.default_vcpu_demand, 0.5, 1e-12);
+	assert_float_equal(p.busy_vcpu_demand, 0.05, 1e-12);
+	assert_float_equal(p.smt_yield, 1, 1e-12);
+	assert_int_equal(p.sample_interval_s, 5);
+	assert_int_equal(p.shrink_after_s, 0);
+	assert_false(p.strict_tags);
+	vcp_policy_clear(&p);
+	assert_null(p.windows);
+}
+
+static void test_partial_overlay(void **state)
+{
+	struct vcp_policy p, d;
+
+	vcp_policy_defaults(&d);
+	parse_ok("{\"headroom\": 0.35, \"priorities\": {\"low\": \"balanced\"},"
+		 " \"level\": \"auto\"}", &p);
+	assert_float_equal(p.headroom, 0.35, 1e-12);
+	assert_int_equal(p.prio_class[VCP_PRIO_LOW], VCP_CLASS_BALANCED);
+	assert_int_equal(p.prio_class[VCP_PRIO_HIGH], VCP_CLASS_SPREAD);
+	assert_int_equal(p.level, VCP_LEVEL_AUTO);
+	p.headroom = d.headroom;
+	p.prio_class[VCP_PRIO_LOW] = d.prio_class[VCP_PRIO_LOW];
+	assert_memory_equal(&p, &d, sizeof(p));
+	parse_ok("{\"level\": 0}", &p);
+	assert_int_equal(p.level, 0);
+	parse_ok("{\"level\": 2}", &p);
+	assert_int_equal(p.level, 2);
+}
+
+static int at(const struct vcp_policy *p, int wday, int h, int m)
+{
+	struct tm tm = { 0 };
+
+	tm.tm_wday = wday;
+	tm.tm_hour = h;
+	tm.tm_min = m;
+	return vcp_policy_level_at(p, &tm);
+}
+
+static void test_windows(void **state)
+{
+	struct vcp_policy p;
+
+	/* Weekdays 08:00-18:00 level 0; Friday night 22:00-06:00 level 1;
+	 * otherwise 2. */
+	parse_ok("{\"level\": 2, \"windows\": ["
+		 "{\"days\": [\"Mon\",\"Tue\",\"Wed\",\"Thu\",\"Fri\"],"
+		 " \"from\": \"08:00\", \"to\": \"18:00\", \"level\": 0},"
+		 "{\"days\": [\"Fri\"], \"from\": \"22:00\", \"to\": \"06:00\","
+		 " \"level\": 1}]}", &p);
+	assert_int_equal(at(&p, 1, 8, 0), 0);	/* Mon 08:00 in */
+	assert_int_equal(at(&p, 1, 7, 59), 2);	/* before */
+	assert_int_equal(at(&p, 3, 17, 59), 0);
+	assert_int_equal(at(&p, 3, 18, 0), 2);	/* end exclusive */
+	assert_int_equal(at(&p, 0, 12, 0), 2);	/* Sunday */
+	assert_int_equal(at(&p, 6, 12, 0), 2);	/* Saturday */
+	/* Past midnight: Friday's window covers Saturday morning only. */
+	assert_int_equal(at(&p, 5, 21, 59), 2);
+	assert_int_equal(at(&p, 5, 22, 0), 1);
+	assert_int_equal(at(&p, 5, 23, 59), 1);
+	assert_int_equal(at(&p, 6, 0, 0), 1);
+	assert_int_equal(at(&p, 6, 5, 59), 1);
+	assert_int_equal(at(&p, 6, 6, 0), 2);
+	assert_int_equal(at(&p, 5, 3, 0), 2);	/* Fri early: Thu's night */
+	assert_int_equal(at(&p, 4, 23, 0), 2);	/* Thu night: not listed */
+	vcp_policy_clear(&p);
+
+	/* First match wins; a whole day. */
+	parse_ok("{\"level\": 1, \"windows\": ["
+		 "{\"from\": \"00:00\", \"to\": \"24:00\", \"level\": \"auto\"},"
+		 "{\"from\": \"00:00\", \"to\": \"12:00\", \"level\": 0}]}", &p);
+	assert_int_equal(at(&p, 2, 0, 0), VCP_LEVEL_AUTO);
+	assert_int_equal(at(&p, 2, 23, 59), VCP_LEVEL_AUTO);
+	vcp_policy_clear(&p);
+	parse_ok("{\"level\": 1}", &p);
+	assert_int_equal(at(&p, 2, 10, 0), 1);
+}
+
+static void test_round_trip(void **state)
+{
+	struct vcp_policy p, q;
+	struct json_object *o;
+	char *err = NULL;
+
+	parse_ok(full, &p);
+	o = vcp_policy_to_json(&p);
+	assert_string_equal(json_object_to_json_string_ext(o,
+		JSON_C_TO_STRING_PLAIN),
+		"{\"priorities\":{\"high\":\"balanced\",\"normal\":\"pack\","
+		"\"low\":\"pack\"},\"level\":1,\"windows\":[{\"days\":[\"Sat\","
+		"\"Sun\"],\"from\":\"00:00\",\"to\":\"24:00\",\"level\":2},"
+		"{\"days\":[\"Mon\",\"Tue\",\"Wed\",\"Thu\",\"Fri\",\"Sat\","
+		"\"Sun\"],\"from\":\"22:30\",\"to\":\"06:00\",\"level\":\"auto\"}],"
+		"\"headroom\":0,\"default_vcpu_demand\":0.5,"
+		"\"busy_vcpu_demand\":0.05,\"smt_yield\":1,\"sample_interval\":5,"
+		"\"shrink_after\":0,\"strict_tags\":false}");
+	assert_int_equal(vcp_policy_from_json(o, SRC, &q, &err), 0);
+	assert_int_equal(q.n_windows, p.n_windows);
+	assert_memory_equal(q.windows, p.windows,
+			    p.n_windows * sizeof(*p.windows));
+	assert_memory_equal(q.prio_class, p.prio_class, sizeof(p.prio_class));
+	assert_int_equal(q.level, p.level);
+	assert_float_equal(q.busy_vcpu_demand, p.busy_vcpu_demand, 1e-12);
+	json_object_put(o);
+	vcp_policy_clear(&p);
+	vcp_policy_clear(&q);
+}
+
+struct refusal {
+	const char *text;
+	const char *msg;
+};
+
+static const struct refusal refusals[] = {
+	{ "{\"headroom\": 1.5}",
+	  SRC ": headroom: must be a number from 0 to 0.9, got 1.5" },
+	{ "{\"headroom\": -0.1}",
+	  SRC ": headroom: must be a number from 0 to 0.9, got -0.1" },
+	{ "{\"headroom\": \"0.2\"}",
+	  SRC ": headroom: must be a number from 0 to 0.9, got \"0.2\"" },
+	{ "{\"default_vcpu_demand\": 2}",
+	  SRC ": default_vcpu_demand: must be a number from 0 to 1, got 2" },
+	{ "{\"busy_vcpu_demand\": null}",
+	  SRC ": busy_vcpu_demand: must be a number from 0 to 1, got null" },
+	{ "{\"smt_yield\": 1.01}",
+	  SRC ": smt_yield: must be a number from 0 to 1, got 1.01" },
+	{ "{\"sample_interval\": 0}",
+	  SRC ": sample_interval: must be a whole number from 1 to 3600, got 0" },
+	{ "{\"sample_interval\": 2.5}",
+	  SRC ": sample_interval: must be a whole number from 1 to 3600, got 2.5" },
+	{ "{\"shrink_after\": 86401}",
+	  SRC ": shrink_after: must be a whole number from 0 to 86400, got 86401" },
+	{ "{\"strict_tags\": \"yes\"}",
+	  SRC ": strict_tags: must be true or false, got \"yes\"" },
+	{ "{\"level\": 3}",
+	  SRC ": level: must be 0, 1, 2 or \"auto\", got 3" },
+	{ "{\"level\": \"Auto\"}",
+	  SRC ": level: must be 0, 1, 2 or \"auto\", got \"Auto\"" },
+	{ "{\"level\": 1.0}",
+	  SRC ": level: must be 0, 1, 2 or \"auto\", got 1.0" },
+	{ "{\"colour\": 1}", SRC ": colour: unknown key" },
+	{ "{\"priorities\": []}",
+	  SRC ": priorities: must be an object, got []" },
+	{ "{\"priorities\": {\"urgent\": \"spread\"}}",
+	  SRC ": priorities.urgent: unknown priority (expected high, normal or low)" },
+	{ "{\"priorities\": {\"high\": \"fast\"}}",
+	  SRC ": priorities.high: must be \"spread\", \"balanced\" or \"pack\", got \"fast\"" },
+	{ "{\"windows\": {}}", SRC ": windows: must be an array, got {}" },
+	{ "{\"windows\": [1]}", SRC ": windows[0]: must be an object, got 1" },
+	{ "{\"windows\": [{\"days\": [\"Mon\"], \"from\": \"08:00\","
+	  " \"to\": \"18:00\", \"level\": 0}, {\"days\": [\"Mun\"],"
+	  " \"from\": \"08:00\", \"to\": \"18:00\", \"level\": 0}]}",
+	  SRC ": windows[1].days[0]: unknown day 'Mun'" },
+	{ "{\"windows\": [{\"days\": [\"Mon\", 2], \"from\": \"08:00\","
+	  " \"to\": \"18:00\", \"level\": 0}]}",
+	  SRC ": windows[0].days[1]: must be a day name such as \"Mon\", got 2" },
+	{ "{\"windows\": [{\"days\": [], \"from\": \"08:00\","
+	  " \"to\": \"18:00\", \"level\": 0}]}",
+	  SRC ": windows[0].days: must be a non-empty array of days (\"Mon\" ... \"Sun\"), got []" },
+	{ "{\"windows\": [{\"from\": \"08:00\", \"level\": 0}]}",
+	  SRC ": windows[0]: needs \"from\", \"to\" and \"level\"" },
+	{ "{\"windows\": [{\"from\": \"8:00\", \"to\": \"18:00\", \"level\": 0}]}",
+	  SRC ": windows[0].from: must be a time \"HH:MM\" from \"00:00\" to \"24:00\", got \"8:00\"" },
+	{ "{\"windows\": [{\"from\": \"08:00\", \"to\": \"24:01\", \"level\": 0}]}",
+	  SRC ": windows[0].to: must be a time \"HH:MM\" from \"00:00\" to \"24:00\", got \"24:01\"" },
+	{ "{\"windows\": [{\"from\": \"08:60\", \"to\": \"09:00\", \"level\": 0}]}",
+	  SRC ": windows[0].from: must be a time \"HH:MM\" from \"00:00\" to \"24:00\", got \"08:60\"" },
+	{ "{\"windows\": [{\"from\": \"08:00\", \"to\": \"08:00\", \"level\": 0}]}",
+	  SRC ": windows[0].to: must differ from \"from\" (use \"00:00\" to \"24:00\" for a whole day)" },
+	{ "{\"windows\": [{\"from\": \"08:00\", \"to\": \"09:00\", \"level\": 5}]}",
+	  SRC ": windows[0].level: must be 0, 1, 2 or \"auto\", got 5" },
+	{ "{\"windows\": [{\"from\": \"08:00\", \"to\": \"09:00\", \"level\": 0,"
+	  " \"day\": \"Mon\"}]}",
+	  SRC ": windows[0].day: unknown key (expected days, from, to, level)" },
+	{ "[1]", SRC ": must be a JSON object, got [1]" },
+	{ "{\"level\": }", SRC ": not valid JSON at line 1: unexpected character" },
+	{ "{\n\"level\": 1,\n\"headroom\": 0.2,,\n}",
+	  SRC ": not valid JSON at line 3: quoted object property name expected" },
+	{ "{} x", SRC ": not valid JSON at line 1: unexpected text after the object" },
+	{ "", SRC ": not valid JSON at line 1: unexpected end of text" },
+	{ "{\"level\": 1,\n", SRC ": not valid JSON at line 2: unexpected end of text" },
+};
+
+static void test_refusals(void **state)
+{
+	for (size_t i = 0; i < sizeof(refusals) / sizeof(refusals[0]); i++) {
+		struct vcp_policy p, before;
+		char *err = NULL;
+		int r;
+
+		memset(&p, 0x5a, sizeof(p));
+		before = p;
+		r = vcp_policy_parse(refusals[i].text, SRC, &p, &err);
+		if (r != -EINVAL)
+			fail_msg("accepted (%d): %s", r, refusals[i].text);
+		assert_non_null(err);
+		if (strcmp(err, refusals[i].msg))
+			fail_msg("for %s\n got: %s\nwant: %s", refusals[i].text,
+				 err, refusals[i].msg);
+		assert_memory_equal(&p, &before, sizeof(p));
+		free(err);
+	}
+}
+
+static void test_load(void **state)
+{
+	struct vcp_policy p;
+	char *err = NULL;
+	int r;
+
+	r = vcp_policy_load(VCP_SRCDIR "/tests/data/policy/nonexistent.json",
+			    &p, &err);
+	assert_int_equal(r, -ENOENT);
+	assert_string_equal(err, VCP_SRCDIR
+			    "/tests/data/policy/nonexistent.json: No such file or directory");
+	free(err);
+	err = NULL;
+
+	/* The shipped example must parse and say what the defaults say,
+	 * plus its business-hours window. */
+	r = vcp_policy_load(VCP_SRCDIR "/host-agent/policy.example.json", &p,
+			    &err);
+	if (r)
+		fail_msg("policy.example.json: %s", err);
+	assert_int_equal(p.level, VCP_LEVEL_AUTO);
+	assert_int_equal(p.n_windows, 1);
+	assert_int_equal(p.windows[0].days, 0x3e);
+	assert_int_equal(at(&p, 2, 9, 0), 0);
+	assert_int_equal(at(&p, 6, 9, 0), VCP_LEVEL_AUTO);
+	vcp_policy_clear(&p);
+
+	r = vcp_policy_load(VCP_SRCDIR "/tests/data/policy/bad-day.json", &p,
+			    &err);
+	assert_int_equal(r, -EINVAL);
+	assert_string_equal(err, VCP_SRCDIR
+			    "/tests/data/policy/bad-day.json: windows[0].days[2]: unknown day 'Wendsday'");
+	free(err);
+
+	r = vcp_policy_load(VCP_SRCDIR "/tests/data/policy/partial.json", &p,
+			    &err);
+	assert_int_equal(r, 0);
+	assert_int_equal(p.level, 2);
+	assert_float_equal(p.headroom, 0.1, 1e-12);
+	assert_float_equal(p.smt_yield, 0.3, 1e-12);
+	vcp_policy_clear(&p);
+}
+
+static void test_double3(void **state)
+{
+	struct {
+		double d;
+		const char *s;
+	} cases[] = {
+		{ 0.25, "0.25" }, { 1.0 / 3, "0.333" }, { 2, "2" },
+		{ 4.1600000001, "4.16" }, { -0.0001, "0" }, { 1234.5675, "1234.568" },
+		{ 0.0005, "0.001" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct json_object *o = vcp_json_double3(cases[i].d);
+
+		assert_string_equal(json_object_to_json_string(o), cases[i].s);
+		json_object_put(o);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_full_file),
+		cmocka_unit_test(test_partial_overlay),
+		cmocka_unit_test(test_windows),
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_load),
+		cmocka_unit_test(test_double3),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
