@@ -1,0 +1,543 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tags.c - parse and format the VM owner's <consolidation> tag and
+ * vcpack's <original> pinning record (see tags.h and the schemas in xml/).
+ *
+ * Promises: input is bounded in size before libxml2 sees it; no network,
+ * no DTD, no entity expansion; nothing is printed; every refusal names
+ * the attribute, element or value at fault; outputs are written only on
+ * success. The parser accepts exactly what xml/vcpack-metadata.rng and
+ * xml/vcpack-state.rng accept, plus the unqualified form that
+ * virDomainGetMetadata() returns.
+ */
+#include "tags.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+#include <libxml/xmlerror.h>
+
+/* The wrapper lets us read a fragment with several top-level elements
+ * (the hook passes every element of our namespace, to catch duplicates). */
+#define WRAP_OPEN "<vcpack-fragment>"
+#define WRAP_CLOSE "</vcpack-fragment>"
+
+__attribute__((format(printf, 2, 3)))
+static int fail(char **ret_err, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg = NULL;
+
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	va_end(ap);
+	if (ret_err) {
+		free(*ret_err);
+		*ret_err = msg;
+	} else {
+		free(msg);
+	}
+	return msg ? -EINVAL : -ENOMEM;
+}
+
+static const char *skip_xml_decl(const char *s)
+{
+	const char *end;
+
+	while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
+		s++;
+	if (strncmp(s, "<?xml", 5) != 0)
+		return s;
+	end = strstr(s, "?>");
+	return end ? end + 2 : s;
+}
+
+static int parse_error(xmlParserCtxtPtr ctxt, char **ret_err)
+{
+	const xmlError *e = xmlCtxtGetLastError(ctxt);
+	char msg[256];
+	size_t n;
+
+	snprintf(msg, sizeof(msg), "%s",
+		 e && e->message ? e->message : "parse error");
+	n = strlen(msg);
+	while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
+		msg[--n] = '\0';
+	if (e && e->line > 0)
+		return fail(ret_err, "not well-formed XML: %s (line %d)", msg,
+			    e->line);
+	return fail(ret_err, "not well-formed XML: %s", msg);
+}
+
+/* Parse @xml (at most @limit bytes) as the content of a wrapper element. */
+static int read_fragment(const char *xml, size_t limit, const char *what,
+			 xmlDocPtr *ret, char **ret_err)
+{
+	size_t len = strlen(xml);
+	xmlParserCtxtPtr ctxt;
+	xmlDocPtr doc;
+	char *buf;
+	int r = 0;
+
+	if (len > limit)
+		return fail(ret_err, "%s is %zu bytes, over the %zu limit", what,
+			    len, limit);
+	xml = skip_xml_decl(xml);
+	if (asprintf(&buf, WRAP_OPEN "%s" WRAP_CLOSE, xml) < 0)
+		return -ENOMEM;
+	ctxt = xmlNewParserCtxt();
+	if (!ctxt) {
+		free(buf);
+		return -ENOMEM;
+	}
+	doc = xmlCtxtReadMemory(ctxt, buf, (int)strlen(buf), what, NULL,
+				XML_PARSE_NONET | XML_PARSE_NOERROR |
+				XML_PARSE_NOWARNING | XML_PARSE_NOCDATA);
+	if (!doc || !ctxt->wellFormed || !ctxt->nsWellFormed)
+		r = parse_error(ctxt, ret_err);
+	if (r < 0)
+		xmlFreeDoc(doc);
+	xmlFreeParserCtxt(ctxt);
+	free(buf);
+	if (r == 0)
+		*ret = doc;
+	return r;
+}
+
+static bool blank(const xmlChar *s)
+{
+	for (; s && *s; s++)
+		if (*s != ' ' && *s != '\t' && *s != '\n' && *s != '\r')
+			return false;
+	return true;
+}
+
+/* Unqualified, or in @ns under any prefix. */
+static int check_ns(xmlNodePtr n, const char *ns, char **ret_err)
+{
+	if (!n->ns || !n->ns->href)
+		return 0;
+	if (strcmp((const char *)n->ns->href, ns) == 0)
+		return 0;
+	return fail(ret_err, "wrong namespace '%s'",
+		    (const char *)n->ns->href);
+}
+
+/* Refuse a non-blank text node; @where: "inside 'x'" or similar. */
+static int check_text(xmlNodePtr n, const char *where, char **ret_err)
+{
+	if ((n->type == XML_TEXT_NODE || n->type == XML_CDATA_SECTION_NODE) &&
+	    !blank(n->content))
+		return fail(ret_err, "unexpected text %s", where);
+	return 0;
+}
+
+/* The one top-level element named @name, in @ns or unqualified. */
+static int find_root(xmlDocPtr doc, const char *name, const char *ns,
+		     xmlNodePtr *ret, char **ret_err)
+{
+	xmlNodePtr wrap = xmlDocGetRootElement(doc);
+	xmlNodePtr found = NULL;
+	char where[64];
+	int r;
+
+	snprintf(where, sizeof(where), "outside '%s'", name);
+	for (xmlNodePtr n = wrap->children; n; n = n->next) {
+		r = check_text(n, where, ret_err);
+		if (r < 0)
+			return r;
+		if (n->type != XML_ELEMENT_NODE)
+			continue;
+		r = check_ns(n, ns, ret_err);
+		if (r < 0)
+			return r;
+		if (strcmp((const char *)n->name, name) != 0)
+			return fail(ret_err, "unexpected element '%s'",
+				    (const char *)n->name);
+		if (found)
+			return fail(ret_err, "duplicate element '%s'", name);
+		found = n;
+	}
+	if (!found)
+		return fail(ret_err, "no element '%s'", name);
+	*ret = found;
+	return 0;
+}
+
+static const char *attr_value(xmlAttrPtr a)
+{
+	if (a->children && a->children->type == XML_TEXT_NODE &&
+	    !a->children->next && a->children->content)
+		return (const char *)a->children->content;
+	return "";
+}
+
+static int unknown_attr(xmlAttrPtr a, char **ret_err)
+{
+	if (a->ns && a->ns->prefix)
+		return fail(ret_err, "unknown attribute '%s:%s'",
+			    (const char *)a->ns->prefix, (const char *)a->name);
+	return fail(ret_err, "unknown attribute '%s'", (const char *)a->name);
+}
+
+/* ---- <consolidation> ---- */
+
+static int tag_attr(xmlAttrPtr a, struct vcp_tag *t, char **ret_err)
+{
+	const char *v = attr_value(a);
+
+	if (a->ns)
+		return unknown_attr(a, ret_err);
+	if (strcmp((const char *)a->name, "priority") == 0) {
+		if (vcp_priority_from_name(v, &t->priority) < 0)
+			return fail(ret_err, "priority '%s' is not one of high, normal, low",
+				    v);
+		t->has_priority = true;
+		return 0;
+	}
+	if (strcmp((const char *)a->name, "class") == 0) {
+		if (vcp_class_from_name(v, &t->class) < 0)
+			return fail(ret_err, "class '%s' is not one of spread, balanced, pack",
+				    v);
+		t->has_class = true;
+		return 0;
+	}
+	return unknown_attr(a, ret_err);
+}
+
+/* Only blank text, comments and processing instructions inside. */
+static int check_empty(xmlNodePtr el, char **ret_err)
+{
+	char where[64];
+	int r;
+
+	snprintf(where, sizeof(where), "inside '%s'", (const char *)el->name);
+	for (xmlNodePtr n = el->children; n; n = n->next) {
+		if (n->type == XML_ELEMENT_NODE)
+			return fail(ret_err, "unexpected element '%s' inside '%s'",
+				    (const char *)n->name,
+				    (const char *)el->name);
+		r = check_text(n, where, ret_err);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int tag_element(xmlNodePtr el, struct vcp_tag *ret, char **ret_err)
+{
+	struct vcp_tag t = { 0 };
+	int r;
+
+	for (xmlAttrPtr a = el->properties; a; a = a->next) {
+		r = tag_attr(a, &t, ret_err);
+		if (r < 0)
+			return r;
+	}
+	r = check_empty(el, ret_err);
+	if (r < 0)
+		return r;
+	if (!t.has_priority && !t.has_class)
+		return fail(ret_err, "'consolidation' needs a priority or a class attribute");
+	*ret = t;
+	return 0;
+}
+
+int vcp_tag_parse(const char *xml, struct vcp_tag *ret, char **ret_err)
+{
+	xmlDocPtr doc = NULL;
+	xmlNodePtr el;
+	int r;
+
+	if (!xml)
+		return fail(ret_err, "no tag");
+	r = read_fragment(xml, VCP_TAG_MAX_BYTES, "tag", &doc, ret_err);
+	if (r < 0)
+		return r;
+	r = find_root(doc, "consolidation", VCP_TAG_NS, &el, ret_err);
+	if (r == 0)
+		r = tag_element(el, ret, ret_err);
+	xmlFreeDoc(doc);
+	return r;
+}
+
+char *vcp_tag_format(const struct vcp_tag *tag)
+{
+	const char *prio = tag->has_priority ?
+		vcp_priority_name(tag->priority) : NULL;
+	const char *cls = tag->has_class ? vcp_class_name(tag->class) : NULL;
+	char *s = NULL;
+	int n;
+
+	if ((tag->has_priority && !prio) || (tag->has_class && !cls) ||
+	    (!prio && !cls)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (prio && cls)
+		n = asprintf(&s, "<consolidation priority=\"%s\" class=\"%s\"/>",
+			     prio, cls);
+	else if (prio)
+		n = asprintf(&s, "<consolidation priority=\"%s\"/>", prio);
+	else
+		n = asprintf(&s, "<consolidation class=\"%s\"/>", cls);
+	return n < 0 ? NULL : s;
+}
+
+/* ---- <original> ---- */
+
+void vcp_saved_pins_clear(struct vcp_saved_pins *s)
+{
+	if (!s)
+		return;
+	free(s->vcpu);
+	memset(s, 0, sizeof(*s));
+}
+
+/* Plain decimal, no sign, no spaces, at most 6 digits. */
+static int parse_uint(const char *s, unsigned int *ret)
+{
+	unsigned int v = 0;
+	size_t i;
+
+	for (i = 0; s[i]; i++) {
+		if (s[i] < '0' || s[i] > '9' || i >= 6)
+			return -EINVAL;
+		v = v * 10 + (unsigned int)(s[i] - '0');
+	}
+	if (i == 0)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+/* The schema's cpulist: [0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)* exactly
+ * (vcp_cpuset_parse is laxer: it reads sysfs files too). */
+static bool strict_cpulist(const char *s)
+{
+	bool range = false;
+
+	for (;;) {
+		if (*s < '0' || *s > '9')
+			return false;
+		while (*s >= '0' && *s <= '9')
+			s++;
+		if (*s == '-' && !range) {
+			range = true;
+			s++;
+			continue;
+		}
+		if (*s == '\0')
+			return true;
+		if (*s != ',')
+			return false;
+		range = false;
+		s++;
+	}
+}
+
+static int parse_pin(const char *v, const char *who, struct vcp_cpuset *ret,
+		     char **ret_err)
+{
+	struct vcp_cpuset set;
+
+	if (!strict_cpulist(v) || vcp_cpuset_parse(v, &set) < 0)
+		return fail(ret_err, "%s: bad cpuset '%s'", who, v);
+	*ret = set;
+	return 0;
+}
+
+/*
+ * The attributes of a <vcpu> (@id non-NULL) or <emulator>: exactly the
+ * ones named, cpuset required.
+ */
+static int pin_attrs(xmlNodePtr el, const char **ret_id,
+		     const char **ret_cpuset, char **ret_err)
+{
+	const char *id = NULL, *cpuset = NULL;
+
+	for (xmlAttrPtr a = el->properties; a; a = a->next) {
+		if (a->ns)
+			return unknown_attr(a, ret_err);
+		if (ret_id && strcmp((const char *)a->name, "id") == 0)
+			id = attr_value(a);
+		else if (strcmp((const char *)a->name, "cpuset") == 0)
+			cpuset = attr_value(a);
+		else
+			return unknown_attr(a, ret_err);
+	}
+	if (ret_id && !id)
+		return fail(ret_err, "'vcpu' without an id");
+	if (!cpuset)
+		return fail(ret_err, "'%s' without a cpuset",
+			    (const char *)el->name);
+	if (ret_id)
+		*ret_id = id;
+	*ret_cpuset = cpuset;
+	return check_empty(el, ret_err);
+}
+
+static int add_vcpu(xmlNodePtr el, struct vcp_saved_pins *s, char **ret_err)
+{
+	const char *ids, *cpuset;
+	struct vcp_cpuset *v;
+	char who[32];
+	unsigned int id;
+	int r = pin_attrs(el, &ids, &cpuset, ret_err);
+
+	if (r < 0)
+		return r;
+	if (parse_uint(ids, &id) < 0)
+		return fail(ret_err, "vcpu id '%s' is not a number", ids);
+	if (id < s->n_vcpus)
+		return fail(ret_err, "duplicate vcpu id %u", id);
+	if (id > s->n_vcpus)
+		return fail(ret_err, "vcpu id %u out of order (expected %u)", id,
+			    s->n_vcpus);
+	v = realloc(s->vcpu, (s->n_vcpus + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	s->vcpu = v;
+	snprintf(who, sizeof(who), "vcpu %u", id);
+	r = parse_pin(cpuset, who, &s->vcpu[s->n_vcpus], ret_err);
+	if (r == 0)
+		s->n_vcpus++;
+	return r;
+}
+
+static int add_emulator(xmlNodePtr el, struct vcp_saved_pins *s,
+			char **ret_err)
+{
+	const char *cpuset;
+	int r;
+
+	if (s->has_emulator)
+		return fail(ret_err, "duplicate element 'emulator'");
+	r = pin_attrs(el, NULL, &cpuset, ret_err);
+	if (r == 0)
+		r = parse_pin(cpuset, "emulator", &s->emulator, ret_err);
+	if (r == 0)
+		s->has_emulator = true;
+	return r;
+}
+
+/* version="1", or none (the first format had none). */
+static int original_version(xmlNodePtr el, char **ret_err)
+{
+	const char *version = NULL;
+
+	for (xmlAttrPtr a = el->properties; a; a = a->next) {
+		if (a->ns || strcmp((const char *)a->name, "version") != 0)
+			return unknown_attr(a, ret_err);
+		version = attr_value(a);
+	}
+	if (version && strcmp(version, "1") != 0)
+		return fail(ret_err, "unsupported version '%s' (vcpack reads 1)",
+			    version);
+	return 0;
+}
+
+static int original_child(xmlNodePtr n, struct vcp_saved_pins *s,
+			  char **ret_err)
+{
+	int r = check_text(n, "inside 'original'", ret_err);
+
+	if (r < 0 || n->type != XML_ELEMENT_NODE)
+		return r;
+	r = check_ns(n, VCP_STATE_NS, ret_err);
+	if (r < 0)
+		return r;
+	if (strcmp((const char *)n->name, "vcpu") == 0)
+		return add_vcpu(n, s, ret_err);
+	if (strcmp((const char *)n->name, "emulator") == 0)
+		return add_emulator(n, s, ret_err);
+	return fail(ret_err, "unexpected element '%s' inside 'original'",
+		    (const char *)n->name);
+}
+
+static int original_element(xmlNodePtr el, struct vcp_saved_pins *ret,
+			    char **ret_err)
+{
+	struct vcp_saved_pins s = { 0 };
+	int r = original_version(el, ret_err);
+
+	for (xmlNodePtr n = el->children; r == 0 && n; n = n->next)
+		r = original_child(n, &s, ret_err);
+	if (r == 0 && s.n_vcpus == 0)
+		r = fail(ret_err, "'original' records no vcpu");
+	if (r < 0) {
+		vcp_saved_pins_clear(&s);
+		return r;
+	}
+	*ret = s;
+	return 0;
+}
+
+int vcp_saved_pins_parse(const char *xml, struct vcp_saved_pins *ret,
+			 char **ret_err)
+{
+	xmlDocPtr doc = NULL;
+	xmlNodePtr el;
+	int r;
+
+	if (!xml)
+		return fail(ret_err, "no record");
+	r = read_fragment(xml, VCP_STATE_MAX_BYTES, "record", &doc, ret_err);
+	if (r < 0)
+		return r;
+	r = find_root(doc, "original", VCP_STATE_NS, &el, ret_err);
+	if (r == 0)
+		r = original_element(el, ret, ret_err);
+	xmlFreeDoc(doc);
+	return r;
+}
+
+/* A cpulist as long as VCP_MAX_CPUS alternating CPUs need. */
+#define CPULIST_MAX (VCP_MAX_CPUS * 5 + 1)
+
+static int print_pin(FILE *f, const char *head, const struct vcp_cpuset *set,
+		     char *buf)
+{
+	if (vcp_cpuset_format(set, buf, CPULIST_MAX) < 0)
+		return -ENOBUFS;
+	return fprintf(f, "  %s cpuset=\"%s\"/>\n", head, buf) < 0 ? -EIO : 0;
+}
+
+char *vcp_saved_pins_format(const struct vcp_saved_pins *s)
+{
+	char *out = NULL, *buf = malloc(CPULIST_MAX);
+	size_t len = 0;
+	char head[32];
+	FILE *f;
+	int r = 0;
+
+	if (!buf)
+		return NULL;
+	f = open_memstream(&out, &len);
+	if (!f) {
+		free(buf);
+		return NULL;
+	}
+	fputs("<original version=\"1\">\n", f);
+	for (unsigned int i = 0; r == 0 && i < s->n_vcpus; i++) {
+		snprintf(head, sizeof(head), "<vcpu id=\"%u\"", i);
+		r = print_pin(f, head, &s->vcpu[i], buf);
+	}
+	if (r == 0 && s->has_emulator)
+		r = print_pin(f, "<emulator", &s->emulator, buf);
+	fputs("</original>\n", f);
+	if (fclose(f) != 0)
+		r = -EIO;
+	free(buf);
+	if (r < 0) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}

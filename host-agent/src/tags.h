@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * tags.h - the VM owner's tag (<consolidation> in urn:vcpack:metadata:1)
+ * and vcpack's own record of a VM's original pinning (<original> in
+ * urn:vcpack:state:1), both kept in the libvirt domain's <metadata>.
+ *
+ * The parsers accept the element as virDomainGetMetadata() returns it
+ * (unqualified) or qualified with the right namespace, under any prefix;
+ * a different namespace is refused. Errors come back as a malloc'd
+ * message in *ret_err (free() it); outputs are untouched on failure.
+ */
+#ifndef VCP_TAGS_H
+#define VCP_TAGS_H
+
+#include <stdbool.h>
+
+#include "model.h"
+
+#define VCP_TAG_NS "urn:vcpack:metadata:1"
+#define VCP_TAG_KEY "vcpack"
+#define VCP_TAG_MAX_BYTES 4096
+
+/*
+ * Parse <consolidation priority="high|normal|low" class="spread|balanced|
+ * pack"/> (at least one attribute, no children). 0, -EINVAL with a
+ * message (bad value, unknown attribute, unexpected or duplicate element,
+ * wrong namespace, over VCP_TAG_MAX_BYTES, not well-formed), or -ENOMEM.
+ */
+int vcp_tag_parse(const char *xml, struct vcp_tag *ret, char **ret_err);
+/*
+ * The element text for virDomainSetMetadata (no namespace declaration:
+ * libvirt adds it from key + uri), e.g. "<consolidation class=\"pack\"/>".
+ * malloc'd; NULL on allocation failure or (errno EINVAL) for a tag with
+ * neither attribute or an out-of-range value.
+ */
+char *vcp_tag_format(const struct vcp_tag *tag);
+
+#define VCP_STATE_NS "urn:vcpack:state:1"
+#define VCP_STATE_KEY "vcpack-state"
+#define VCP_STATE_MAX_BYTES (VCP_TAG_MAX_BYTES * 16)
+
+struct vcp_saved_pins {
+	unsigned int n_vcpus;
+	struct vcp_cpuset *vcpu;	/* n_vcpus, malloc'd */
+	struct vcp_cpuset emulator;
+	bool has_emulator;
+};
+
+/* Free vcpu[] and zero the struct; accepts NULL. */
+void vcp_saved_pins_clear(struct vcp_saved_pins *s);
+/*
+ * Parse <original version="1"><vcpu id="0" cpuset="0-7"/>...<emulator
+ * cpuset="0-7"/></original>: version absent or 1, vcpu ids 0, 1, 2... in
+ * order, each cpuset a non-empty cpu list in strict syntax, at least one
+ * vcpu, at most one emulator, at most VCP_STATE_MAX_BYTES.
+ * 0, -EINVAL with a message, or -ENOMEM. @ret is overwritten on success
+ * (clear it first if it held a record).
+ */
+int vcp_saved_pins_parse(const char *xml, struct vcp_saved_pins *ret,
+			 char **ret_err);
+/* The element text for virDomainSetMetadata; malloc'd, NULL on failure. */
+char *vcp_saved_pins_format(const struct vcp_saved_pins *s);
+
+#endif

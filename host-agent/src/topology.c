@@ -1,0 +1,464 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * topology.c - the host's CPU topology into struct vcp_host, from three
+ * sources: libvirt's capabilities XML, virNodeGetInfo's counts, and sysfs
+ * under a root directory (so tests run on fixtures).
+ *
+ * Promises: only online CPUs are listed; max_cpus still covers offline
+ * CPUs the source knows of (libvirt's cpumaps need it); every loader ends
+ * in vcp_host_finish(); nothing is printed; *ret is set only on success
+ * and every error message names the file, CPU or attribute at fault.
+ */
+#include "topology.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+#include <libxml/xmlerror.h>
+
+__attribute__((format(printf, 3, 4)))
+static int fail(char **ret_err, int r, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg = NULL;
+
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	va_end(ap);
+	if (ret_err) {
+		free(*ret_err);
+		*ret_err = msg;
+	} else {
+		free(msg);
+	}
+	return msg ? r : -ENOMEM;
+}
+
+/* Whole-string decimal integer, optionally negative, within int range. */
+static int parse_int(const char *s, int *ret)
+{
+	char *end;
+	long v;
+
+	if (!s || !*s)
+		return -EINVAL;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	while (*end == '\n' || *end == ' ')
+		end++;
+	if (errno || *end || v < INT_MIN || v > INT_MAX)
+		return -EINVAL;
+	*ret = (int)v;
+	return 0;
+}
+
+static struct vcp_host *host_new(size_t n_cpus)
+{
+	struct vcp_host *h = calloc(1, sizeof(*h));
+
+	if (!h)
+		return NULL;
+	h->cpus = calloc(n_cpus ? n_cpus : 1, sizeof(*h->cpus));
+	if (!h->cpus) {
+		free(h);
+		return NULL;
+	}
+	return h;
+}
+
+/* vcp_host_finish(), with a message; frees @h on failure. */
+static int finish(struct vcp_host *h, const char *src, struct vcp_host **ret,
+		  char **ret_err)
+{
+	int r = vcp_host_finish(h);
+
+	if (r < 0) {
+		vcp_host_free(h);
+		if (r == -EINVAL)
+			return fail(ret_err, r, "%s lists a CPU twice or one numbered %d or more",
+				    src, VCP_MAX_CPUS);
+		return r;
+	}
+	*ret = h;
+	return 0;
+}
+
+/* ---- libvirt capabilities XML ---- */
+
+static xmlNodePtr child(xmlNodePtr n, const char *name)
+{
+	for (n = n ? n->children : NULL; n; n = n->next)
+		if (n->type == XML_ELEMENT_NODE &&
+		    strcmp((const char *)n->name, name) == 0)
+			return n;
+	return NULL;
+}
+
+static xmlNodePtr next_named(xmlNodePtr n, const char *name)
+{
+	for (; n; n = n->next)
+		if (n->type == XML_ELEMENT_NODE &&
+		    strcmp((const char *)n->name, name) == 0)
+			return n;
+	return NULL;
+}
+
+#define foreach_named(it, parent, name)                                  \
+	for ((it) = next_named((parent) ? (parent)->children : NULL, name); \
+	     (it); (it) = next_named((it)->next, name))
+
+/* Integer attribute @name of @n: 0, -ENOENT (absent) or -EINVAL. */
+static int int_attr(xmlNodePtr n, const char *name, int *ret)
+{
+	xmlChar *v = xmlGetNoNsProp(n, (const xmlChar *)name);
+	int r;
+
+	if (!v)
+		return -ENOENT;
+	r = parse_int((const char *)v, ret);
+	xmlFree(v);
+	return r;
+}
+
+static int attr_or_fail(xmlNodePtr n, const char *name, const char *what,
+			int id, bool required, int *ret, char **ret_err)
+{
+	int r = int_attr(n, name, ret);
+
+	if (r == -ENOENT && !required)
+		return 0;
+	if (r == -ENOENT)
+		return fail(ret_err, -EINVAL, "capabilities: %s %d has no %s",
+			    what, id, name);
+	if (r < 0)
+		return fail(ret_err, -EINVAL, "capabilities: %s %d has a bad %s",
+			    what, id, name);
+	return 0;
+}
+
+/* One <cpu>: appended to @h when it carries topology (online). */
+static int caps_cpu(xmlNodePtr n, int node, struct vcp_host *h,
+		    char **ret_err)
+{
+	struct vcp_cpu c = { .node = node };
+	int id, r;
+
+	r = int_attr(n, "id", &id);
+	if (r < 0 || id < 0 || id >= VCP_MAX_CPUS)
+		return fail(ret_err, -EINVAL, "capabilities: cell %d has a cpu with a bad or missing id",
+			    node);
+	if ((unsigned int)id + 1 > h->max_cpus)
+		h->max_cpus = (unsigned int)id + 1;
+	r = int_attr(n, "socket_id", &c.package);
+	if (r == -ENOENT)
+		return 0;	/* listed without topology: offline */
+	if (r < 0)
+		return fail(ret_err, -EINVAL, "capabilities: cpu %d has a bad socket_id",
+			    id);
+	r = attr_or_fail(n, "die_id", "cpu", id, false, &c.die, ret_err);
+	if (r == 0)
+		r = attr_or_fail(n, "core_id", "cpu", id, true, &c.core,
+				 ret_err);
+	if (r < 0)
+		return r;
+	c.id = (unsigned int)id;
+	h->cpus[h->n_cpus++] = c;
+	return 0;
+}
+
+static size_t caps_count_cpus(xmlNodePtr cells)
+{
+	xmlNodePtr cell, cpu;
+	size_t n = 0;
+
+	foreach_named(cell, cells, "cell")
+		foreach_named(cpu, child(cell, "cpus"), "cpu")
+			n++;
+	return n;
+}
+
+static int caps_cells(xmlNodePtr cells, struct vcp_host *h, char **ret_err)
+{
+	xmlNodePtr cell, cpu;
+	int node, r;
+
+	foreach_named(cell, cells, "cell") {
+		r = int_attr(cell, "id", &node);
+		if (r < 0 || node < 0)
+			return fail(ret_err, -EINVAL, "capabilities: a cell has a bad or missing id");
+		foreach_named(cpu, child(cell, "cpus"), "cpu") {
+			r = caps_cpu(cpu, node, h, ret_err);
+			if (r < 0)
+				return r;
+		}
+	}
+	return 0;
+}
+
+static int caps_read(const char *xml, xmlDocPtr *ret, char **ret_err)
+{
+	xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
+	const xmlError *e;
+	xmlDocPtr doc;
+	int r = 0;
+
+	if (!ctxt)
+		return -ENOMEM;
+	doc = xmlCtxtReadMemory(ctxt, xml, (int)strlen(xml), "capabilities",
+				NULL, XML_PARSE_NONET | XML_PARSE_NOERROR |
+				XML_PARSE_NOWARNING);
+	if (!doc) {
+		e = xmlCtxtGetLastError(ctxt);
+		r = fail(ret_err, -EINVAL, "capabilities XML is not well-formed: %.*s",
+			 e && e->message ? (int)strcspn(e->message, "\n") : 5,
+			 e && e->message ? e->message : "error");
+	}
+	xmlFreeParserCtxt(ctxt);
+	if (r == 0)
+		*ret = doc;
+	return r;
+}
+
+int vcp_topology_from_caps(const char *caps_xml, struct vcp_host **ret,
+			   char **ret_err)
+{
+	xmlDocPtr doc = NULL;
+	xmlNodePtr root, cells;
+	struct vcp_host *h;
+	int r;
+
+	if (!caps_xml)
+		return -ENODATA;
+	r = caps_read(caps_xml, &doc, ret_err);
+	if (r < 0)
+		return r;
+	root = xmlDocGetRootElement(doc);
+	cells = child(child(child(root, "host"), "topology"), "cells");
+	if (!root || strcmp((const char *)root->name, "capabilities") != 0 ||
+	    !cells || !caps_count_cpus(cells)) {
+		xmlFreeDoc(doc);
+		return -ENODATA;
+	}
+	h = host_new(caps_count_cpus(cells));
+	r = h ? caps_cells(cells, h, ret_err) : -ENOMEM;
+	xmlFreeDoc(doc);
+	if (r == 0 && !h->n_cpus)
+		r = -ENODATA;
+	if (r < 0) {
+		vcp_host_free(h);
+		return r;
+	}
+	return finish(h, "capabilities XML", ret, ret_err);
+}
+
+/* ---- virNodeGetInfo ---- */
+
+int vcp_topology_from_nodeinfo(unsigned int nodes, unsigned int sockets,
+			       unsigned int cores, unsigned int threads,
+			       struct vcp_host **ret)
+{
+	unsigned long long pkgs, total;
+	struct vcp_host *h;
+
+	if (!nodes || !sockets || !cores || !threads || nodes > VCP_MAX_CPUS ||
+	    sockets > VCP_MAX_CPUS || cores > VCP_MAX_CPUS ||
+	    threads > VCP_MAX_CPUS)
+		return -EINVAL;
+	pkgs = (unsigned long long)nodes * sockets;
+	total = pkgs * cores * threads;	/* < 2^44: no overflow */
+	if (total > VCP_MAX_CPUS)
+		return -EINVAL;
+	h = host_new((size_t)total);
+	if (!h)
+		return -ENOMEM;
+	/* Linux x86: thread 0 of every core of every package, then 1, ... */
+	for (unsigned int id = 0; id < total; id++) {
+		unsigned int rem = id % (unsigned int)(pkgs * cores);
+		struct vcp_cpu *cpu = &h->cpus[h->n_cpus++];
+
+		cpu->id = id;
+		cpu->package = (int)(rem / cores);
+		cpu->core = (int)(rem % cores);
+		cpu->node = (int)(rem / cores / sockets);
+	}
+	return finish(h, "node info", ret, NULL);
+}
+
+/* ---- sysfs ---- */
+
+/* Read the first line of @root/@rel into @buf; 0 or -errno. */
+static int read_line(const char *root, const char *rel, char *buf,
+		     size_t len)
+{
+	char path[PATH_MAX];
+	ssize_t n;
+	int fd, r = 0;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", root, rel) >=
+	    sizeof(path))
+		return -ENAMETOOLONG;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	if (n < 0)
+		r = -errno;
+	close(fd);
+	if (r < 0)
+		return r;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+static int sysfs_fail(char **ret_err, int r, const char *root,
+		      const char *rel)
+{
+	return fail(ret_err, r, "Failed to read '%s/%s': %s", root, rel,
+		    strerror(-r));
+}
+
+static int sysfs_cpuset(const char *root, const char *rel, bool required,
+			struct vcp_cpuset *ret, char **ret_err)
+{
+	char buf[4096];
+	int r = read_line(root, rel, buf, sizeof(buf));
+
+	if (r == -ENOENT && !required)
+		return -ENOENT;
+	if (r < 0)
+		return sysfs_fail(ret_err, r, root, rel);
+	if (vcp_cpuset_parse(buf, ret) < 0)
+		return fail(ret_err, -EINVAL, "'%s/%s' is not a cpu list: '%s'",
+			    root, rel, buf);
+	return 0;
+}
+
+/* An integer topology file of CPU @cpu; -ENOENT only when optional. */
+static int sysfs_int(const char *root, unsigned int cpu, const char *file,
+		     bool required, int *ret, char **ret_err)
+{
+	char rel[128], buf[64];
+	int r;
+
+	snprintf(rel, sizeof(rel), "devices/system/cpu/cpu%u/topology/%s", cpu,
+		 file);
+	r = read_line(root, rel, buf, sizeof(buf));
+	if (r == -ENOENT && !required)
+		return -ENOENT;
+	if (r < 0)
+		return sysfs_fail(ret_err, r, root, rel);
+	if (parse_int(buf, ret) < 0)
+		return fail(ret_err, -EINVAL, "'%s/%s' is not a number: '%s'",
+			    root, rel, buf);
+	return 0;
+}
+
+static int sysfs_cpu(const char *root, unsigned int id, struct vcp_cpu *c,
+		     char **ret_err)
+{
+	int r;
+
+	c->id = id;
+	r = sysfs_int(root, id, "physical_package_id", true, &c->package,
+		      ret_err);
+	if (r == 0)
+		r = sysfs_int(root, id, "core_id", true, &c->core, ret_err);
+	if (r < 0)
+		return r;
+	r = sysfs_int(root, id, "die_id", false, &c->die, ret_err);
+	return r == -ENOENT ? 0 : r;	/* die_id: Linux 5.2 and later */
+}
+
+static void assign_node(struct vcp_host *h, const struct vcp_cpuset *cpus,
+			int node)
+{
+	for (size_t i = 0; i < h->n_cpus; i++)
+		if (vcp_cpuset_test(cpus, h->cpus[i].id))
+			h->cpus[i].node = node;
+}
+
+/* devices/system/node/nodeN/cpulist; no node directory: all node 0. */
+static int sysfs_nodes(const char *root, struct vcp_host *h, char **ret_err)
+{
+	char path[PATH_MAX], rel[128];
+	struct vcp_cpuset cpus;
+	struct dirent *d;
+	DIR *dir;
+	int node, r = 0;
+
+	snprintf(path, sizeof(path), "%s/devices/system/node", root);
+	dir = opendir(path);
+	if (!dir)
+		return errno == ENOENT ? 0 : sysfs_fail(ret_err, -errno, root,
+							"devices/system/node");
+	while (r == 0 && (d = readdir(dir))) {
+		if (strncmp(d->d_name, "node", 4) != 0 ||
+		    parse_int(d->d_name + 4, &node) < 0 || node < 0)
+			continue;
+		snprintf(rel, sizeof(rel), "devices/system/node/node%d/cpulist",
+			 node);
+		r = sysfs_cpuset(root, rel, true, &cpus, ret_err);
+		if (r == 0)
+			assign_node(h, &cpus, node);
+	}
+	closedir(dir);
+	return r;
+}
+
+static int sysfs_cpus(const char *root, const struct vcp_cpuset *online,
+		      struct vcp_host *h, char **ret_err)
+{
+	int cpu, r;
+
+	vcp_cpuset_foreach(cpu, online) {
+		r = sysfs_cpu(root, (unsigned int)cpu, &h->cpus[h->n_cpus],
+			      ret_err);
+		if (r < 0)
+			return r;
+		h->n_cpus++;
+	}
+	return sysfs_nodes(root, h, ret_err);
+}
+
+int vcp_topology_load(const char *root, struct vcp_host **ret,
+		      char **ret_err)
+{
+	struct vcp_cpuset online, present;
+	struct vcp_host *h;
+	int r;
+
+	r = sysfs_cpuset(root, "devices/system/cpu/online", true, &online,
+			 ret_err);
+	if (r < 0)
+		return r;
+	if (vcp_cpuset_empty(&online))
+		return fail(ret_err, -ENODATA, "'%s/devices/system/cpu/online' lists no CPU",
+			    root);
+	h = host_new(vcp_cpuset_count(&online));
+	if (!h)
+		return -ENOMEM;
+	r = sysfs_cpuset(root, "devices/system/cpu/present", false, &present,
+			 ret_err);
+	if (r == 0)
+		h->max_cpus = (unsigned int)(vcp_cpuset_last(&present) + 1);
+	else if (r == -ENOENT)
+		r = 0;
+	if (r == 0)
+		r = sysfs_cpus(root, &online, h, ret_err);
+	if (r < 0) {
+		vcp_host_free(h);
+		return r;
+	}
+	return finish(h, "sysfs", ret, ret_err);
+}
