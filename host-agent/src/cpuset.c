@@ -157,11 +157,16 @@ int vcp_cpuset_parse(const char *str, struct vcp_cpuset *ret)
 		}
 		for (unsigned int c = lo; c <= hi; c++)
 			vcp_cpuset_set(&s, c);
-		if (*p == ',')
+		if (*p == ',' && p[1] && p[1] != '\n')
 			p++;
 		else if (*p && *p != '\n')
 			return -EINVAL;
 	}
+	/* Only white space may follow (sysfs files end in a newline). */
+	while (*p == ' ' || *p == '\n')
+		p++;
+	if (*p)
+		return -EINVAL;
 	*ret = s;
 	return 0;
 }

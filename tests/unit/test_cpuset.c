@@ -46,9 +46,13 @@ static void test_parse_errors(void **state)
 	assert_int_equal(vcp_cpuset_parse("-1", &s), -EINVAL);
 	assert_int_equal(vcp_cpuset_parse("2048", &s), -ERANGE);
 	assert_int_equal(vcp_cpuset_parse("0-99999999999999999999", &s), -ERANGE);
+	assert_int_equal(vcp_cpuset_parse("0-3,", &s), -EINVAL);
+	assert_int_equal(vcp_cpuset_parse("0-3\nrubbish", &s), -EINVAL);
 	/* untouched on failure */
 	assert_int_equal(vcp_cpuset_count(&s), 1);
 	assert_true(vcp_cpuset_test(&s, 9));
+	assert_int_equal(vcp_cpuset_parse("0-3\n", &s), 0);
+	assert_int_equal(vcp_cpuset_count(&s), 4);
 }
 
 static void test_format_small_buffer(void **state)
