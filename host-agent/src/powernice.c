@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * powernice.c - `powernice`, the 2008 proposal's command: a power
+ * priority separate from nice, in the spirit of nice(1), chrt(1) and
+ * taskset(1), on the vcpack kernel's cpu.consolidate classes.
+ *
+ *   powernice CLASS COMMAND [ARG...]   run COMMAND in a new cpu cgroup of
+ *                                      its own (powernice-PID, a child of
+ *                                      the caller's group) with CLASS
+ *   powernice -p PID CLASS             move PID's whole thread group into
+ *                                      powernice-CLASS under its group
+ *   powernice -p PID                   print "PID: CLASS (cgroup PATH)"
+ *
+ * It changes nothing on a kernel without cpu.consolidate, and a failed
+ * step moves the process back where it was. Exit status as nice/chrt:
+ * 0 done, 1 could not apply, 2 usage; 126/127 COMMAND could not be run /
+ * was not found, as env(1).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kernel.h"
+#include "model.h"
+
+#ifndef VCP_VERSION
+#define VCP_VERSION "0.1"
+#endif
+
+#define EXIT_FAIL 1
+#define EXIT_USAGE 2
+#define EXIT_CANNOT_RUN 126
+#define EXIT_NOT_FOUND 127
+
+#define GROUP_PREFIX "powernice-"
+
+static const char *const usage_text =
+	"Usage: powernice CLASS COMMAND [ARG...]\n"
+	"       powernice -p PID CLASS\n"
+	"       powernice -p PID\n"
+	"\n"
+	"Run COMMAND, or move the running process PID (all its threads), into\n"
+	"a consolidation class of the vcpack kernel's cpu.consolidate:\n"
+	"  spread    never gathered onto few packages (latency first)\n"
+	"  balanced  the default; gathered at sched_mc_power_savings=2\n"
+	"  pack      gathered at sched_mc_power_savings=1 and 2 (power first)\n"
+	"COMMAND runs in a new cpu cgroup powernice-PID below the caller's;\n"
+	"-p PID CLASS uses powernice-CLASS below PID's group. -p PID alone\n"
+	"prints PID's class and cgroup.\n"
+	"\n"
+	"Options:\n"
+	"  -p, --pid PID   act on a running process\n"
+	"  -h, --help      this text\n"
+	"  -V, --version   the version\n"
+	"\n"
+	"Exit status: 0 done, 1 could not apply (nothing changed), 2 usage,\n"
+	"126 COMMAND could not be run, 127 COMMAND not found.\n";
+
+static int fail(int code, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int fail(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("powernice: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return code;
+}
+
+static int usage_error(const char *what)
+{
+	fail(EXIT_USAGE, "%s", what);
+	fputs("Try 'powernice --help' for more information.\n", stderr);
+	return EXIT_USAGE;
+}
+
+static int parse_class(const char *s, enum vcp_class *ret)
+{
+	if (vcp_class_from_name(s, ret) == 0)
+		return 0;
+	fail(EXIT_USAGE, "unknown class '%s' (valid classes: %s, %s, %s)", s,
+	     vcp_class_name(VCP_CLASS_SPREAD), vcp_class_name(VCP_CLASS_BALANCED),
+	     vcp_class_name(VCP_CLASS_PACK));
+	return -EINVAL;
+}
+
+static int parse_pid(const char *s, int *ret)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v <= 0 || v > INT_MAX) {
+		fail(EXIT_USAGE, "invalid pid '%s' (a positive process id)", s);
+		return -EINVAL;
+	}
+	*ret = (int)v;
+	return 0;
+}
+
+/* ---- groups ---- */
+
+static bool is_own_group(const char *cg)
+{
+	const char *leaf = strrchr(cg, '/');
+
+	return leaf && strncmp(leaf + 1, GROUP_PREFIX,
+			       strlen(GROUP_PREFIX)) == 0;
+}
+
+/*
+ * Where a new group goes: below @cg, or next to @cg when @cg is already
+ * one of ours (no powernice-pack/powernice-spread/... nesting).
+ */
+static char *base_of(const char *cg)
+{
+	size_t n = strlen(cg);
+
+	if (is_own_group(cg))
+		n = (size_t)(strrchr(cg, '/') - cg);
+	return strndup(cg, n ? n : 1);
+}
+
+static char *child_of(const char *base, const char *leaf)
+{
+	char *s;
+
+	if (asprintf(&s, "%s%s%s", base, strcmp(base, "/") ? "/" : "",
+		     leaf) < 0)
+		return NULL;
+	return s;
+}
+
+/*
+ * After a failure: put @pid back into @from and drop @to (if empty). Says
+ * what is left, for the end of the message.
+ */
+static const char *undo(const struct vcp_kernel *k, const char *from,
+			const char *to, int pid)
+{
+	if (vcp_kernel_move_pid(k, from, pid, false) < 0)
+		return "the process stays in the new group";
+	vcp_kernel_remove_group(k, to);
+	return "nothing changed";
+}
+
+/*
+ * Move @pid from @from into @to (created below @base) and give @to the
+ * class @c. cgroup v2 gives a child cpu.consolidate only when its parent
+ * enables the cpu controller for its children, which a group that still
+ * holds processes cannot do.
+ */
+static int join(const struct vcp_kernel *k, const char *from,
+		const char *base, const char *to, int pid, enum vcp_class c)
+{
+	enum vcp_class cur;
+	int r;
+
+	r = vcp_kernel_move_pid(k, to, pid, true);
+	if (r < 0)
+		return fail(EXIT_FAIL, "cannot move pid %d into cgroup %s: %s; nothing changed",
+			    pid, to, strerror(-r));
+	r = vcp_kernel_get_class(k, to, &cur);
+	if (r == -ENOENT && k->cgroup_v2) {
+		r = vcp_kernel_enable_children(k, base);
+		if (r < 0)
+			return fail(EXIT_FAIL, "cannot enable the cpu controller below cgroup %s: %s (cgroup v2 allows it only where the group holds no processes of its own; see powernice(1)); %s",
+				    base, strerror(-r), undo(k, from, to, pid));
+	}
+	r = vcp_kernel_set_class(k, to, c);
+	if (r < 0)
+		return fail(EXIT_FAIL, "cannot write %s=%s in cgroup %s: %s; %s",
+			    VCP_KERNEL_CLASS_FILE, vcp_class_name(c), to,
+			    strerror(-r), undo(k, from, to, pid));
+	if (strcmp(from, to) != 0 && is_own_group(from))
+		vcp_kernel_remove_group(k, from);	/* empty by now? */
+	return 0;
+}
+
+/* ---- the three forms ---- */
+
+static int show(const struct vcp_kernel *k, int pid)
+{
+	enum vcp_class c;
+	char *cg = NULL;
+	int r;
+
+	r = vcp_kernel_cgroup_of_pid(k, pid, &cg);
+	if (r < 0)
+		return fail(EXIT_FAIL, "cannot find the cpu cgroup of pid %d: %s",
+			    pid, strerror(-r));
+	r = vcp_kernel_get_class(k, cg, &c);
+	if (r < 0)
+		r = fail(EXIT_FAIL, "cannot read %s of pid %d in cgroup %s: %s",
+			 VCP_KERNEL_CLASS_FILE, pid, cg, strerror(-r));
+	else
+		printf("%d: %s (cgroup %s)\n", pid, vcp_class_name(c), cg);
+	free(cg);
+	return r;
+}
+
+/* The group of @pid (0: ourselves), refusing libvirt guests. */
+static int current_group(const struct vcp_kernel *k, int pid, char **ret)
+{
+	char *task = NULL, *vm = NULL;
+	int r;
+
+	r = vcp_kernel_task_cgroup(k, pid, &task);
+	if (r == 0)
+		r = vcp_kernel_cgroup_of_pid(k, pid, &vm);
+	if (r < 0) {
+		free(task);
+		return fail(EXIT_FAIL, "cannot find the cpu cgroup of pid %d: %s",
+			    pid ? pid : (int)getpid(), strerror(-r));
+	}
+	if (strcmp(task, vm) != 0) {
+		fail(EXIT_FAIL, "pid %d is a libvirt guest (cgroup %s): moving it would undo libvirt's per-vCPU groups; use 'vcpack tag DOMAIN --class CLASS' instead; nothing changed",
+		     pid, vm);
+		free(task);
+		free(vm);
+		return EXIT_FAIL;
+	}
+	free(vm);
+	*ret = task;
+	return 0;
+}
+
+static int move(const struct vcp_kernel *k, int pid, enum vcp_class c)
+{
+	char *from = NULL, *base = NULL, *to = NULL;
+	int r;
+
+	r = current_group(k, pid, &from);
+	if (r)
+		return r;
+	base = base_of(from);
+	to = base ? child_of(base, GROUP_PREFIX) : NULL;
+	if (to) {
+		char *t = NULL;
+
+		if (asprintf(&t, "%s%s", to, vcp_class_name(c)) < 0)
+			t = NULL;
+		free(to);
+		to = t;
+	}
+	if (!to)
+		r = fail(EXIT_FAIL, "out of memory");
+	else
+		r = join(k, from, base, to, pid, c);
+	if (r == 0)
+		printf("%d: %s (cgroup %s)\n", pid, vcp_class_name(c), to);
+	free(from);
+	free(base);
+	free(to);
+	return r;
+}
+
+static int run(const struct vcp_kernel *k, enum vcp_class c, char **argv)
+{
+	char *from = NULL, *base = NULL, *to = NULL, leaf[64];
+	int pid = (int)getpid(), r;
+
+	r = current_group(k, 0, &from);
+	if (r)
+		return r;
+	snprintf(leaf, sizeof(leaf), GROUP_PREFIX "%d", pid);
+	base = base_of(from);
+	to = base ? child_of(base, leaf) : NULL;
+	r = to ? join(k, from, base, to, pid, c) : fail(EXIT_FAIL, "out of memory");
+	free(from);
+	free(base);
+	free(to);
+	if (r)
+		return r;
+	fflush(NULL);
+	execvp(argv[0], argv);
+	r = errno;
+	fail(0, "failed to run '%s': %s", argv[0], strerror(r));
+	return r == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_RUN;
+}
+
+/* ---- main ---- */
+
+static int open_kernel(const char *root, struct vcp_kernel **ret)
+{
+	int r = vcp_kernel_open(root, ret);
+
+	if (r < 0)
+		return fail(EXIT_FAIL, "cannot read the cgroup mounts (%s%sproc/self/mountinfo): %s",
+			    root, root[strlen(root) - 1] == '/' ? "" : "/",
+			    strerror(-r));
+	if (!(*ret)->has_class) {
+		vcp_kernel_free(*ret);
+		return fail(EXIT_FAIL, "this kernel has no cpu.consolidate (needs the vcpack kernel patches); nothing changed");
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "root", required_argument, NULL, 'R' },	/* tests */
+		{ 0 }
+	};
+	const char *root = "/", *pid_arg = NULL;
+	struct vcp_kernel *k = NULL;
+	enum vcp_class c = VCP_CLASS_BALANCED;
+	int opt, pid = 0, n, r;
+
+	while ((opt = getopt_long(argc, argv, "+p:hV", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'p':
+			pid_arg = optarg;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return 0;
+		case 'V':
+			puts("powernice (vcpack) " VCP_VERSION);
+			return 0;
+		case 'R':
+			root = optarg;
+			break;
+		default:
+			fputs("Try 'powernice --help' for more information.\n",
+			      stderr);
+			return EXIT_USAGE;
+		}
+	}
+	n = argc - optind;
+	if (pid_arg ? n > 1 : n < 2)
+		return usage_error(pid_arg ? "-p PID takes at most one CLASS" :
+				   n ? "no COMMAND to run" :
+				       "missing CLASS and COMMAND");
+	if (!*root)
+		return usage_error("--root needs a directory");
+	if (pid_arg && parse_pid(pid_arg, &pid) < 0)
+		return EXIT_USAGE;
+	if (n && parse_class(argv[optind], &c) < 0)
+		return EXIT_USAGE;
+
+	r = open_kernel(root, &k);
+	if (r)
+		return r;
+	if (!pid_arg)
+		r = run(k, c, argv + optind + 1);
+	else if (n)
+		r = move(k, pid, c);
+	else
+		r = show(k, pid);
+	vcp_kernel_free(k);
+	return r;
+}
