@@ -38,6 +38,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jsonfile.h"
+
 #include "policy.h"
 
 #define MAX_VCPUS 4096
@@ -65,12 +67,6 @@ static int fail(char **ret_err, const char *path, const char *fmt, ...)
 	return -EINVAL;
 }
 
-static const char *shown(struct json_object *v)
-{
-	return v ? json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN) :
-		   "null";
-}
-
 static int get_int(char **err, const char *path, struct json_object *v,
 		   int min, int max, int *ret)
 {
@@ -85,7 +81,7 @@ static int get_int(char **err, const char *path, struct json_object *v,
 	return 0;
 bad:
 	return fail(err, path, "must be a whole number from %d to %d, got %s",
-		    min, max, shown(v));
+		    min, max, vcp_json_shown(v));
 }
 
 static int get_mode(char **err, struct json_object *v, enum vcp_mode *ret)
@@ -101,7 +97,7 @@ static int get_mode(char **err, struct json_object *v, enum vcp_mode *ret)
 		return 0;
 	}
 	return fail(err, "host.mode", "must be \"pin\" or \"kernel\", got %s",
-		    shown(v));
+		    vcp_json_shown(v));
 }
 
 static int get_cpulist(char **err, const char *path, struct json_object *v,
@@ -110,7 +106,7 @@ static int get_cpulist(char **err, const char *path, struct json_object *v,
 	if (!json_object_is_type(v, json_type_string) ||
 	    vcp_cpuset_parse(json_object_get_string(v), ret) < 0)
 		return fail(err, path, "must be a CPU list such as \"0-3,8\", got %s",
-			    shown(v));
+			    vcp_json_shown(v));
 	return 0;
 }
 
@@ -194,7 +190,7 @@ static int one_cpu(struct json_object *o, size_t i, struct vcp_cpu *c,
 
 	snprintf(path, sizeof(path), "host.cpus[%zu]", i);
 	if (!json_object_is_type(o, json_type_object))
-		return fail(err, path, "must be an object, got %s", shown(o));
+		return fail(err, path, "must be an object, got %s", vcp_json_shown(o));
 	json_object_object_foreach(o, key, v) {
 		snprintf(path, sizeof(path), "host.cpus[%zu].%s", i, key);
 		if (!strcmp(key, "id")) {
@@ -268,7 +264,7 @@ int vcp_model_host_from_json(struct json_object *o, struct vcp_host **ret,
 
 	if (!json_object_is_type(o, json_type_object))
 		return fail(ret_err, "host", "must be an object, got %s",
-			    shown(o));
+			    vcp_json_shown(o));
 	h = calloc(1, sizeof(*h));
 	if (!h)
 		return -ENOMEM;
@@ -319,7 +315,7 @@ static int vm_demand(char **err, const char *vp, struct json_object *v,
 		     !json_object_is_type(d, json_type_double)) ||
 		    (x != -1 && (x < 0 || x > 1)))
 			return fail(err, path, "must be a number from 0 to 1 (or -1 or null: unknown), got %s",
-				    shown(d));
+				    vcp_json_shown(d));
 		vm->demand[i] = x;
 	}
 	return 0;
@@ -360,14 +356,14 @@ static int vm_tag(char **err, const char *path, const char *key,
 		    vcp_class_from_name(s, &vm->tag.class) == 0)
 			return 0;
 		return fail(err, path, "must be \"spread\", \"balanced\" or \"pack\", got %s",
-			    shown(v));
+			    vcp_json_shown(v));
 	}
 	vm->tag.has_priority = true;
 	if (json_object_is_type(v, json_type_string) &&
 	    vcp_priority_from_name(s, &vm->tag.priority) == 0)
 		return 0;
 	return fail(err, path, "must be \"high\", \"normal\" or \"low\", got %s",
-		    shown(v));
+		    vcp_json_shown(v));
 }
 
 static int vm_bool(char **err, const char *path, struct json_object *v,
@@ -375,7 +371,7 @@ static int vm_bool(char **err, const char *path, struct json_object *v,
 {
 	if (!json_object_is_type(v, json_type_boolean))
 		return fail(err, path, "must be true or false, got %s",
-			    shown(v));
+			    vcp_json_shown(v));
 	*ret = json_object_get_boolean(v);
 	return 0;
 }
@@ -420,7 +416,7 @@ static int vm_key(char **err, const char *vp, const char *key,
 		if (!json_object_is_type(v, json_type_string) ||
 		    strlen(json_object_get_string(v)) != 36)
 			return fail(err, path, "must be a UUID string, got %s",
-				    shown(v));
+				    vcp_json_shown(v));
 		memcpy(vm->uuid, json_object_get_string(v), 37);
 		return 0;
 	}
@@ -436,7 +432,7 @@ static int one_vm(struct json_object *o, size_t i, struct vcp_vm *vm,
 
 	snprintf(vp, sizeof(vp), "vms[%zu]", i);
 	if (!json_object_is_type(o, json_type_object))
-		return fail(err, vp, "must be an object, got %s", shown(o));
+		return fail(err, vp, "must be an object, got %s", vcp_json_shown(o));
 	name = json_object_object_get(o, "name");
 	vcpus = json_object_object_get(o, "vcpus");
 	if (!json_object_is_type(name, json_type_string) ||
@@ -469,7 +465,7 @@ int vcp_model_vms_from_json(struct json_object *o, struct vcp_vm **ret,
 
 	if (!json_object_is_type(o, json_type_array))
 		return fail(ret_err, "vms", "must be an array, got %s",
-			    shown(o));
+			    vcp_json_shown(o));
 	n = json_object_array_length(o);
 	vms = calloc(n ? n : 1, sizeof(*vms));
 	if (!vms)

@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jsonfile.h"
+
 struct pctx {
 	const char *source;
 	char **ret_err;
@@ -56,13 +58,6 @@ static int fail(const struct pctx *c, const char *path, const char *fmt, ...)
 	return -EINVAL;
 }
 
-/* How a value looks in a message: its JSON text. */
-static const char *shown(struct json_object *v)
-{
-	return v ? json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN) :
-		   "null";
-}
-
 static bool is_number(struct json_object *v)
 {
 	return json_object_is_type(v, json_type_int) ||
@@ -83,7 +78,7 @@ static int get_fraction(const struct pctx *c, const char *key,
 	return 0;
 bad:
 	return fail(c, key, "must be a number from 0 to %g, got %s", max,
-		    shown(v));
+		    vcp_json_shown(v));
 }
 
 static int get_uint(const struct pctx *c, const char *key,
@@ -101,7 +96,7 @@ static int get_uint(const struct pctx *c, const char *key,
 	return 0;
 bad:
 	return fail(c, key, "must be a whole number from %lld to %lld, got %s",
-		    (long long)min, (long long)max, shown(v));
+		    (long long)min, (long long)max, vcp_json_shown(v));
 }
 
 /* 0, 1, 2 or "auto" (a number or the string). */
@@ -120,7 +115,7 @@ static int get_level(const struct pctx *c, const char *key,
 		*ret = VCP_LEVEL_AUTO;
 		return 0;
 	}
-	return fail(c, key, "must be 0, 1, 2 or \"auto\", got %s", shown(v));
+	return fail(c, key, "must be 0, 1, 2 or \"auto\", got %s", vcp_json_shown(v));
 }
 
 static int parse_priorities(const struct pctx *c, struct json_object *v,
@@ -130,7 +125,7 @@ static int parse_priorities(const struct pctx *c, struct json_object *v,
 
 	if (!json_object_is_type(v, json_type_object))
 		return fail(c, "priorities", "must be an object, got %s",
-			    shown(v));
+			    vcp_json_shown(v));
 	json_object_object_foreach(v, key, val) {
 		enum vcp_priority prio;
 		enum vcp_class cls;
@@ -141,7 +136,7 @@ static int parse_priorities(const struct pctx *c, struct json_object *v,
 		if (!json_object_is_type(val, json_type_string) ||
 		    vcp_class_from_name(json_object_get_string(val), &cls) < 0)
 			return fail(c, path, "must be \"spread\", \"balanced\" or \"pack\", got %s",
-				    shown(val));
+				    vcp_json_shown(val));
 		p->prio_class[prio] = cls;
 	}
 	return 0;
@@ -157,7 +152,7 @@ static int parse_days(const struct pctx *c, const char *wpath,
 	if (!json_object_is_type(v, json_type_array) ||
 	    json_object_array_length(v) == 0)
 		return fail(c, path, "must be a non-empty array of days (\"Mon\" ... \"Sun\"), got %s",
-			    shown(v));
+			    vcp_json_shown(v));
 	for (size_t i = 0; i < json_object_array_length(v); i++) {
 		struct json_object *d = json_object_array_get_idx(v, i);
 		int k;
@@ -165,7 +160,7 @@ static int parse_days(const struct pctx *c, const char *wpath,
 		snprintf(path, sizeof(path), "%s.days[%zu]", wpath, i);
 		if (!json_object_is_type(d, json_type_string))
 			return fail(c, path, "must be a day name such as \"Mon\", got %s",
-				    shown(d));
+				    vcp_json_shown(d));
 		for (k = 0; k < 7; k++)
 			if (strcmp(json_object_get_string(d), day_names[k]) == 0)
 				break;
@@ -198,7 +193,7 @@ static int parse_time(const struct pctx *c, const char *wpath,
 	return 0;
 bad:
 	return fail(c, path, "must be a time \"HH:MM\" from \"00:00\" to \"24:00\", got %s",
-		    shown(v));
+		    vcp_json_shown(v));
 }
 
 static int parse_window(const struct pctx *c, size_t idx,
@@ -210,7 +205,7 @@ static int parse_window(const struct pctx *c, size_t idx,
 
 	snprintf(path, sizeof(path), "windows[%zu]", idx);
 	if (!json_object_is_type(v, json_type_object))
-		return fail(c, path, "must be an object, got %s", shown(v));
+		return fail(c, path, "must be an object, got %s", vcp_json_shown(v));
 	w->days = 0x7f;
 	json_object_object_foreach(v, key, val) {
 		snprintf(kpath, sizeof(kpath), "%s.%s", path, key);
@@ -253,7 +248,7 @@ static int parse_windows(const struct pctx *c, struct json_object *v,
 	int r;
 
 	if (!json_object_is_type(v, json_type_array))
-		return fail(c, "windows", "must be an array, got %s", shown(v));
+		return fail(c, "windows", "must be an array, got %s", vcp_json_shown(v));
 	n = json_object_array_length(v);
 	ws = calloc(n ? n : 1, sizeof(*ws));
 	if (!ws)
@@ -295,7 +290,7 @@ static int parse_key(const struct pctx *c, const char *key,
 	if (strcmp(key, "strict_tags") == 0) {
 		if (!json_object_is_type(v, json_type_boolean))
 			return fail(c, key, "must be true or false, got %s",
-				    shown(v));
+				    vcp_json_shown(v));
 		p->strict_tags = json_object_get_boolean(v);
 		return 0;
 	}
@@ -314,7 +309,7 @@ int vcp_policy_from_json(struct json_object *obj, const char *source,
 	vcp_policy_defaults(&p);
 	if (!json_object_is_type(obj, json_type_object))
 		return fail(&c, NULL, "must be a JSON object, got %s",
-			    shown(obj));
+			    vcp_json_shown(obj));
 	json_object_object_foreach(obj, key, val) {
 		r = parse_key(&c, key, val, &p);
 		if (r < 0) {
@@ -326,107 +321,25 @@ int vcp_policy_from_json(struct json_object *obj, const char *source,
 	return 0;
 }
 
-/* Line number of byte @off in @text (1-based). */
-static unsigned int line_of(const char *text, size_t off)
-{
-	unsigned int line = 1;
-
-	for (size_t i = 0; i < off && text[i]; i++)
-		if (text[i] == '\n')
-			line++;
-	return line;
-}
-
-static const char *error_desc(enum json_tokener_error e)
-{
-	if (e == json_tokener_success)
-		return "unexpected text after the object";
-	if (e == json_tokener_continue)
-		return "unexpected end of text";
-	return json_tokener_error_desc(e);
-}
-
 int vcp_policy_parse(const char *text, const char *source,
 		     struct vcp_policy *ret, char **ret_err)
 {
-	struct pctx c = { source ? source : "policy", ret_err };
-	struct json_tokener *tok = json_tokener_new();
-	struct json_object *obj;
-	size_t len = strlen(text);
-	int r;
+	struct json_object *obj = NULL;
+	int r = vcp_json_parse(text, source ? source : "policy", &obj,
+			       ret_err);
 
-	if (!tok)
-		return -ENOMEM;
-	obj = json_tokener_parse_ex(tok, text, (int)len);
-	if (!obj || json_tokener_get_parse_end(tok) < len) {
-		enum json_tokener_error e = json_tokener_get_error(tok);
-		size_t end = json_tokener_get_parse_end(tok);
-
-		if (obj && e == json_tokener_success) {
-			while (end < len && strchr(" \t\r\n", text[end]))
-				end++;
-			if (end == len)
-				goto ok;
-		}
-		r = fail(&c, NULL, "not valid JSON at line %u: %s",
-			 line_of(text, end), error_desc(e));
-		json_object_put(obj);
-		json_tokener_free(tok);
+	if (r < 0)
 		return r;
-	}
-ok:
-	json_tokener_free(tok);
 	r = vcp_policy_from_json(obj, source, ret, ret_err);
 	json_object_put(obj);
 	return r;
-}
-
-static int read_file(const char *path, char **ret, char **ret_err)
-{
-	FILE *f = fopen(path, "re");
-	char *buf = NULL;
-	size_t len = 0, cap = 0, n;
-	int r;
-
-	if (!f) {
-		r = -errno;
-		if (asprintf(ret_err, "%s: %s", path, strerror(-r)) < 0)
-			*ret_err = NULL;
-		return r;
-	}
-	do {
-		if (cap - len < 4096) {
-			char *t = realloc(buf, cap + 65536);
-
-			if (!t) {
-				free(buf);
-				fclose(f);
-				return -ENOMEM;
-			}
-			buf = t;
-			cap += 65536;
-		}
-		n = fread(buf + len, 1, cap - len - 1, f);
-		len += n;
-	} while (n > 0);
-	r = ferror(f) ? -EIO : 0;
-	fclose(f);
-	if (r < 0) {
-		free(buf);
-		if (asprintf(ret_err, "%s: read error", path) < 0)
-			*ret_err = NULL;
-		return r;
-	}
-	buf[len] = '\0';
-	*ret = buf;
-	return 0;
 }
 
 int vcp_policy_load(const char *path, struct vcp_policy *ret,
 		    char **ret_err)
 {
 	char *text = NULL;
-	int r = read_file(path, &text, ret_err);
+	int r = vcp_file_read(path, VCP_POLICY_MAX_BYTES, &text, ret_err);
 
 	if (r < 0)
 		return r;

@@ -27,6 +27,7 @@ int vcp_policy_parse(const char *text, const char *source,
 int vcp_policy_from_json(struct json_object *obj, const char *source,
 			 struct vcp_policy *ret, char **ret_err);
 /* Read and parse a file; -ENOENT is returned (with message) if missing. */
+#define VCP_POLICY_MAX_BYTES (1 << 20)
 int vcp_policy_load(const char *path, struct vcp_policy *ret,
 		    char **ret_err);
 /*

@@ -95,6 +95,11 @@ static int finish(struct vcp_host *h, const char *src, struct vcp_host **ret,
 
 /* ---- libvirt capabilities XML ---- */
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 static xmlNodePtr child(xmlNodePtr n, const char *name)
 {
 	for (n = n ? n->children : NULL; n; n = n->next)
@@ -259,6 +264,81 @@ int vcp_topology_from_caps(const char *caps_xml, struct vcp_host **ret,
 		return r;
 	}
 	return finish(h, "capabilities XML", ret, ret_err);
+}
+
+/* "vendor model feature,feature" (features sorted) of a host <cpu>. */
+static int cpu_key(xmlNodePtr cpu, char **ret)
+{
+	xmlNodePtr f, vendor = child(cpu, "vendor"), model = child(cpu, "model");
+	xmlChar *vs = vendor ? xmlNodeGetContent(vendor) : NULL;
+	xmlChar *ms = model ? xmlNodeGetContent(model) : NULL;
+	char *feat = NULL, *key = NULL;
+	size_t n = 0, len = 0;
+	char **names = NULL;
+
+	foreach_named(f, cpu, "feature")
+		n++;
+	names = calloc(n + 1, sizeof(*names));
+	n = 0;
+	foreach_named(f, cpu, "feature") {
+		if (!names)
+			break;
+		names[n] = (char *)xmlGetProp(f, BAD_CAST "name");
+		if (names[n])
+			len += strlen(names[n++]) + 1;
+	}
+	if (names)
+		qsort(names, n, sizeof(*names), cmp_str);
+	feat = names ? calloc(1, len + 1) : NULL;
+	for (size_t i = 0; feat && i < n; i++) {
+		if (i)
+			strcat(feat, ",");
+		strcat(feat, names[i]);
+	}
+	if (feat && asprintf(&key, "%s %s %s", vs ? (char *)vs : "?",
+			     ms ? (char *)ms : "?", feat) < 0)
+		key = NULL;
+	for (size_t i = 0; names && i < n; i++)
+		xmlFree(names[i]);
+	free(names);
+	free(feat);
+	xmlFree(vs);
+	xmlFree(ms);
+	*ret = key;
+	return key ? 0 : -ENOMEM;
+}
+
+int vcp_caps_host_cpu(const char *caps_xml, char **ret_xml, char **ret_key,
+		      char **ret_err)
+{
+	xmlDocPtr doc = NULL;
+	xmlNodePtr cpu;
+	xmlBufferPtr buf;
+	char *key = NULL;
+	int r = caps_read(caps_xml, &doc, ret_err);
+
+	if (r < 0)
+		return r;
+	cpu = child(child(xmlDocGetRootElement(doc), "host"), "cpu");
+	if (!cpu || !child(cpu, "arch")) {
+		xmlFreeDoc(doc);
+		return fail(ret_err, -ENODATA, "capabilities XML has no host <cpu>");
+	}
+	buf = xmlBufferCreate();
+	r = buf ? cpu_key(cpu, &key) : -ENOMEM;
+	if (r == 0 && xmlNodeDump(buf, doc, cpu, 0, 0) < 0)
+		r = -ENOMEM;
+	if (r == 0) {
+		*ret_xml = strdup((const char *)xmlBufferContent(buf));
+		r = *ret_xml ? 0 : -ENOMEM;
+	}
+	if (r == 0)
+		*ret_key = key;
+	else
+		free(key);
+	xmlBufferFree(buf);
+	xmlFreeDoc(doc);
+	return r;
 }
 
 /* ---- virNodeGetInfo ---- */

@@ -40,4 +40,14 @@ int vcp_topology_from_nodeinfo(unsigned int nodes, unsigned int sockets,
 int vcp_topology_load(const char *root, struct vcp_host **ret,
 		      char **ret_err);
 
+/*
+ * The host <cpu> of a capabilities XML: the element itself (*ret_xml, for
+ * virConnectCompareCPU on another host) and a key that is equal for hosts
+ * whose CPUs libvirt describes alike (*ret_key: vendor, model and the
+ * sorted feature names; microcode, counters and such left out).
+ * -ENODATA (with message) when there is no host <cpu>.
+ */
+int vcp_caps_host_cpu(const char *caps_xml, char **ret_xml, char **ret_key,
+		      char **ret_err);
+
 #endif

@@ -113,6 +113,41 @@ static void test_caps_two_socket_smt(void **state)
 	vcp_host_free(h);
 }
 
+/* The CPU key ignores microcode and counters, sorts features. */
+static void test_caps_host_cpu(void **state)
+{
+	char path[512], *xml, *cpu = NULL, *key = NULL, *err = NULL;
+	char *other, *p;
+
+	snprintf(path, sizeof(path), "%s%s", CAPS_DIR, "two-socket-smt.xml");
+	xml = slurp(path);
+	assert_int_equal(vcp_caps_host_cpu(xml, &cpu, &key, &err), 0);
+	assert_string_equal(key, "Intel Skylake-Server-IBRS vmx");
+	assert_non_null(strstr(cpu, "<model>Skylake-Server-IBRS</model>"));
+	assert_int_equal(strncmp(cpu, "<cpu>", 5), 0);
+	free(cpu);
+	free(key);
+	/* another microcode, more features in another order */
+	other = strdup(xml);
+	p = strstr(other, "0x2007006");
+	memcpy(p, "0x2007999", 9);
+	p = strstr(other, "<feature name='vmx'/>");
+	memcpy(p, "<feature name='abm'/>", 21);
+	assert_int_equal(vcp_caps_host_cpu(other, &cpu, &key, &err), 0);
+	assert_string_equal(key, "Intel Skylake-Server-IBRS abm");
+	free(cpu);
+	free(key);
+	free(other);
+	free(xml);
+	cpu = key = NULL;
+	assert_int_equal(vcp_caps_host_cpu("<capabilities><host/></capabilities>",
+					   &cpu, &key, &err), -ENODATA);
+	assert_string_equal(err, "capabilities XML has no host <cpu>");
+	assert_null(cpu);
+	assert_null(key);
+	free(err);
+}
+
 static void test_caps_offline(void **state)
 {
 	struct vcp_host *h = caps_file("offline-cpu.xml");
@@ -398,6 +433,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_caps_two_socket_smt),
+		cmocka_unit_test(test_caps_host_cpu),
 		cmocka_unit_test(test_caps_offline),
 		cmocka_unit_test(test_caps_one_socket_two_cells),
 		cmocka_unit_test(test_caps_test_driver),

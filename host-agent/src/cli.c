@@ -1,0 +1,717 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * cli.c - `vcpack`, the command line: status, plan, apply, tag, restore.
+ *
+ * Every command runs the same pipeline: observe (observe.c) -> plan
+ * (planner.c, pure) -> diff (diff.c, pure) -> apply (apply.c, only for
+ * `apply`). `plan` is advice that changes nothing, like `numad -w`.
+ * Exit codes: 0 done, 1 failed or partly applied (each failure listed),
+ * 2 usage or input refused (nothing changed).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "apply.h"
+#include "cycle.h"
+#include "diff.h"
+#include "kernel.h"
+#include "mode.h"
+#include "modeljson.h"
+#include "observe.h"
+#include "planner.h"
+#include "policy.h"
+#include "render.h"
+#include "report.h"
+#include "tags.h"
+#include "virt.h"
+
+#define EXIT_PARTIAL 1
+#define EXIT_USAGE 2
+
+#ifndef VCP_VERSION
+#define VCP_VERSION "0.1"
+#endif
+
+struct ctx {
+	const char *uri;
+	const char *policy_path;
+	const char *root;	/* kernel root, "/" unless --root */
+	int force_mode;		/* -1 detect, else enum vcp_mode */
+	bool json;
+	unsigned int sample_ms;
+	struct vcp_virt *v;
+	struct vcp_kernel *k;
+	struct vcp_policy policy;
+	enum vcp_mode mode;
+	char mode_reason[512];
+};
+
+static int err_out(int code, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int err_out(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("vcpack: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return code;
+}
+
+static const char *const usage_text =
+	"Usage: vcpack [OPTIONS] COMMAND [ARGS]\n"
+	"\n"
+	"Consolidate KVM guests onto as few CPU packages as the load allows.\n"
+	"\n"
+	"Commands:\n"
+	"  status                 packages awake/idle, VMs by class, mode, level\n"
+	"  plan                   what apply would do; changes nothing\n"
+	"  apply                  carry out the plan (only what differs)\n"
+	"  tag DOMAIN --priority high|normal|low | --class spread|balanced|pack\n"
+	"                         write the VM's vcpack tag (live and persistent)\n"
+	"  restore [DOMAIN...]    put VMs back to their recorded original pins\n"
+	"\n"
+	"Options:\n"
+	"  -c, --connect URI      libvirt URI (default: libvirt's default)\n"
+	"  -p, --policy FILE      policy file (default: " VCP_SYSCONFDIR
+	"/vcpack/policy.json if present)\n"
+	"  -j, --json             machine-readable output (see vcpack(1))\n"
+	"      --mode auto|pin|kernel  force the mode (default: detect)\n"
+	"      --sample MS        measure vCPU demand over MS ms (default 1000;\n"
+	"                         0: do not measure)\n"
+	"  -h, --help             this text; COMMAND --help for one command\n"
+	"  -V, --version\n"
+	"\n"
+	"Exit status: 0 done, 1 failed or partly applied, 2 usage or input\n"
+	"refused (nothing changed).\n";
+
+static const char *const cmd_help[][2] = {
+	{ "status", "Usage: vcpack [OPTIONS] status\n"
+		    "Show every package (awake or idle, which VMs may run there),\n"
+		    "every running VM (class, tag, vCPUs, measured demand, pins), the\n"
+		    "mode (kernel or pin, and why) and the level.\n" },
+	{ "plan", "Usage: vcpack [OPTIONS] plan\n"
+		  "Compute the plan and list the actions apply would take, with the\n"
+		  "package map before and after. Changes nothing.\n" },
+	{ "apply", "Usage: vcpack [OPTIONS] apply\n"
+		   "Carry out the plan: record each VM's original pins in its own\n"
+		   "metadata, then pin (pin mode) or set classes and the level\n"
+		   "(kernel mode). Only what differs is changed. A VM whose step\n"
+		   "fails is rolled back to where it was; every failure is listed.\n" },
+	{ "tag", "Usage: vcpack [OPTIONS] tag DOMAIN --priority high|normal|low\n"
+		 "       vcpack [OPTIONS] tag DOMAIN --class spread|balanced|pack\n"
+		 "Write <consolidation> in namespace " VCP_TAG_NS " of DOMAIN,\n"
+		 "live (if running) and persistent (if defined). Both options may\n"
+		 "be given; the class then wins over the priority's mapping.\n" },
+	{ "restore", "Usage: vcpack [OPTIONS] restore [DOMAIN...]\n"
+		     "Put the named VMs (default: every running VM) back to the pins\n"
+		     "recorded before vcpack first changed them, and drop the record.\n" },
+};
+
+static bool print_cmd_help(const char *cmd)
+{
+	for (size_t i = 0; i < sizeof(cmd_help) / sizeof(cmd_help[0]); i++) {
+		if (strcmp(cmd_help[i][0], cmd) == 0) {
+			fputs(cmd_help[i][1], stdout);
+			return true;
+		}
+	}
+	return false;
+}
+
+static void print_json(struct json_object *o)
+{
+	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+					       JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+}
+
+/* ---- set-up ---- */
+
+static int load_policy(struct ctx *c)
+{
+	const char *path = c->policy_path;
+	char *err = NULL;
+	int r;
+
+	vcp_policy_defaults(&c->policy);
+	if (!path) {
+		path = VCP_SYSCONFDIR "/vcpack/policy.json";
+		if (access(path, F_OK) != 0)
+			return 0;
+	}
+	r = vcp_policy_load(path, &c->policy, &err);
+	if (r < 0) {
+		err_out(0, "Refusing policy '%s': %s", path,
+			err ? err : strerror(-r));
+		free(err);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int setup(struct ctx *c, bool readonly)
+{
+	char *err = NULL;
+	int r;
+
+	if (load_policy(c) < 0)
+		return EXIT_USAGE;
+	r = vcp_virt_open(c->uri, readonly, &c->v, &err);
+	if (r < 0) {
+		err_out(0, "%s", err ? err : strerror(-r));
+		free(err);
+		return EXIT_PARTIAL;
+	}
+	c->mode = vcp_mode_detect(c->v, c->root, c->force_mode, &c->k,
+				  c->mode_reason, sizeof(c->mode_reason));
+	return 0;
+}
+
+static void teardown(struct ctx *c)
+{
+	vcp_virt_close(c->v);
+	vcp_kernel_free(c->k);
+	vcp_policy_clear(&c->policy);
+}
+
+/* Read the world; @warn: say once on stderr which VMs are left alone. */
+static int observe(struct ctx *c, struct vcp_world *w, unsigned int sample_ms,
+		   bool warn)
+{
+	char *err = NULL;
+	int r = vcp_observe(c->v, c->k, c->mode, sample_ms, w, &err);
+
+	if (r < 0) {
+		err_out(0, "%s", err ? err : strerror(-r));
+		free(err);
+		return EXIT_PARTIAL;
+	}
+	for (size_t i = 0; warn && i < w->n_issues; i++)
+		err_out(0, "'%s': %s", w->issues[i].vm, w->issues[i].msg);
+	return 0;
+}
+
+/* The policy with the schedule window of this moment applied. */
+static struct vcp_policy policy_now(const struct ctx *c)
+{
+	return vcp_policy_at(&c->policy, time(NULL));
+}
+
+static const char *level_name(int level, char *buf, size_t len)
+{
+	if (level == VCP_LEVEL_AUTO)
+		return "auto";
+	snprintf(buf, len, "%d", level);
+	return buf;
+}
+
+/* ---- status ---- */
+
+static struct json_object *header_json(const struct ctx *c,
+				       const struct vcp_world *w)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *issues = json_object_new_array();
+	struct vcp_policy p = policy_now(c);
+	char lb[8];
+
+	for (size_t i = 0; i < w->n_issues; i++) {
+		struct json_object *e = json_object_new_object();
+
+		json_object_object_add(e, "vm",
+				       json_object_new_string(w->issues[i].vm));
+		json_object_object_add(e, "message",
+				       json_object_new_string(w->issues[i].msg));
+		json_object_array_add(issues, e);
+	}
+	json_object_object_add(o, "host",
+			       json_object_new_string(vcp_virt_hostname(c->v)));
+	json_object_object_add(o, "uri", json_object_new_string(vcp_virt_uri(c->v)));
+	json_object_object_add(o, "driver",
+			       json_object_new_string(vcp_virt_driver(c->v)));
+	json_object_object_add(o, "mode", json_object_new_string(
+		c->mode == VCP_MODE_KERNEL ? "kernel" : "pin"));
+	json_object_object_add(o, "mode_reason",
+			       json_object_new_string(c->mode_reason));
+	json_object_object_add(o, "level", w->cur_level >= 0 ?
+			       json_object_new_int(w->cur_level) : NULL);
+	json_object_object_add(o, "policy_level",
+			       json_object_new_string(level_name(p.level, lb, sizeof(lb))));
+	json_object_object_add(o, "demand_measured",
+			       json_object_new_boolean(w->demand_measured));
+	json_object_object_add(o, "issues", issues);
+	return o;
+}
+
+static void header_text(const struct ctx *c, const struct vcp_world *w)
+{
+	struct vcp_policy p = policy_now(c);
+	char lb[8];
+
+	printf("host:   %s (%s, driver %s%s)\n", vcp_virt_hostname(c->v),
+	       vcp_virt_uri(c->v), vcp_virt_driver(c->v),
+	       vcp_virt_is_test_driver(c->v) ?
+	       ": libvirt's test driver, a simulated host" : "");
+	printf("mode:   %s (%s)\n", c->mode == VCP_MODE_KERNEL ? "kernel" : "pin",
+	       c->mode_reason);
+	if (w->cur_level >= 0)
+		printf("level:  sched_mc_power_savings=%d; policy level %s\n",
+		       w->cur_level, level_name(p.level, lb, sizeof(lb)));
+	else
+		printf("level:  policy level %s (no kernel knob)\n",
+		       level_name(p.level, lb, sizeof(lb)));
+	printf("demand: %s\n", w->demand_measured ?
+	       "measured from vcpu.N.time" :
+	       "not measured by this driver; policy default_vcpu_demand assumed");
+	for (size_t i = 0; i < w->n_issues; i++)
+		printf("issue:  '%s': %s\n", w->issues[i].vm, w->issues[i].msg);
+}
+
+static int cmd_status(struct ctx *c, int argc, char **argv)
+{
+	struct vcp_world w = { 0 };
+	struct vcp_pkg_map map = { 0 };
+	int r;
+
+	if (argc > 1)
+		return err_out(EXIT_USAGE, "status takes no arguments, got '%s'",
+			       argv[1]);
+	r = setup(c, true);
+	if (!r)
+		r = observe(c, &w, c->sample_ms, true);
+	if (!r && vcp_pkg_map_build(w.host, w.vms, w.n_vms, NULL, &map) < 0)
+		r = err_out(EXIT_PARTIAL, "out of memory");
+	if (!r && c->json) {
+		struct json_object *o = header_json(c, &w);
+
+		json_object_object_add(o, "packages",
+				       vcp_render_map_json(w.host, w.vms, &map));
+		json_object_object_add(o, "vms", vcp_render_vms_json(
+			w.host, w.vms, w.n_vms, &c->policy));
+		print_json(o);
+	} else if (!r) {
+		header_text(c, &w);
+		printf("packages:\n");
+		vcp_render_map_text(stdout, w.host, w.vms, &map);
+		printf("VMs:\n");
+		vcp_render_vms_text(stdout, w.host, w.vms, w.n_vms, &c->policy);
+	}
+	vcp_pkg_map_clear(&map);
+	vcp_world_clear(&w);
+	return r;
+}
+
+/* ---- plan and apply ---- */
+
+struct planned {
+	struct vcp_cycle cy;
+	struct vcp_pkg_map before, after;
+};
+
+static void planned_clear(struct planned *p)
+{
+	vcp_pkg_map_clear(&p->before);
+	vcp_pkg_map_clear(&p->after);
+	vcp_cycle_clear(&p->cy);
+}
+
+static int make_plan(struct ctx *c, struct planned *p)
+{
+	struct vcp_world *w = &p->cy.w;
+	char *err = NULL;
+	int r = vcp_cycle_plan(c->v, c->k, c->mode, c->sample_ms, NULL,
+			       &c->policy, time(NULL), &p->cy, &err);
+
+	if (r < 0) {
+		err_out(0, "%s", err ? err : strerror(-r));
+		free(err);
+		return EXIT_PARTIAL;
+	}
+	for (size_t i = 0; i < w->n_issues; i++)
+		err_out(0, "'%s': %s", w->issues[i].vm, w->issues[i].msg);
+	r = vcp_pkg_map_build(w->host, w->vms, w->n_vms, NULL, &p->before);
+	if (r == 0)
+		r = vcp_pkg_map_build(w->host, w->vms, w->n_vms, p->cy.plan,
+				      &p->after);
+	if (r < 0)
+		return err_out(EXIT_PARTIAL, "out of memory");
+	return 0;
+}
+
+static void plan_summary_text(const struct planned *p)
+{
+	const struct vcp_plan *pl = p->cy.plan;
+
+	printf("plan:   level %d, %zu of %zu packages active, demand %.2f of %.2f CPUs usable",
+	       pl->level, pl->n_active, pl->n_packages, pl->demand, pl->capacity);
+	if (pl->overcommit > 0)
+		printf(", OVERCOMMITTED by %.2f CPUs", pl->overcommit);
+	putchar('\n');
+	for (size_t i = 0; i < pl->n_vms; i++)
+		if (pl->vms[i].degraded)
+			printf("warning: '%s': %s\n", pl->vms[i].name,
+			       pl->vms[i].degraded);
+}
+
+static int report_plan(struct ctx *c, struct planned *p,
+		       const struct vcp_apply_result *res,
+		       const struct vcp_world *after_w,
+		       const struct vcp_pkg_map *after_map)
+{
+	if (c->json) {
+		struct json_object *o = header_json(c, &p->cy.w);
+
+		json_object_object_add(o, "plan", vcp_plan_to_json(
+			p->cy.plan, p->cy.w.host, p->cy.w.vms));
+		json_object_object_add(o, "before", vcp_render_map_json(
+			p->cy.w.host, p->cy.w.vms, &p->before));
+		json_object_object_add(o, res ? "after" : "planned",
+			res ? vcp_render_map_json(after_w->host, after_w->vms,
+						  after_map) :
+			      vcp_render_map_json(p->cy.w.host, p->cy.w.vms, &p->after));
+		json_object_object_add(o, "actions", vcp_render_actions_json(
+			p->cy.w.vms, &p->cy.acts, res));
+		if (res)
+			json_object_object_add(o, "vms", vcp_render_vms_json(
+				after_w->host, after_w->vms, after_w->n_vms,
+				&c->policy));
+		print_json(o);
+		return 0;
+	}
+	header_text(c, &p->cy.w);
+	plan_summary_text(p);
+	printf("before:\n");
+	vcp_render_map_text(stdout, p->cy.w.host, p->cy.w.vms, &p->before);
+	printf(res ? "actions:\n" : "actions (dry run, nothing changed):\n");
+	vcp_render_actions_text(stdout, p->cy.w.vms, &p->cy.acts, res);
+	if (res) {
+		printf("after (as libvirt now reports it):\n");
+		vcp_render_map_text(stdout, after_w->host, after_w->vms, after_map);
+		printf("VMs:\n");
+		vcp_render_vms_text(stdout, after_w->host, after_w->vms,
+				    after_w->n_vms, &c->policy);
+	} else {
+		printf("planned:\n");
+		vcp_render_map_text(stdout, p->cy.w.host, p->cy.w.vms, &p->after);
+	}
+	return 0;
+}
+
+static int cmd_plan(struct ctx *c, int argc, char **argv)
+{
+	struct planned p = { 0 };
+	int r;
+
+	if (argc > 1)
+		return err_out(EXIT_USAGE, "plan takes no arguments, got '%s'",
+			       argv[1]);
+	r = setup(c, true);
+	if (!r)
+		r = make_plan(c, &p);
+	if (!r)
+		r = report_plan(c, &p, NULL, NULL, NULL);
+	planned_clear(&p);
+	return r;
+}
+
+static int cmd_apply(struct ctx *c, int argc, char **argv)
+{
+	struct planned p = { 0 };
+	struct vcp_apply_result res = { 0 };
+	struct vcp_world after = { 0 };
+	struct vcp_pkg_map amap = { 0 };
+	int r;
+
+	if (argc > 1)
+		return err_out(EXIT_USAGE, "apply takes no arguments, got '%s'",
+			       argv[1]);
+	r = setup(c, false);
+	if (!r)
+		r = make_plan(c, &p);
+	if (!r && vcp_apply_actions(c->v, c->k, p.cy.w.host, p.cy.w.vms, &p.cy.acts,
+				    &res) < 0)
+		r = err_out(EXIT_PARTIAL, "out of memory");
+	if (!r)
+		r = observe(c, &after, 0, false);
+	if (!r && vcp_pkg_map_build(after.host, after.vms, after.n_vms, NULL,
+				    &amap) < 0)
+		r = err_out(EXIT_PARTIAL, "out of memory");
+	if (!r) {
+		report_plan(c, &p, &res, &after, &amap);
+		for (size_t i = 0; i < res.n; i++)
+			if (res.e[i].outcome == VCP_FAILED ||
+			    res.e[i].outcome == VCP_RETRY)
+				err_out(0, "%s", res.e[i].msg ? res.e[i].msg :
+					"an action failed");
+		if (res.n_failed)
+			r = EXIT_PARTIAL;
+	}
+	vcp_pkg_map_clear(&amap);
+	vcp_world_clear(&after);
+	vcp_apply_result_clear(&res);
+	planned_clear(&p);
+	return r;
+}
+
+/* ---- tag ---- */
+
+static int parse_tag_args(int argc, char **argv, const char **ret_dom,
+			  struct vcp_tag *ret)
+{
+	static const struct option opts[] = {
+		{ "priority", required_argument, NULL, 'P' },
+		{ "class", required_argument, NULL, 'C' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	struct vcp_tag t = { 0 };
+	int o;
+
+	optind = 0;
+	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (o == 'h') {
+			print_cmd_help("tag");
+			exit(0);
+		} else if (o == 'P') {
+			if (vcp_priority_from_name(optarg, &t.priority) < 0)
+				return err_out(EXIT_USAGE, "priority '%s' is not one of high, normal, low", optarg);
+			t.has_priority = true;
+		} else if (o == 'C') {
+			if (vcp_class_from_name(optarg, &t.class) < 0)
+				return err_out(EXIT_USAGE, "class '%s' is not one of spread, balanced, pack", optarg);
+			t.has_class = true;
+		} else {
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1)
+		return err_out(EXIT_USAGE, "tag needs exactly one DOMAIN (see 'vcpack tag --help')");
+	if (!t.has_priority && !t.has_class)
+		return err_out(EXIT_USAGE, "tag needs --priority or --class");
+	*ret_dom = argv[optind];
+	*ret = t;
+	return 0;
+}
+
+static int cmd_tag(struct ctx *c, int argc, char **argv)
+{
+	const char *dom = NULL;
+	struct vcp_tag t;
+	char *err = NULL;
+	int r = parse_tag_args(argc, argv, &dom, &t);
+
+	if (r)
+		return r;
+	r = setup(c, false);
+	if (r)
+		return r;
+	r = vcp_virt_set_tag(c->v, dom, &t, &err);
+	if (r < 0) {
+		err_out(0, "%s", err ? err : strerror(-r));
+		free(err);
+		return r == -ENOENT ? EXIT_USAGE : EXIT_PARTIAL;
+	}
+	if (c->json) {
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "vm", json_object_new_string(dom));
+		json_object_object_add(o, "priority", t.has_priority ?
+			json_object_new_string(vcp_priority_name(t.priority)) : NULL);
+		json_object_object_add(o, "class", t.has_class ?
+			json_object_new_string(vcp_class_name(t.class)) : NULL);
+		print_json(o);
+	} else {
+		char *xml = vcp_tag_format(&t);
+
+		printf("tagged '%s': %s\n", dom, xml ? xml : "");
+		free(xml);
+	}
+	return 0;
+}
+
+/* ---- restore ---- */
+
+static int select_vms(const struct vcp_world *w, int argc, char **argv,
+		      bool **ret_only)
+{
+	bool *only;
+
+	if (argc <= 1) {
+		*ret_only = NULL;
+		return 0;
+	}
+	only = calloc(w->n_vms ? w->n_vms : 1, sizeof(*only));
+	if (!only)
+		return err_out(EXIT_PARTIAL, "out of memory");
+	for (int a = 1; a < argc; a++) {
+		bool found = false;
+
+		for (size_t i = 0; i < w->n_vms; i++) {
+			if (strcmp(w->vms[i].name, argv[a]) == 0) {
+				only[i] = true;
+				found = true;
+			}
+		}
+		if (!found) {
+			free(only);
+			return err_out(EXIT_USAGE, "no running domain '%s'; nothing restored", argv[a]);
+		}
+	}
+	*ret_only = only;
+	return 0;
+}
+
+static void restore_report(const struct ctx *c,
+			   const struct vcp_restore_result *res)
+{
+	struct json_object *arr = json_object_new_array();
+
+	for (size_t i = 0; i < res->n; i++) {
+		const struct vcp_restore_entry *e = &res->e[i];
+		struct json_object *o = json_object_new_object();
+
+		if (!c->json)
+			printf("  %-20s %s%s%s\n", e->vm,
+			       e->outcome != VCP_DONE ? vcp_outcome_name(e->outcome) :
+			       e->had_record ? "restored to its original pins" :
+					       "nothing recorded, left as it is",
+			       e->msg ? ": " : "", e->msg ? e->msg : "");
+		json_object_object_add(o, "vm", json_object_new_string(e->vm));
+		json_object_object_add(o, "outcome",
+			json_object_new_string(vcp_outcome_name(e->outcome)));
+		json_object_object_add(o, "had_record",
+				       json_object_new_boolean(e->had_record));
+		json_object_object_add(o, "message", e->msg ?
+				       json_object_new_string(e->msg) : NULL);
+		json_object_array_add(arr, o);
+	}
+	if (c->json) {
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "restored", arr);
+		print_json(o);
+	} else {
+		json_object_put(arr);
+	}
+}
+
+static int cmd_restore(struct ctx *c, int argc, char **argv)
+{
+	struct vcp_world w = { 0 };
+	struct vcp_restore_result res = { 0 };
+	bool *only = NULL;
+	int r = setup(c, false);
+
+	if (!r)
+		r = observe(c, &w, 0, true);
+	if (!r)
+		r = select_vms(&w, argc, argv, &only);
+	if (!r && vcp_apply_restore(c->v, c->k, w.host, w.vms, w.n_vms, only,
+				    &res) < 0)
+		r = err_out(EXIT_PARTIAL, "out of memory");
+	if (!r) {
+		if (!c->json)
+			printf("restore:\n");
+		restore_report(c, &res);
+		if (res.n_failed)
+			r = EXIT_PARTIAL;
+	}
+	free(only);
+	vcp_restore_result_clear(&res);
+	vcp_world_clear(&w);
+	return r;
+}
+
+/* ---- main ---- */
+
+static const struct {
+	const char *name;
+	int (*fn)(struct ctx *c, int argc, char **argv);
+} commands[] = {
+	{ "status", cmd_status }, { "plan", cmd_plan },
+	{ "apply", cmd_apply },	  { "tag", cmd_tag },
+	{ "restore", cmd_restore },
+};
+
+static int parse_global(struct ctx *c, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "connect", required_argument, NULL, 'c' },
+		{ "policy", required_argument, NULL, 'p' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "mode", required_argument, NULL, 'm' },
+		{ "sample", required_argument, NULL, 's' },
+		{ "root", required_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ 0 }
+	};
+	char *end;
+	long v;
+	int o;
+
+	while ((o = getopt_long(argc, argv, "+c:p:jhV", opts, NULL)) != -1) {
+		switch (o) {
+		case 'c': c->uri = optarg; break;
+		case 'p': c->policy_path = optarg; break;
+		case 'j': c->json = true; break;
+		case 'r': c->root = optarg; break;
+		case 'm':
+			c->force_mode = vcp_mode_parse(optarg);
+			if (c->force_mode == -2)
+				return err_out(EXIT_USAGE, "--mode '%s' is not one of auto, pin, kernel", optarg);
+			break;
+		case 's':
+			v = strtol(optarg, &end, 10);
+			if (*end || v < 0 || v > 600000)
+				return err_out(EXIT_USAGE, "--sample '%s' is not a number of milliseconds from 0 to 600000", optarg);
+			c->sample_ms = (unsigned int)v;
+			break;
+		case 'h': fputs(usage_text, stdout); exit(0);
+		case 'V': puts("vcpack " VCP_VERSION); exit(0);
+		default: return EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct ctx c = { .force_mode = -1, .sample_ms = 1000 };
+	int r = parse_global(&c, argc, argv);
+
+	if (r)
+		return r;
+	if (optind >= argc) {
+		fputs(usage_text, stderr);
+		return EXIT_USAGE;
+	}
+	argc -= optind;
+	argv += optind;
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (strcmp(argv[0], commands[i].name) != 0)
+			continue;
+		if (argc > 1 && (strcmp(argv[1], "--help") == 0 ||
+				 strcmp(argv[1], "-h") == 0)) {
+			print_cmd_help(argv[0]);
+			return 0;
+		}
+		r = commands[i].fn(&c, argc, argv);
+		teardown(&c);
+		return r;
+	}
+	return err_out(EXIT_USAGE, "unknown command '%s' (see 'vcpack --help')",
+		       argv[0]);
+}

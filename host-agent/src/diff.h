@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * diff.h - what carrying out a plan would change, as a list of actions.
+ * Pure: the same inputs give the same list, in a fixed order (per VM in
+ * input order: save, emulator, vCPUs by id, class; the host level last).
+ */
+#ifndef VCP_DIFF_H
+#define VCP_DIFF_H
+
+#include <stddef.h>
+
+#include "model.h"
+
+enum vcp_act_kind {
+	VCP_ACT_SAVE = 0,	/* record the VM's original pins first */
+	VCP_ACT_PIN_EMULATOR,
+	VCP_ACT_PIN_VCPU,
+	VCP_ACT_SET_CLASS,	/* cpu.consolidate of the VM's cgroup */
+	VCP_ACT_SET_LEVEL,	/* sched_mc_power_savings */
+};
+
+struct vcp_action {
+	enum vcp_act_kind kind;
+	size_t vm;		/* index into the VMs (not for SET_LEVEL) */
+	unsigned int vcpu;	/* PIN_VCPU only */
+	struct vcp_cpuset from;	/* PIN_*: current pins */
+	struct vcp_cpuset to;	/* PIN_*: planned pins */
+	bool has_from_class;
+	enum vcp_class from_class;
+	enum vcp_class to_class;
+	int from_level;		/* -1 when unknown */
+	int to_level;
+};
+
+struct vcp_actions {
+	struct vcp_action *a;
+	size_t n;
+};
+
+/*
+ * @cur_level: the host's sched_mc_power_savings now, or -1 where the
+ * knob is absent (then no level action is emitted). Class actions are
+ * emitted in kernel mode for VMs whose QEMU pid is known.
+ * 0 or -ENOMEM; *ret is untouched on failure.
+ */
+int vcp_diff_compute(const struct vcp_host *host, const struct vcp_vm *vms,
+		     size_t n_vms, const struct vcp_plan *plan, int cur_level,
+		     struct vcp_actions *ret);
+void vcp_actions_clear(struct vcp_actions *a);
+/* Number of actions that change something for VM @vm. */
+size_t vcp_actions_count_vm(const struct vcp_actions *a, size_t vm);
+const char *vcp_act_kind_name(enum vcp_act_kind k);
+
+#endif

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * jsonfile.h - reading the JSON files people write (policy.json,
+ * FLEET.json): whole-file reads with a size limit, and parsing with the
+ * line of the first error in the message. No other I/O.
+ */
+#ifndef VCP_JSONFILE_H
+#define VCP_JSONFILE_H
+
+#include <stddef.h>
+
+#include <json-c/json.h>
+
+/* Read @path (at most @max bytes) into a NUL-terminated buffer. 0, -errno
+ * with "PATH: reason" in *ret_err, -EFBIG past @max, -ENOMEM. */
+int vcp_file_read(const char *path, size_t max, char **ret, char **ret_err);
+/* Parse one JSON value filling all of @text (white space may follow).
+ * -EINVAL with "SOURCE: not valid JSON at line N: reason". */
+int vcp_json_parse(const char *text, const char *source,
+		   struct json_object **ret, char **ret_err);
+/* How a value looks in a message: its JSON text ("null" for NULL). */
+const char *vcp_json_shown(struct json_object *v);
+
+#endif

@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * render.c - human tables and machine JSON for what vcpack observes and
+ * does. Text is for people (aligned columns, one line per thing); JSON
+ * keys never change meaning once released.
+ */
+#include "render.h"
+
+#include <string.h>
+
+#include "planner.h"
+#include "policy.h"
+
+static const char *fmt_set(const struct vcp_cpuset *s, char *buf, size_t len)
+{
+	if (vcp_cpuset_format(s, buf, len) < 0)
+		snprintf(buf, len, "(%u cpus)", vcp_cpuset_count(s));
+	return buf[0] ? buf : "-";
+}
+
+/* Union of a VM's vCPU pins. */
+static void vm_pins(const struct vcp_vm *vm, struct vcp_cpuset *ret)
+{
+	vcp_cpuset_zero(ret);
+	for (unsigned int i = 0; i < vm->n_vcpus; i++)
+		vcp_cpuset_or(ret, &vm->vcpu_pins[i]);
+}
+
+static double vm_demand(const struct vcp_vm *vm, bool *known)
+{
+	double d = 0;
+
+	*known = vm->n_vcpus > 0;
+	for (unsigned int i = 0; i < vm->n_vcpus; i++) {
+		if (vm->demand[i] < 0)
+			*known = false;
+		else
+			d += vm->demand[i];
+	}
+	return d;
+}
+
+void vcp_render_map_text(FILE *f, const struct vcp_host *host,
+			 const struct vcp_vm *vms,
+			 const struct vcp_pkg_map *map)
+{
+	char buf[256];
+
+	for (size_t p = 0; p < map->n; p++) {
+		const struct vcp_pkg_view *v = &map->p[p];
+
+		fprintf(f, "  package %-3d cpus %-12s %-6s %3u vCPUs  ", v->id,
+			fmt_set(&host->packages[p].cpus, buf, sizeof(buf)),
+			v->awake ? "awake" : "idle", v->n_vcpus);
+		if (!v->n_vms)
+			fputs("(no VMs)", f);
+		for (size_t i = 0; i < v->n_vms; i++)
+			fprintf(f, "%s%s", i ? ", " : "", vms[v->vms[i]].name);
+		if (v->by_free)
+			fputs("  (not gathered at this level)\n", f);
+		else
+			fputs(v->awake ? "\n" : "  -> can sleep\n", f);
+	}
+	fprintf(f, "  %zu of %zu packages awake\n", map->n_awake, map->n);
+}
+
+static const char *vm_class_label(const struct vcp_vm *vm,
+				  const struct vcp_policy *policy)
+{
+	if (!vm->managed)
+		return "untouched";
+	return vcp_class_name(vcp_plan_vm_class(vm, policy));
+}
+
+void vcp_render_vms_text(FILE *f, const struct vcp_host *host,
+			 const struct vcp_vm *vms, size_t n_vms,
+			 const struct vcp_policy *policy)
+{
+	char buf[256];
+
+	fprintf(f, "  %-20s %-10s %-7s %5s %-8s %s\n", "VM", "CLASS", "TAG",
+		"VCPUS", "DEMAND", "PINNED TO");
+	for (size_t i = 0; i < n_vms; i++) {
+		const struct vcp_vm *vm = &vms[i];
+		struct vcp_cpuset all;
+		char dem[16];
+		bool known;
+		double d = vm_demand(vm, &known);
+
+		vm_pins(vm, &all);
+		if (known)
+			snprintf(dem, sizeof(dem), "%.2f", d);
+		else
+			snprintf(dem, sizeof(dem), "?");
+		fprintf(f, "  %-20s %-10s %-7s %5u %-8s %s\n", vm->name,
+			vm_class_label(vm, policy),
+			!vm->has_tag ? "-" :
+			vm->tag.has_class ? "class" : "prio",
+			vm->n_vcpus, dem, fmt_set(&all, buf, sizeof(buf)));
+	}
+	(void)host;
+}
+
+void vcp_render_actions_text(FILE *f, const struct vcp_vm *vms,
+			     const struct vcp_actions *acts,
+			     const struct vcp_apply_result *res)
+{
+	char a[256], b[256];
+
+	if (!acts->n)
+		fputs("  nothing to change\n", f);
+	for (size_t i = 0; i < acts->n; i++) {
+		const struct vcp_action *x = &acts->a[i];
+		const char *who = x->kind == VCP_ACT_SET_LEVEL ? "host" :
+				  vms[x->vm].name;
+
+		fprintf(f, "  %-14s %-20s ", vcp_act_kind_name(x->kind), who);
+		switch (x->kind) {
+		case VCP_ACT_SAVE:
+			fputs("record original pins in metadata", f);
+			break;
+		case VCP_ACT_PIN_VCPU:
+			fprintf(f, "vcpu %-3u %s -> %s", x->vcpu,
+				fmt_set(&x->from, a, sizeof(a)),
+				fmt_set(&x->to, b, sizeof(b)));
+			break;
+		case VCP_ACT_PIN_EMULATOR:
+			fprintf(f, "emulator %s -> %s",
+				fmt_set(&x->from, a, sizeof(a)),
+				fmt_set(&x->to, b, sizeof(b)));
+			break;
+		case VCP_ACT_SET_CLASS:
+			fprintf(f, "cpu.consolidate %s -> %s",
+				x->has_from_class ? vcp_class_name(x->from_class) : "?",
+				vcp_class_name(x->to_class));
+			break;
+		case VCP_ACT_SET_LEVEL:
+			fprintf(f, "sched_mc_power_savings %d -> %d",
+				x->from_level, x->to_level);
+			break;
+		}
+		if (res && i < res->n)
+			fprintf(f, "  [%s]%s%s", vcp_outcome_name(res->e[i].outcome),
+				res->e[i].msg ? " " : "",
+				res->e[i].msg ? res->e[i].msg : "");
+		fputc('\n', f);
+	}
+}
+
+struct json_object *vcp_render_cpuset_json(const struct vcp_cpuset *s)
+{
+	char buf[4096];
+
+	if (vcp_cpuset_format(s, buf, sizeof(buf)) < 0)
+		return json_object_new_string("");
+	return json_object_new_string(buf);
+}
+
+struct json_object *vcp_render_map_json(const struct vcp_host *host,
+					const struct vcp_vm *vms,
+					const struct vcp_pkg_map *map)
+{
+	struct json_object *arr = json_object_new_array();
+
+	for (size_t p = 0; p < map->n; p++) {
+		struct json_object *o = json_object_new_object();
+		struct json_object *names = json_object_new_array();
+		const struct vcp_pkg_view *v = &map->p[p];
+
+		for (size_t i = 0; i < v->n_vms; i++)
+			json_object_array_add(names,
+				json_object_new_string(vms[v->vms[i]].name));
+		json_object_object_add(o, "id", json_object_new_int(v->id));
+		json_object_object_add(o, "cpus",
+			vcp_render_cpuset_json(&host->packages[p].cpus));
+		json_object_object_add(o, "awake",
+				       json_object_new_boolean(v->awake));
+		json_object_object_add(o, "not_gathered",
+				       json_object_new_boolean(v->by_free));
+		json_object_object_add(o, "vcpus",
+				       json_object_new_int((int)v->n_vcpus));
+		json_object_object_add(o, "vms", names);
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
+
+static struct json_object *vm_json(const struct vcp_vm *vm,
+				   const struct vcp_policy *policy)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *pins = json_object_new_array();
+	struct json_object *tag = NULL;
+	bool known;
+	double d = vm_demand(vm, &known);
+
+	for (unsigned int i = 0; i < vm->n_vcpus; i++)
+		json_object_array_add(pins,
+				      vcp_render_cpuset_json(&vm->vcpu_pins[i]));
+	if (vm->has_tag) {
+		tag = json_object_new_object();
+		if (vm->tag.has_priority)
+			json_object_object_add(tag, "priority",
+				json_object_new_string(vcp_priority_name(vm->tag.priority)));
+		if (vm->tag.has_class)
+			json_object_object_add(tag, "class",
+				json_object_new_string(vcp_class_name(vm->tag.class)));
+	}
+	json_object_object_add(o, "name", json_object_new_string(vm->name));
+	json_object_object_add(o, "uuid", json_object_new_string(vm->uuid));
+	json_object_object_add(o, "class",
+		json_object_new_string(vm_class_label(vm, policy)));
+	json_object_object_add(o, "managed", json_object_new_boolean(vm->managed));
+	json_object_object_add(o, "tag", tag);
+	json_object_object_add(o, "vcpus", json_object_new_int((int)vm->n_vcpus));
+	json_object_object_add(o, "demand", known ?
+		vcp_json_double3(d) : NULL);
+	json_object_object_add(o, "pins", pins);
+	json_object_object_add(o, "emulator",
+			       vcp_render_cpuset_json(&vm->emulator_pins));
+	json_object_object_add(o, "original_recorded",
+			       json_object_new_boolean(vm->has_saved));
+	return o;
+}
+
+struct json_object *vcp_render_vms_json(const struct vcp_host *host,
+					const struct vcp_vm *vms,
+					size_t n_vms,
+					const struct vcp_policy *policy)
+{
+	struct json_object *arr = json_object_new_array();
+
+	for (size_t i = 0; i < n_vms; i++)
+		json_object_array_add(arr, vm_json(&vms[i], policy));
+	(void)host;
+	return arr;
+}
+
+struct json_object *vcp_render_actions_json(const struct vcp_vm *vms,
+					    const struct vcp_actions *acts,
+					    const struct vcp_apply_result *res)
+{
+	struct json_object *arr = json_object_new_array();
+
+	for (size_t i = 0; i < acts->n; i++) {
+		const struct vcp_action *x = &acts->a[i];
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "action",
+			json_object_new_string(vcp_act_kind_name(x->kind)));
+		json_object_object_add(o, "vm", x->kind == VCP_ACT_SET_LEVEL ?
+			NULL : json_object_new_string(vms[x->vm].name));
+		if (x->kind == VCP_ACT_PIN_VCPU)
+			json_object_object_add(o, "vcpu",
+				json_object_new_int((int)x->vcpu));
+		if (x->kind == VCP_ACT_PIN_VCPU ||
+		    x->kind == VCP_ACT_PIN_EMULATOR) {
+			json_object_object_add(o, "from",
+					       vcp_render_cpuset_json(&x->from));
+			json_object_object_add(o, "to",
+					       vcp_render_cpuset_json(&x->to));
+		}
+		if (x->kind == VCP_ACT_SET_CLASS)
+			json_object_object_add(o, "to",
+				json_object_new_string(vcp_class_name(x->to_class)));
+		if (x->kind == VCP_ACT_SET_LEVEL)
+			json_object_object_add(o, "to",
+				json_object_new_int(x->to_level));
+		if (res && i < res->n) {
+			json_object_object_add(o, "outcome",
+				json_object_new_string(vcp_outcome_name(res->e[i].outcome)));
+			json_object_object_add(o, "message", res->e[i].msg ?
+				json_object_new_string(res->e[i].msg) : NULL);
+		}
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}

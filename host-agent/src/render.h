@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * render.h - text and JSON renderings of the package map, the VM table,
+ * actions and their outcomes. The JSON shapes are the CLI's stable
+ * --json interface (documented in host-agent/man/vcpack.1.md).
+ */
+#ifndef VCP_RENDER_H
+#define VCP_RENDER_H
+
+#include <stdio.h>
+
+#include <json-c/json.h>
+
+#include "apply.h"
+#include "diff.h"
+#include "model.h"
+#include "report.h"
+
+void vcp_render_map_text(FILE *f, const struct vcp_host *host,
+			 const struct vcp_vm *vms,
+			 const struct vcp_pkg_map *map);
+void vcp_render_vms_text(FILE *f, const struct vcp_host *host,
+			 const struct vcp_vm *vms, size_t n_vms,
+			 const struct vcp_policy *policy);
+void vcp_render_actions_text(FILE *f, const struct vcp_vm *vms,
+			     const struct vcp_actions *acts,
+			     const struct vcp_apply_result *res);
+
+struct json_object *vcp_render_map_json(const struct vcp_host *host,
+					const struct vcp_vm *vms,
+					const struct vcp_pkg_map *map);
+struct json_object *vcp_render_vms_json(const struct vcp_host *host,
+					const struct vcp_vm *vms,
+					size_t n_vms,
+					const struct vcp_policy *policy);
+struct json_object *vcp_render_actions_json(const struct vcp_vm *vms,
+					    const struct vcp_actions *acts,
+					    const struct vcp_apply_result *res);
+/* A cpulist string as a JSON string. */
+struct json_object *vcp_render_cpuset_json(const struct vcp_cpuset *s);
+
+#endif

@@ -1,0 +1,818 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * virt.c - the one place that talks to libvirt.
+ *
+ * Reads the host topology, the running domains (tags, pins, saved
+ * originals), vCPU statistics; writes vCPU/emulator pins and vcpack's
+ * metadata. libvirt's default error printer is silenced; every failure
+ * becomes -errno plus a message the caller reports once. Pins are written
+ * with VIR_DOMAIN_AFFECT_CURRENT (live for a running domain), which both
+ * the QEMU and the test driver accept.
+ */
+#include "virt.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <libvirt/libvirt.h>
+#include <libvirt/virterror.h>
+
+#include "topology.h"
+
+struct vcp_virt {
+	virConnectPtr conn;
+	struct vcp_virt_watch watch;
+	int cb_ids[3];
+	int n_cb;
+	bool close_cb;
+	char *uri;
+	char *hostname;
+	char driver[32];
+	bool local;
+};
+
+static void quiet_error(void *opaque, virErrorPtr err)
+{
+}
+
+/* Sort libvirt's last error into an errno (see virt.h). */
+static int last_errno(void)
+{
+	virErrorPtr e = virGetLastError();
+
+	if (!e)
+		return -EIO;
+	switch (e->code) {
+	case VIR_ERR_NO_DOMAIN:
+	case VIR_ERR_NO_DOMAIN_METADATA:
+		return -ENOENT;
+	case VIR_ERR_OPERATION_TIMEOUT:
+	case VIR_ERR_AGENT_UNRESPONSIVE:
+	case VIR_ERR_RPC:
+		return -EAGAIN;
+	case VIR_ERR_NO_SUPPORT:
+	case VIR_ERR_ARGUMENT_UNSUPPORTED:
+		return -ENOTSUP;
+	case VIR_ERR_OPERATION_DENIED:
+	case VIR_ERR_AUTH_FAILED:
+	case VIR_ERR_AUTH_CANCELLED:
+		return -EPERM;
+	case VIR_ERR_OPERATION_INVALID:
+		/* "domain is not running": it went away under us */
+		return -ENOENT;
+	case VIR_ERR_INVALID_ARG:
+		return -EINVAL;
+	default:
+		return -EIO;
+	}
+}
+
+static char *vfmt(const char *fmt, va_list ap)
+{
+	char *s = NULL;
+
+	if (vasprintf(&s, fmt, ap) < 0)
+		return NULL;
+	return s;
+}
+
+/* "<context>: <libvirt's message>"; returns the errno to hand back. */
+static int fail(char **ret_err, const char *fmt, ...)
+{
+	int r = last_errno();
+	const char *msg = virGetLastErrorMessage();
+	char *ctx;
+	va_list ap;
+
+	va_start(ap, fmt);
+	ctx = vfmt(fmt, ap);
+	va_end(ap);
+	if (ret_err) {
+		free(*ret_err);
+		*ret_err = NULL;
+		if (asprintf(ret_err, "%s: %s", ctx ? ctx : "libvirt",
+			     msg ? msg : "unknown error") < 0)
+			*ret_err = NULL;
+	}
+	free(ctx);
+	virResetLastError();
+	return r;
+}
+
+static int set_err(char **ret_err, int r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ret_err) {
+		free(*ret_err);
+		va_start(ap, fmt);
+		*ret_err = vfmt(fmt, ap);
+		va_end(ap);
+	}
+	return r;
+}
+
+void vcp_vm_issues_free(struct vcp_vm_issue *v, size_t n)
+{
+	if (!v)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].vm);
+		free(v[i].msg);
+	}
+	free(v);
+}
+
+int vcp_virt_open(const char *uri, bool readonly, struct vcp_virt **ret,
+		  char **ret_err)
+{
+	struct vcp_virt *v;
+	const char *type;
+	char *u;
+
+	virSetErrorFunc(NULL, quiet_error);
+	if (virInitialize() < 0)
+		return fail(ret_err, "Failed to initialise libvirt");
+	v = calloc(1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	v->conn = readonly ? virConnectOpenReadOnly(uri) : virConnectOpen(uri);
+	if (!v->conn) {
+		free(v);
+		return fail(ret_err, "Failed to connect to '%s'",
+			    uri ? uri : "default URI");
+	}
+	virConnSetErrorFunc(v->conn, NULL, quiet_error);
+	u = virConnectGetURI(v->conn);
+	v->uri = u ? u : strdup(uri ? uri : "");
+	v->hostname = virConnectGetHostname(v->conn);
+	type = virConnectGetType(v->conn);
+	snprintf(v->driver, sizeof(v->driver), "%s", type ? type : "?");
+	/* no host part: this machine (qemu:///system, qemu+unix:///...) */
+	v->local = strstr(v->uri, ":///") != NULL;
+	virResetLastError();
+	*ret = v;
+	return 0;
+}
+
+static void unwatch(struct vcp_virt *v);
+
+void vcp_virt_close(struct vcp_virt *v)
+{
+	if (!v)
+		return;
+	unwatch(v);
+	if (v->conn)
+		virConnectClose(v->conn);
+	free(v->uri);
+	free(v->hostname);
+	free(v);
+}
+
+const char *vcp_virt_uri(const struct vcp_virt *v)
+{
+	return v->uri;
+}
+
+const char *vcp_virt_driver(const struct vcp_virt *v)
+{
+	return v->driver;
+}
+
+bool vcp_virt_is_test_driver(const struct vcp_virt *v)
+{
+	return strcmp(v->driver, "TEST") == 0 || strcmp(v->driver, "Test") == 0;
+}
+
+const char *vcp_virt_hostname(const struct vcp_virt *v)
+{
+	return v->hostname ? v->hostname : "?";
+}
+
+int vcp_virt_host(struct vcp_virt *v, struct vcp_host **ret, char **ret_err)
+{
+	virNodeInfo info;
+	char *caps = virConnectGetCapabilities(v->conn);
+	int r;
+
+	if (!caps)
+		return fail(ret_err, "Failed to read the host capabilities of '%s'",
+			    v->uri);
+	r = vcp_topology_from_caps(caps, ret, ret_err);
+	free(caps);
+	if (r != -ENODATA)
+		return r;
+	if (virNodeGetInfo(v->conn, &info) < 0)
+		return fail(ret_err, "Failed to read node info of '%s'", v->uri);
+	return vcp_topology_from_nodeinfo(info.nodes, info.sockets, info.cores,
+					  info.threads, ret);
+}
+
+int vcp_virt_host_memory(struct vcp_virt *v, unsigned long long *ret_kib,
+			 char **ret_err)
+{
+	virNodeInfo info;
+
+	if (virNodeGetInfo(v->conn, &info) < 0)
+		return fail(ret_err, "Failed to read node info of '%s'", v->uri);
+	*ret_kib = info.memory;
+	return 0;
+}
+
+char *vcp_virt_capabilities(struct vcp_virt *v)
+{
+	char *caps = virConnectGetCapabilities(v->conn);
+
+	virResetLastError();
+	return caps;
+}
+
+int vcp_virt_cpu_runs_here(struct vcp_virt *v, const char *cpu_xml,
+			   bool *ret_ok, char **ret_err)
+{
+	int r = virConnectCompareCPU(v->conn, cpu_xml, 0);
+
+	if (r == VIR_CPU_COMPARE_ERROR)
+		return fail(ret_err, "Failed to compare a CPU with the host CPU of '%s'",
+			    v->uri);
+	*ret_ok = r == VIR_CPU_COMPARE_IDENTICAL ||
+		  r == VIR_CPU_COMPARE_SUPERSET;
+	return 0;
+}
+
+/* ---- domains ---- */
+
+static int read_pins(virDomainPtr dom, struct vcp_vm *vm, unsigned int maxcpus,
+		     char **ret_err)
+{
+	int maplen = VIR_CPU_MAPLEN((int)maxcpus);
+	unsigned char *maps = calloc(vm->n_vcpus ? vm->n_vcpus : 1,
+				     (size_t)maplen);
+	int n;
+
+	if (!maps)
+		return -ENOMEM;
+	n = virDomainGetVcpuPinInfo(dom, (int)vm->n_vcpus, maps, maplen,
+				    VIR_DOMAIN_AFFECT_CURRENT);
+	if (n < 0) {
+		free(maps);
+		return fail(ret_err, "Failed to read vCPU pins of '%s'",
+			    vm->name);
+	}
+	for (int i = 0; i < n && (unsigned int)i < vm->n_vcpus; i++)
+		vcp_cpuset_from_map(&vm->vcpu_pins[i],
+				    maps + (size_t)i * (size_t)maplen,
+				    (size_t)maplen);
+	n = virDomainGetEmulatorPinInfo(dom, maps, maplen,
+					VIR_DOMAIN_AFFECT_CURRENT);
+	if (n < 0) {
+		free(maps);
+		return fail(ret_err, "Failed to read emulator pins of '%s'",
+			    vm->name);
+	}
+	vcp_cpuset_from_map(&vm->emulator_pins, maps, (size_t)maplen);
+	free(maps);
+	return 0;
+}
+
+static char *get_meta(virDomainPtr dom, const char *ns)
+{
+	char *s = virDomainGetMetadata(dom, VIR_DOMAIN_METADATA_ELEMENT, ns,
+				       VIR_DOMAIN_AFFECT_CURRENT);
+
+	if (!s)
+		virResetLastError();
+	return s;
+}
+
+static int add_issue(struct vcp_vm_issue **issues, size_t *n,
+		     const char *vm, const char *msg)
+{
+	struct vcp_vm_issue *t = realloc(*issues, (*n + 1) * sizeof(**issues));
+
+	if (!t)
+		return -ENOMEM;
+	*issues = t;
+	t[*n].vm = strdup(vm);
+	t[*n].msg = strdup(msg ? msg : "unknown error");
+	(*n)++;
+	return 0;
+}
+
+/* The QEMU pid from libvirt's runtime state, for a local QEMU driver. */
+static int qemu_pid(const struct vcp_virt *v, const char *name)
+{
+	char path[512];
+	const char *rt = getenv("XDG_RUNTIME_DIR");
+	FILE *f;
+	int pid = 0;
+
+	if (!v->local || strcmp(v->driver, "QEMU") != 0)
+		return 0;
+	if (strstr(v->uri, "/system"))
+		snprintf(path, sizeof(path), "/run/libvirt/qemu/%s.pid", name);
+	else if (rt)
+		snprintf(path, sizeof(path), "%s/libvirt/qemu/run/%s.pid", rt,
+			 name);
+	else
+		return 0;
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%d", &pid) != 1)
+		pid = 0;
+	fclose(f);
+	return pid;
+}
+
+static void read_tag(virDomainPtr dom, struct vcp_vm *vm,
+		     struct vcp_vm_issue **issues, size_t *n_issues)
+{
+	char *xml = get_meta(dom, VCP_TAG_NS);
+	char *err = NULL;
+
+	vm->managed = true;
+	if (!xml)
+		return;
+	if (vcp_tag_parse(xml, &vm->tag, &err) < 0) {
+		char *msg = NULL;
+
+		vm->managed = false;
+		if (asprintf(&msg, "bad vcpack tag, VM left untouched: %s",
+			     err ? err : "invalid") < 0)
+			msg = NULL;
+		add_issue(issues, n_issues, vm->name, msg);
+		free(msg);
+	} else {
+		vm->has_tag = true;
+	}
+	free(err);
+	free(xml);
+}
+
+static int read_vm(struct vcp_virt *v, virDomainPtr dom,
+		   const struct vcp_host *host, struct vcp_vm *vm,
+		   struct vcp_vm_issue **issues, size_t *n_issues,
+		   char **ret_err)
+{
+	virDomainInfo info;
+	char *saved;
+	int r;
+
+	vm->name = strdup(virDomainGetName(dom));
+	if (!vm->name)
+		return -ENOMEM;
+	if (virDomainGetUUIDString(dom, vm->uuid) < 0)
+		vm->uuid[0] = '\0';
+	if (virDomainGetInfo(dom, &info) < 0)
+		return fail(ret_err, "Failed to read '%s'", vm->name);
+	r = vcp_vm_alloc_vcpus(vm, info.nrVirtCpu);
+	if (r < 0)
+		return r;
+	vm->running = true;
+	vm->mem_kib = info.memory;
+	vm->persistent = virDomainIsPersistent(dom) == 1;
+	vm->mem_node = -1;
+	r = read_pins(dom, vm, host->max_cpus, ret_err);
+	if (r < 0)
+		return r;
+	read_tag(dom, vm, issues, n_issues);
+	saved = get_meta(dom, VCP_STATE_NS);
+	vm->has_saved = saved != NULL;
+	free(saved);
+	vm->pid = qemu_pid(v, vm->name);
+	virResetLastError();
+	return 0;
+}
+
+static int cmp_vm_name(const void *a, const void *b)
+{
+	const struct vcp_vm *x = a, *y = b;
+
+	return strcmp(x->name, y->name);
+}
+
+int vcp_virt_list_vms(struct vcp_virt *v, const struct vcp_host *host,
+		      struct vcp_vm **ret_vms, size_t *ret_n,
+		      struct vcp_vm_issue **ret_issues, size_t *ret_n_issues,
+		      char **ret_err)
+{
+	virDomainPtr *doms = NULL;
+	struct vcp_vm *vms;
+	struct vcp_vm_issue *issues = NULL;
+	size_t n = 0, n_issues = 0;
+	int nd, r = 0;
+
+	nd = virConnectListAllDomains(v->conn, &doms,
+				      VIR_CONNECT_LIST_DOMAINS_ACTIVE);
+	if (nd < 0)
+		return fail(ret_err, "Failed to list the domains of '%s'",
+			    v->uri);
+	vms = calloc((size_t)nd + 1, sizeof(*vms));
+	if (!vms)
+		r = -ENOMEM;
+	for (int i = 0; r == 0 && i < nd; i++) {
+		char *err = NULL;
+		int q = read_vm(v, doms[i], host, &vms[n], &issues, &n_issues,
+				&err);
+
+		if (q == 0) {
+			n++;
+		} else if (q == -ENOENT) {
+			/* gone between list and read: not ours to report */
+			vcp_vm_clear(&vms[n]);
+		} else if (q == -ENOMEM) {
+			r = q;
+		} else {
+			add_issue(&issues, &n_issues,
+				  vms[n].name ? vms[n].name : "?", err);
+			vcp_vm_clear(&vms[n]);
+		}
+		free(err);
+	}
+	for (int i = 0; i < nd; i++)
+		virDomainFree(doms[i]);
+	free(doms);
+	if (r < 0) {
+		vcp_vms_free(vms, n);
+		vcp_vm_issues_free(issues, n_issues);
+		return r;
+	}
+	qsort(vms, n, sizeof(*vms), cmp_vm_name);
+	*ret_vms = vms;
+	*ret_n = n;
+	*ret_issues = issues;
+	*ret_n_issues = n_issues;
+	return 0;
+}
+
+/* ---- statistics ---- */
+
+void vcp_sample_free(struct vcp_sample *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n_vms; i++) {
+		free(s->vms[i].name);
+		free(s->vms[i].time_ns);
+		free(s->vms[i].delay_ns);
+	}
+	free(s->vms);
+	free(s);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void take_param(struct vcp_vcpu_sample *vs, const virTypedParameter *p,
+		       bool *have_time)
+{
+	unsigned int idx;
+	char what[16];
+
+	if (sscanf(p->field, "vcpu.%u.%15s", &idx, what) != 2 ||
+	    idx >= vs->n_vcpus || p->type != VIR_TYPED_PARAM_ULLONG)
+		return;
+	if (strcmp(what, "time") == 0) {
+		vs->time_ns[idx] = p->value.ul;
+		*have_time = true;
+	} else if (strcmp(what, "delay") == 0) {
+		vs->delay_ns[idx] = p->value.ul;
+	}
+}
+
+static int fill_sample(struct vcp_vcpu_sample *vs, virDomainStatsRecordPtr rec,
+		       bool *have_time)
+{
+	unsigned int n = 0;
+
+	for (int j = 0; j < rec->nparams; j++)
+		if (strcmp(rec->params[j].field, "vcpu.current") == 0)
+			n = rec->params[j].value.ui;
+	vs->name = strdup(virDomainGetName(rec->dom));
+	vs->n_vcpus = n;
+	vs->time_ns = calloc(n ? n : 1, sizeof(uint64_t));
+	vs->delay_ns = calloc(n ? n : 1, sizeof(uint64_t));
+	if (!vs->name || !vs->time_ns || !vs->delay_ns)
+		return -ENOMEM;
+	for (int j = 0; j < rec->nparams; j++)
+		take_param(vs, &rec->params[j], have_time);
+	return 0;
+}
+
+int vcp_virt_sample(struct vcp_virt *v, struct vcp_sample **ret,
+		    char **ret_err)
+{
+	virDomainStatsRecordPtr *recs = NULL;
+	struct vcp_sample *s;
+	int n, r = 0;
+
+	n = virConnectGetAllDomainStats(v->conn, VIR_DOMAIN_STATS_VCPU, &recs,
+					VIR_CONNECT_GET_ALL_DOMAINS_STATS_ACTIVE);
+	if (n < 0)
+		return fail(ret_err, "Failed to read domain statistics of '%s'",
+			    v->uri);
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		virDomainStatsRecordListFree(recs);
+		return -ENOMEM;
+	}
+	s->vms = calloc((size_t)n + 1, sizeof(*s->vms));
+	if (!s->vms)
+		r = -ENOMEM;
+	s->at_ns = now_ns();
+	for (int i = 0; r == 0 && i < n; i++, s->n_vms++)
+		r = fill_sample(&s->vms[i], recs[i], &s->have_vcpu_time);
+	virDomainStatsRecordListFree(recs);
+	if (r < 0) {
+		vcp_sample_free(s);
+		return r;
+	}
+	*ret = s;
+	return 0;
+}
+
+/* ---- writes ---- */
+
+static virDomainPtr lookup(struct vcp_virt *v, const char *name,
+			   char **ret_err, int *ret_r)
+{
+	virDomainPtr d = virDomainLookupByName(v->conn, name);
+
+	if (!d)
+		*ret_r = fail(ret_err, "Failed to find domain '%s'", name);
+	return d;
+}
+
+static int pin(struct vcp_virt *v, const char *name, int vcpu,
+	       const struct vcp_cpuset *set, unsigned int max_cpus,
+	       char **ret_err)
+{
+	int maplen = VIR_CPU_MAPLEN((int)max_cpus);
+	unsigned char *map = calloc(1, (size_t)maplen);
+	virDomainPtr d;
+	int r = 0;
+
+	if (!map)
+		return -ENOMEM;
+	if (vcp_cpuset_empty(set)) {
+		free(map);
+		return set_err(ret_err, -EINVAL, "Refusing an empty cpuset for '%s'",
+			       name);
+	}
+	vcp_cpuset_to_map(set, map, (size_t)maplen);
+	d = lookup(v, name, ret_err, &r);
+	if (d && vcpu >= 0 &&
+	    virDomainPinVcpuFlags(d, (unsigned int)vcpu, map, maplen,
+				  VIR_DOMAIN_AFFECT_CURRENT) < 0)
+		r = fail(ret_err, "Failed to pin vCPU %d of '%s'", vcpu, name);
+	if (d && vcpu < 0 &&
+	    virDomainPinEmulator(d, map, maplen, VIR_DOMAIN_AFFECT_CURRENT) < 0)
+		r = fail(ret_err, "Failed to pin the emulator threads of '%s'",
+			 name);
+	if (d)
+		virDomainFree(d);
+	free(map);
+	return r;
+}
+
+int vcp_virt_pin_vcpu(struct vcp_virt *v, const char *name,
+		      unsigned int vcpu, const struct vcp_cpuset *set,
+		      unsigned int max_cpus, char **ret_err)
+{
+	return pin(v, name, (int)vcpu, set, max_cpus, ret_err);
+}
+
+int vcp_virt_pin_emulator(struct vcp_virt *v, const char *name,
+			  const struct vcp_cpuset *set, unsigned int max_cpus,
+			  char **ret_err)
+{
+	return pin(v, name, -1, set, max_cpus, ret_err);
+}
+
+static int set_meta(struct vcp_virt *v, const char *name, const char *xml,
+		    const char *key, const char *ns, bool persistent_too,
+		    char **ret_err)
+{
+	unsigned int flags = VIR_DOMAIN_AFFECT_CURRENT;
+	virDomainPtr d;
+	int r = 0;
+
+	d = lookup(v, name, ret_err, &r);
+	if (!d)
+		return r;
+	if (persistent_too && virDomainIsActive(d) == 1 &&
+	    virDomainIsPersistent(d) == 1)
+		flags = VIR_DOMAIN_AFFECT_LIVE | VIR_DOMAIN_AFFECT_CONFIG;
+	if (virDomainSetMetadata(d, VIR_DOMAIN_METADATA_ELEMENT, xml,
+				 xml ? key : NULL, ns, flags) < 0)
+		r = fail(ret_err, "Failed to write the %s metadata of '%s'",
+			 ns, name);
+	virDomainFree(d);
+	return r;
+}
+
+static int get_meta_named(struct vcp_virt *v, const char *name,
+			  const char *ns, char **ret_xml, char **ret_err)
+{
+	virDomainPtr d;
+	char *s;
+	int r = 0;
+
+	d = lookup(v, name, ret_err, &r);
+	if (!d)
+		return r;
+	s = virDomainGetMetadata(d, VIR_DOMAIN_METADATA_ELEMENT, ns,
+				 VIR_DOMAIN_AFFECT_CURRENT);
+	if (!s) {
+		r = last_errno();
+		if (r != -ENOENT)
+			r = fail(ret_err, "Failed to read the %s metadata of '%s'",
+				 ns, name);
+		virResetLastError();
+	}
+	virDomainFree(d);
+	if (s)
+		*ret_xml = s;
+	return r;
+}
+
+int vcp_virt_get_saved(struct vcp_virt *v, const char *name,
+		       struct vcp_saved_pins *ret, char **ret_err)
+{
+	char *xml = NULL;
+	char *err = NULL;
+	int r = get_meta_named(v, name, VCP_STATE_NS, &xml, ret_err);
+
+	if (r < 0)
+		return r;
+	r = vcp_saved_pins_parse(xml, ret, &err);
+	if (r < 0)
+		set_err(ret_err, r, "The saved original pins of '%s' are unreadable: %s",
+			name, err ? err : "invalid");
+	free(err);
+	free(xml);
+	return r;
+}
+
+int vcp_virt_set_saved(struct vcp_virt *v, const char *name,
+		       const struct vcp_saved_pins *s, char **ret_err)
+{
+	char *xml = vcp_saved_pins_format(s);
+	int r;
+
+	if (!xml)
+		return -ENOMEM;
+	r = set_meta(v, name, xml, VCP_STATE_KEY, VCP_STATE_NS, false, ret_err);
+	free(xml);
+	return r;
+}
+
+int vcp_virt_clear_saved(struct vcp_virt *v, const char *name,
+			 char **ret_err)
+{
+	return set_meta(v, name, NULL, VCP_STATE_KEY, VCP_STATE_NS, false,
+			ret_err);
+}
+
+int vcp_virt_set_tag(struct vcp_virt *v, const char *name,
+		     const struct vcp_tag *tag, char **ret_err)
+{
+	char *xml = vcp_tag_format(tag);
+	int r;
+
+	if (!xml)
+		return -ENOMEM;
+	r = set_meta(v, name, xml, VCP_TAG_KEY, VCP_TAG_NS, true, ret_err);
+	free(xml);
+	return r;
+}
+
+int vcp_virt_get_tag_xml(struct vcp_virt *v, const char *name,
+			 char **ret_xml, char **ret_err)
+{
+	return get_meta_named(v, name, VCP_TAG_NS, ret_xml, ret_err);
+}
+
+/* ---- events ---- */
+
+static enum vcp_virt_event lifecycle_kind(int event)
+{
+	switch (event) {
+	case VIR_DOMAIN_EVENT_STARTED:
+	case VIR_DOMAIN_EVENT_RESUMED:
+		return VCP_EV_STARTED;
+	case VIR_DOMAIN_EVENT_STOPPED:
+	case VIR_DOMAIN_EVENT_CRASHED:
+	case VIR_DOMAIN_EVENT_UNDEFINED:
+		return VCP_EV_STOPPED;
+	default:
+		return VCP_EV_OTHER;
+	}
+}
+
+static int on_lifecycle(virConnectPtr conn, virDomainPtr dom, int event,
+			int detail, void *opaque)
+{
+	struct vcp_virt *v = opaque;
+
+	v->watch.domain(v->watch.opaque, virDomainGetName(dom),
+			lifecycle_kind(event));
+	return 0;
+}
+
+static void on_metadata(virConnectPtr conn, virDomainPtr dom, int type,
+			const char *nsuri, void *opaque)
+{
+	struct vcp_virt *v = opaque;
+
+	/* our own state record changing is not news */
+	if (nsuri && strcmp(nsuri, VCP_STATE_NS) == 0)
+		return;
+	v->watch.domain(v->watch.opaque, virDomainGetName(dom),
+			VCP_EV_METADATA);
+}
+
+static void on_tunable(virConnectPtr conn, virDomainPtr dom,
+		       virTypedParameterPtr params, int nparams, void *opaque)
+{
+	struct vcp_virt *v = opaque;
+	bool pins = false;
+
+	for (int i = 0; i < nparams; i++)
+		if (strncmp(params[i].field, "cputune.vcpupin", 15) == 0 ||
+		    strncmp(params[i].field, "cputune.emulatorpin", 19) == 0)
+			pins = true;
+	if (pins)
+		v->watch.domain(v->watch.opaque, virDomainGetName(dom),
+				VCP_EV_TUNABLE);
+}
+
+static void on_close(virConnectPtr conn, int reason, void *opaque)
+{
+	struct vcp_virt *v = opaque;
+
+	if (v->watch.closed)
+		v->watch.closed(v->watch.opaque);
+}
+
+static void unwatch(struct vcp_virt *v)
+{
+	for (int i = 0; i < v->n_cb; i++)
+		virConnectDomainEventDeregisterAny(v->conn, v->cb_ids[i]);
+	v->n_cb = 0;
+	if (v->close_cb)
+		virConnectUnregisterCloseCallback(v->conn, on_close);
+	v->close_cb = false;
+	virResetLastError();
+}
+
+int vcp_virt_watch(struct vcp_virt *v, const struct vcp_virt_watch *w,
+		   char **ret_err)
+{
+	static const int ids[] = { VIR_DOMAIN_EVENT_ID_LIFECYCLE,
+				   VIR_DOMAIN_EVENT_ID_METADATA_CHANGE,
+				   VIR_DOMAIN_EVENT_ID_TUNABLE };
+	virConnectDomainEventGenericCallback cbs[] = {
+		VIR_DOMAIN_EVENT_CALLBACK(on_lifecycle),
+		VIR_DOMAIN_EVENT_CALLBACK(on_metadata),
+		VIR_DOMAIN_EVENT_CALLBACK(on_tunable),
+	};
+
+	unwatch(v);
+	v->watch = *w;
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		int id = virConnectDomainEventRegisterAny(v->conn, NULL, ids[i],
+							  cbs[i], v, NULL);
+
+		if (id < 0) {
+			int r = fail(ret_err, "Failed to register for domain events on '%s'",
+				     v->uri);
+
+			unwatch(v);
+			return r;
+		}
+		v->cb_ids[v->n_cb++] = id;
+	}
+	if (virConnectRegisterCloseCallback(v->conn, on_close, v, NULL) == 0)
+		v->close_cb = true;
+	virResetLastError();
+	return 0;
+}
+
+int vcp_virt_keepalive(struct vcp_virt *v, int interval_s, unsigned int count)
+{
+	int r = virConnectSetKeepAlive(v->conn, interval_s, count);
+
+	virResetLastError();
+	return r < 0 ? -ENOTSUP : 0;
+}

@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * virt.h - the one module that talks to libvirt.
+ *
+ * Everything else sees libvirt through these calls and plain model
+ * structs. Errors come back as -errno plus a message (malloc'd, the
+ * caller frees) made from virGetLastErrorMessage(); the errno tells the
+ * caller how to sort the failure, as irqbalance's activate does:
+ *   -ENOENT  the domain is gone (skip it)
+ *   -EAGAIN  transient (timeouts, a busy job lock: retry next cycle)
+ *   -ENOTSUP the driver cannot do it (say so once, leave the VM)
+ *   others   permanent (leave that VM unmanaged, say so once)
+ */
+#ifndef VCP_VIRT_H
+#define VCP_VIRT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+#include "tags.h"
+
+struct vcp_virt;
+
+/* A problem with one VM that leaves it untouched (bad tag etc.). */
+struct vcp_vm_issue {
+	char *vm;
+	char *msg;
+};
+
+void vcp_vm_issues_free(struct vcp_vm_issue *v, size_t n);
+
+int vcp_virt_open(const char *uri, bool readonly, struct vcp_virt **ret,
+		  char **ret_err);
+void vcp_virt_close(struct vcp_virt *v);
+/* The URI libvirt actually connected to, e.g. "test:///default". */
+const char *vcp_virt_uri(const struct vcp_virt *v);
+/* libvirt driver name as virConnectGetType() says: "QEMU", "TEST". */
+const char *vcp_virt_driver(const struct vcp_virt *v);
+bool vcp_virt_is_test_driver(const struct vcp_virt *v);
+/* Host name as libvirt reports it. */
+const char *vcp_virt_hostname(const struct vcp_virt *v);
+
+/*
+ * Host topology: capabilities cells first, virNodeGetInfo where they are
+ * empty (the test driver with a custom node XML).
+ */
+int vcp_virt_host(struct vcp_virt *v, struct vcp_host **ret,
+		  char **ret_err);
+
+/*
+ * Running domains, sorted by name, with tags, current pins (maps of
+ * host->max_cpus), saved-original flag and QEMU pid where known. A VM
+ * whose tag is bad is listed with managed = false and an issue naming it.
+ */
+int vcp_virt_list_vms(struct vcp_virt *v, const struct vcp_host *host,
+		      struct vcp_vm **ret_vms, size_t *ret_n,
+		      struct vcp_vm_issue **ret_issues, size_t *ret_n_issues,
+		      char **ret_err);
+
+/* Cumulative vCPU run time (ns) of every running domain, by name. */
+struct vcp_vcpu_sample {
+	char *name;
+	unsigned int n_vcpus;
+	uint64_t *time_ns;	/* vcpu.N.time */
+	uint64_t *delay_ns;	/* vcpu.N.delay (0 where absent) */
+};
+
+struct vcp_sample {
+	uint64_t at_ns;		/* CLOCK_MONOTONIC when taken */
+	struct vcp_vcpu_sample *vms;
+	size_t n_vms;
+	bool have_vcpu_time;	/* the driver reports vcpu.N.time */
+};
+
+int vcp_virt_sample(struct vcp_virt *v, struct vcp_sample **ret,
+		    char **ret_err);
+void vcp_sample_free(struct vcp_sample *s);
+
+int vcp_virt_pin_vcpu(struct vcp_virt *v, const char *name,
+		      unsigned int vcpu, const struct vcp_cpuset *set,
+		      unsigned int max_cpus, char **ret_err);
+int vcp_virt_pin_emulator(struct vcp_virt *v, const char *name,
+			  const struct vcp_cpuset *set, unsigned int max_cpus,
+			  char **ret_err);
+
+/* The VM's record of its original pins: -ENOENT (no message) if none. */
+int vcp_virt_get_saved(struct vcp_virt *v, const char *name,
+		       struct vcp_saved_pins *ret, char **ret_err);
+int vcp_virt_set_saved(struct vcp_virt *v, const char *name,
+		       const struct vcp_saved_pins *s, char **ret_err);
+int vcp_virt_clear_saved(struct vcp_virt *v, const char *name,
+			 char **ret_err);
+
+/* Write the owner's tag, live (if running) and persistent (if defined). */
+int vcp_virt_set_tag(struct vcp_virt *v, const char *name,
+		     const struct vcp_tag *tag, char **ret_err);
+/* The raw tag element, -ENOENT (no message) if the VM has none. */
+int vcp_virt_get_tag_xml(struct vcp_virt *v, const char *name,
+			 char **ret_xml, char **ret_err);
+
+/* Host memory in KiB (virNodeGetInfo). */
+int vcp_virt_host_memory(struct vcp_virt *v, unsigned long long *ret_kib,
+			 char **ret_err);
+/* The capabilities XML (malloc'd), NULL on failure. */
+char *vcp_virt_capabilities(struct vcp_virt *v);
+/* Can a guest made for the CPU described by @cpu_xml (a <cpu> element of
+ * another host's capabilities) run on this host (identical or superset,
+ * virConnectCompareCPU)? -ENOTSUP where the driver cannot tell. */
+int vcp_virt_cpu_runs_here(struct vcp_virt *v, const char *cpu_xml,
+			   bool *ret_ok, char **ret_err);
+
+/* ---- events (the caller must have registered an event loop
+ * implementation, e.g. libvirt-glib's gvir_event_register(), before
+ * vcp_virt_open) ---- */
+
+enum vcp_virt_event {
+	VCP_EV_STARTED = 0,	/* started, resumed or migrated in */
+	VCP_EV_STOPPED,		/* stopped, crashed, migrated out */
+	VCP_EV_METADATA,	/* our namespace's metadata changed */
+	VCP_EV_TUNABLE,		/* someone changed pins (cputune) */
+	VCP_EV_OTHER,
+};
+
+struct vcp_virt_watch {
+	/* @name is the domain; @what says which event. */
+	void (*domain)(void *opaque, const char *name,
+		       enum vcp_virt_event what);
+	/* The connection closed (libvirtd restarted or gone). */
+	void (*closed)(void *opaque);
+	void *opaque;
+};
+
+/* Register for lifecycle, metadata-change (urn:vcpack:metadata:1 and
+ * any other) and tunable events, and for the close callback. */
+int vcp_virt_watch(struct vcp_virt *v, const struct vcp_virt_watch *w,
+		   char **ret_err);
+/* Ask libvirt to keep the connection alive (detects a dead daemon). */
+int vcp_virt_keepalive(struct vcp_virt *v, int interval_s, unsigned int count);
+
+#endif

@@ -1,0 +1,104 @@
+# lib.sh - shared helpers for vcpack's shell integration tests (POSIX sh).
+#
+# Assertions count into PASS/FAIL; t_done prints the closing
+# "N passed, N failed" line and exits non-zero on failure. A private
+# libvirtd running the test driver (so that several vcpack processes see
+# the same test:///default state) is started under an unprivileged user
+# with its own runtime dirs and socket, and stopped by its pid on exit -
+# also when a test fails. Nothing outside the test's temp dir is touched.
+
+PASS=0
+FAIL=0
+T_NAME=${T_NAME:-$(basename "$0" .sh)}
+T_TMP=""
+T_PIDS=""
+
+t_pass() { PASS=$((PASS + 1)); echo "ok $PASS - $*"; }
+t_fail() { FAIL=$((FAIL + 1)); echo "not ok - $*"; }
+
+# t_eq WHAT EXPECTED ACTUAL
+t_eq() {
+	if [ "$2" = "$3" ]; then t_pass "$1"; else
+		t_fail "$1: expected '$2', got '$3'"; fi
+}
+
+# t_match WHAT PATTERN TEXT (grep -E)
+t_match() {
+	if printf '%s\n' "$3" | grep -Eq -- "$2"; then t_pass "$1"; else
+		t_fail "$1: no match for /$2/ in:"; printf '%s\n' "$3" | sed 's/^/    /'; fi
+}
+
+t_nomatch() {
+	if printf '%s\n' "$3" | grep -Eq -- "$2"; then
+		t_fail "$1: unexpected match for /$2/ in:"; printf '%s\n' "$3" | sed 's/^/    /'
+	else t_pass "$1"; fi
+}
+
+t_cleanup() {
+	for p in $T_PIDS; do
+		kill "$p" 2>/dev/null
+	done
+	for p in $T_PIDS; do
+		i=0
+		while kill -0 "$p" 2>/dev/null && [ $i -lt 50 ]; do
+			sleep 0.1; i=$((i + 1))
+		done
+		kill -9 "$p" 2>/dev/null
+	done
+	T_PIDS=""
+	[ -n "$T_TMP" ] && [ -z "${VCP_KEEP_TMP:-}" ] && rm -rf "$T_TMP"
+}
+
+t_setup() {
+	T_TMP=$(mktemp -d "${TMPDIR:-/tmp}/vcpack-$T_NAME.XXXXXX")
+	chmod 755 "$T_TMP"
+	trap t_cleanup EXIT
+	trap 'exit 130' INT TERM
+}
+
+t_done() {
+	echo "$T_NAME: $PASS passed, $FAIL failed"
+	[ "$FAIL" -eq 0 ]
+}
+
+# Start a private session libvirtd (test driver use only). Sets LVD_SOCK.
+start_libvirtd() {
+	d=$T_TMP/libvirtd
+	mkdir -p "$d/run" "$d/home"
+	run=""
+	if [ "$(id -u)" = 0 ]; then
+		chown -R nobody "$d"
+		run="runuser -u nobody --"
+	fi
+	$run env -i PATH="$PATH" HOME="$d/home" XDG_RUNTIME_DIR="$d/run" \
+		XDG_CONFIG_HOME="$d/home/.config" XDG_CACHE_HOME="$d/home/.cache" \
+		libvirtd --daemon --pid-file "$d/run/libvirtd.pid" --timeout 0 \
+		>"$d/libvirtd.log" 2>&1
+	i=0
+	while [ ! -s "$d/run/libvirtd.pid" ] || [ ! -S "$d/run/libvirt/libvirt-sock" ]; do
+		i=$((i + 1))
+		if [ $i -gt 200 ]; then
+			echo "libvirtd did not start:"; cat "$d/libvirtd.log"; return 1
+		fi
+		sleep 0.1
+	done
+	T_PIDS="$T_PIDS $(cat "$d/run/libvirtd.pid")"
+	LVD_SOCK=$d/run/libvirt/libvirt-sock
+	i=0
+	until virsh -q -c "test+unix:///default?socket=$LVD_SOCK" uri >/dev/null 2>&1; do
+		i=$((i + 1)); [ $i -gt 100 ] && { echo "libvirtd does not answer"; return 1; }
+		sleep 0.1
+	done
+}
+
+# Keep a connection to URI open (the test driver keeps test:///default's
+# state only while someone holds it).
+hold_connection() {
+	virsh -c "$1" event --all --loop >"$T_TMP/hold.log" 2>&1 &
+	T_PIDS="$T_PIDS $!"
+	i=0
+	until virsh -q -c "$1" list >/dev/null 2>&1; do
+		i=$((i + 1)); [ $i -gt 50 ] && return 1; sleep 0.1
+	done
+	sleep 0.3
+}

@@ -1,0 +1,113 @@
+#!/bin/sh
+# test-cli.sh BUILD_DIR - the real `vcpack` binary against libvirt's test
+# driver: shipped two- and four-package hosts (test:///ABS/PATH/node.xml,
+# one process per run) and test:///default inside a private libvirtd
+# (test+unix://), where tag -> plan -> apply -> status -> restore run as
+# separate processes on shared state.
+B=$1
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+. "$here/lib.sh"
+VCPACK=$B/vcpack
+TWO="test://$top/tests/data/hosts/two-pkg.xml"
+FOUR="test://$top/tests/data/hosts/four-pkg.xml"
+t_setup
+
+# ---- usage and input errors (exit 2, nothing changed) ----
+out=$("$VCPACK" 2>&1); t_eq "no command: exit 2" 2 $?
+t_match "no command: usage" "Usage: vcpack" "$out"
+out=$("$VCPACK" frobnicate 2>&1); t_eq "unknown command: exit 2" 2 $?
+t_match "unknown command named" "unknown command 'frobnicate'" "$out"
+out=$("$VCPACK" --mode turbo status 2>&1); t_eq "bad --mode: exit 2" 2 $?
+t_match "bad --mode named" "--mode 'turbo'" "$out"
+for c in status plan apply tag restore; do
+	out=$("$VCPACK" $c --help); t_eq "$c --help: exit 0" 0 $?
+	t_match "$c --help text" "Usage: vcpack .*$c" "$out"
+done
+out=$("$VCPACK" --connect "$TWO" tag latency --priority urgent 2>&1)
+t_eq "tag bad priority: exit 2" 2 $?
+t_match "tag bad priority named" "priority 'urgent' is not one of high, normal, low" "$out"
+out=$("$VCPACK" --connect "$TWO" tag latency 2>&1)
+t_eq "tag without value: exit 2" 2 $?
+out=$("$VCPACK" --connect "$TWO" tag nosuchvm --class pack 2>&1)
+t_eq "tag unknown domain: exit 2" 2 $?
+t_match "tag unknown domain named" "nosuchvm" "$out"
+echo '{"headroom": 1.5}' >"$T_TMP/bad.json"
+out=$("$VCPACK" --connect "$TWO" --policy "$T_TMP/bad.json" apply 2>&1)
+t_eq "bad policy: exit 2" 2 $?
+t_match "bad policy names the key" "headroom" "$out"
+out=$("$VCPACK" --connect "$TWO" --policy "$T_TMP/missing.json" plan 2>&1)
+t_eq "missing policy: exit 2" 2 $?
+
+# ---- two packages x 4 cores x 2 threads: status ----
+st=$("$VCPACK" --connect "$TWO" --json status)
+t_eq "status: exit 0" 0 $?
+t_eq "status: pin mode on the test driver" pin "$(echo "$st" | jq -r .mode)"
+t_eq "status: 2 packages" 2 "$(echo "$st" | jq '.packages|length')"
+t_eq "status: both awake before" "true true" "$(echo "$st" | jq -r '[.packages[].awake]|map(tostring)|join(" ")')"
+t_eq "status: 6 VMs" 6 "$(echo "$st" | jq '.vms|length')"
+t_eq "status: classes" "badvalue=untouched batch=pack latency=spread normal1=balanced pinned=pack untagged=balanced" \
+	"$(echo "$st" | jq -r '[.vms[]|"\(.name)=\(.class)"]|join(" ")')"
+t_eq "status: bad tag reported by name" badvalue "$(echo "$st" | jq -r '.issues[0].vm')"
+t_match "status: bad tag message" "priority 'urgent'" "$(echo "$st" | jq -r '.issues[0].message')"
+t_eq "status: pinned VM pins" "8-11 8-11" "$(echo "$st" | jq -r '.vms[]|select(.name=="pinned")|.pins|join(" ")')"
+txt=$("$VCPACK" --connect "$TWO" status 2>&1)
+t_match "status text: test driver said plainly" "test driver" "$txt"
+t_match "status text: mode" "mode: +pin" "$txt"
+
+# ---- plan: a dry run (pins unchanged afterwards within the same run) ----
+# With the default 0.25 CPU per unmeasured vCPU this host's 4.75 CPUs do
+# not fit one package (4.16 usable), so auto resolves to 0; at 0.15 they
+# do (3.65), and the spread VM counts as busy (above 0.1): level 1.
+echo '{"default_vcpu_demand": 0.15}' >"$T_TMP/light.json"
+pl=$("$VCPACK" --connect "$TWO" --json plan 2>/dev/null)
+t_eq "plan: level 0 when no package can idle" 0 "$(echo "$pl" | jq .plan.level)"
+t_eq "plan: both packages active" "true true" \
+	"$(echo "$pl" | jq -r '[.plan.packages[].active]|map(tostring)|join(" ")')"
+pl=$("$VCPACK" --connect "$TWO" --policy "$T_TMP/light.json" --json plan 2>/dev/null)
+t_eq "plan: exit 0" 0 $?
+t_eq "plan: level 1 (busy spread VM present)" 1 "$(echo "$pl" | jq .plan.level)"
+t_eq "plan: spread VM on exclusive cores" exclusive \
+	"$(echo "$pl" | jq -r '.plan.vms[]|select(.name=="latency")|.placement')"
+t_eq "plan: bad-tag VM unmanaged" unmanaged \
+	"$(echo "$pl" | jq -r '.plan.vms[]|select(.name=="badvalue")|.placement')"
+t_eq "plan: pack VMs gathered" "gathered gathered" \
+	"$(echo "$pl" | jq -r '[.plan.vms[]|select(.class=="pack")|.placement]|join(" ")')"
+t_eq "plan: balanced VMs free at level 1" "free free" \
+	"$(echo "$pl" | jq -r '[.plan.vms[]|select(.name=="normal1" or .name=="untagged")|.placement]|join(" ")')"
+n_act=$(echo "$pl" | jq '.actions|length')
+t_match "plan: lists actions" "^[1-9][0-9]*$" "$n_act"
+t_eq "plan: a save before the first pin of each VM" "true" \
+	"$(echo "$pl" | jq '[.actions[]|select(.vm!=null)]|group_by(.vm)|map(.[0].action=="save-original")|all')"
+t_eq "plan: nothing on the bad-tag VM" 0 \
+	"$(echo "$pl" | jq '[.actions[]|select(.vm=="badvalue")]|length')"
+t_eq "plan: no outcomes (dry run)" 0 "$(echo "$pl" | jq '[.actions[]|select(.outcome)]|length')"
+
+# ---- apply: carried out through libvirt and read back in the same run ----
+ap=$("$VCPACK" --connect "$TWO" --policy "$T_TMP/light.json" --json apply 2>/dev/null)
+t_eq "apply: exit 0" 0 $?
+t_eq "apply: every action done" "$n_act" \
+	"$(echo "$ap" | jq '[.actions[]|select(.outcome=="done")]|length')"
+for vm in latency batch pinned normal1 untagged; do
+	t_eq "apply: '$vm' pins read back from libvirt equal the plan" \
+		"$(echo "$ap" | jq -c ".plan.vms[]|select(.name==\"$vm\")|.vcpus")" \
+		"$(echo "$ap" | jq -c ".vms[]|select(.name==\"$vm\")|.pins")"
+done
+t_eq "apply: bad-tag VM's pins untouched" '["3"]' \
+	"$(echo "$ap" | jq -c '.vms[]|select(.name=="badvalue")|.pins')"
+t_eq "apply: original pins recorded for changed VMs" "true" \
+	"$(echo "$ap" | jq '[.vms[]|select(.name=="batch" or .name=="latency")|.original_recorded]|all')"
+t_eq "apply: no record for the untouched VM" "false" \
+	"$(echo "$ap" | jq '.vms[]|select(.name=="badvalue")|.original_recorded')"
+
+# ---- four packages ----
+pl4=$("$VCPACK" --connect "$FOUR" --json plan 2>/dev/null)
+t_eq "four: 4 packages" 4 "$(echo "$pl4" | jq '.plan.packages|length')"
+t_eq "four: fewer packages active than present" true \
+	"$(echo "$pl4" | jq '([.plan.packages[]|select(.active)]|length) < 4')"
+t_eq "four: db (spread) exclusive" exclusive \
+	"$(echo "$pl4" | jq -r '.plan.vms[]|select(.name=="db")|.placement')"
+ap4=$("$VCPACK" --connect "$FOUR" --json --policy /dev/null apply 2>&1)
+t_eq "four: empty policy file refused (not JSON)" 2 $?
+
+t_done
