@@ -1,0 +1,528 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * daemon.c - vcpackd, the host agent, and the owner of the main loop.
+ *
+ * A GLib main loop with libvirt-glib's event implementation. vcpackd
+ * re-plans when a VM starts or stops, when a VM's vcpack tag changes,
+ * when the hook says so, and on a timer after each utilisation sample;
+ * demand is the windowed peak (demand.c), so the active package set grows
+ * at once and shrinks only after the load stayed low for shrink_after
+ * seconds. It keeps no state that libvirt does not hold: after its own
+ * restart, a kill -9 or a libvirtd restart it re-reads everything, and
+ * the original pins live in each VM's metadata. Logging: once per
+ * decision (a changed plan, a failure), never per tick.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <glib-unix.h>
+#include <glib.h>
+#include <libvirt-glib/libvirt-glib-event.h>
+
+#include "apply.h"
+#include "cycle.h"
+#include "demand.h"
+#include "kernel.h"
+#include "mode.h"
+#include "policy.h"
+#include "virt.h"
+
+#define REPLAN_COALESCE_MS 100
+#define BACKOFF_MAX_S 30
+
+struct daemon {
+	const char *uri;
+	const char *policy_path;
+	const char *socket_path;
+	const char *root;
+	int force_mode;
+	bool foreground, debug, restore_on_exit;
+
+	GMainLoop *loop;
+	struct vcp_virt *v;
+	struct vcp_kernel *k;
+	enum vcp_mode mode;
+	char mode_reason[512];
+	struct vcp_policy policy;
+	struct vcp_tracker *tracker;
+	guint replan_src, sample_src, reconnect_src;
+	unsigned int backoff_s;
+	int listen_fd;
+	/* the last decision, to log only changes */
+	int last_level;
+	size_t last_active;
+	char *last_failures;
+	unsigned long n_replans;
+};
+
+static struct daemon *the_daemon;
+
+static void vlog(int prio, const char *fmt, va_list ap)
+{
+	if (prio == LOG_DEBUG && !the_daemon->debug)
+		return;
+	if (the_daemon->foreground) {
+		vfprintf(stderr, fmt, ap);
+		fputc('\n', stderr);
+	} else {
+		vsyslog(prio, fmt, ap);
+	}
+}
+
+static void log_msg(int prio, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void log_msg(int prio, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog(prio, fmt, ap);
+	va_end(ap);
+}
+
+static void schedule_replan(struct daemon *d, unsigned int delay_ms);
+static void schedule_reconnect(struct daemon *d);
+
+/* ---- the cycle ---- */
+
+/* Failures of this pass as one string, to log them once, not per tick. */
+static char *failures_of(const struct vcp_cycle *cy,
+			 const struct vcp_apply_result *res)
+{
+	GString *s = g_string_new(NULL);
+
+	for (size_t i = 0; i < res->n; i++)
+		if (res->e[i].outcome == VCP_FAILED && res->e[i].msg)
+			g_string_append_printf(s, "%s\n", res->e[i].msg);
+	for (size_t i = 0; i < cy->w.n_issues; i++)
+		g_string_append_printf(s, "'%s': %s\n", cy->w.issues[i].vm,
+				       cy->w.issues[i].msg);
+	return g_string_free(s, FALSE);
+}
+
+static void log_decision(struct daemon *d, const struct vcp_cycle *cy,
+			 const struct vcp_apply_result *res)
+{
+	const struct vcp_plan *p = cy->plan;
+	g_autofree char *fails = failures_of(cy, res);
+
+	if (p->level != d->last_level || p->n_active != d->last_active || res->n)
+		log_msg(LOG_INFO, "plan: level %d, %zu of %zu packages active (demand %.2f of %.2f CPUs%s); %zu changes, %zu done, %zu failed",
+			p->level, p->n_active, p->n_packages, p->demand,
+			p->capacity, p->overcommit > 0 ? ", OVERCOMMITTED" : "",
+			res->n, res->n_done, res->n_failed);
+	if (g_strcmp0(fails, d->last_failures) != 0 && *fails) {
+		gchar **lines = g_strsplit(fails, "\n", -1);
+
+		for (gchar **l = lines; *l; l++)
+			if (**l)
+				log_msg(LOG_WARNING, "%s", *l);
+		g_strfreev(lines);
+	}
+	g_free(d->last_failures);
+	d->last_failures = g_steal_pointer(&fails);
+	d->last_level = p->level;
+	d->last_active = p->n_active;
+}
+
+static void replan(struct daemon *d)
+{
+	struct vcp_cycle cy = { 0 };
+	struct vcp_apply_result res = { 0 };
+	char *err = NULL;
+	int r;
+
+	if (!d->v)
+		return;
+	d->n_replans++;
+	r = vcp_cycle_plan(d->v, d->k, d->mode, 0, d->tracker, &d->policy,
+			   time(NULL), &cy, &err);
+	if (r == 0)
+		r = vcp_apply_actions(d->v, d->k, cy.w.host, cy.w.vms, &cy.acts,
+				      &res);
+	if (r == 0)
+		log_decision(d, &cy, &res);
+	else
+		log_msg(LOG_WARNING, "re-plan failed: %s",
+			err ? err : strerror(-r));
+	free(err);
+	vcp_apply_result_clear(&res);
+	vcp_cycle_clear(&cy);
+}
+
+static gboolean on_replan(gpointer data)
+{
+	struct daemon *d = data;
+
+	d->replan_src = 0;
+	replan(d);
+	return G_SOURCE_REMOVE;
+}
+
+static void schedule_replan(struct daemon *d, unsigned int delay_ms)
+{
+	if (d->replan_src)
+		return;
+	d->replan_src = g_timeout_add(delay_ms, on_replan, d);
+}
+
+static gboolean on_sample(gpointer data)
+{
+	struct daemon *d = data;
+	struct vcp_sample *s = NULL;
+	char *err = NULL;
+
+	if (!d->v)
+		return G_SOURCE_CONTINUE;
+	if (vcp_virt_sample(d->v, &s, &err) == 0) {
+		if (s->have_vcpu_time && vcp_tracker_update(d->tracker, s) < 0)
+			log_msg(LOG_ERR, "out of memory tracking demand");
+		vcp_sample_free(s);
+		schedule_replan(d, 0);
+	} else {
+		log_msg(LOG_DEBUG, "sampling failed: %s", err ? err : "?");
+	}
+	free(err);
+	return G_SOURCE_CONTINUE;
+}
+
+/* ---- libvirt connection ---- */
+
+static void on_domain(void *opaque, const char *name, enum vcp_virt_event what)
+{
+	struct daemon *d = opaque;
+	static const char *const names[] = { "started", "stopped",
+					     "metadata changed", "re-pinned",
+					     "changed" };
+
+	log_msg(LOG_DEBUG, "domain '%s' %s", name, names[what]);
+	if (what == VCP_EV_OTHER)
+		return;
+	/* A re-pin by someone else is restated by the next plan; our own
+	 * pins raise the same event and re-plan to no change. */
+	schedule_replan(d, REPLAN_COALESCE_MS);
+}
+
+static void on_closed(void *opaque)
+{
+	struct daemon *d = opaque;
+
+	log_msg(LOG_WARNING, "connection to '%s' closed; reconnecting", d->uri);
+	schedule_reconnect(d);
+}
+
+static int connect_libvirt(struct daemon *d)
+{
+	struct vcp_virt_watch w = { .domain = on_domain, .closed = on_closed,
+				    .opaque = d };
+	char *err = NULL;
+	int r = vcp_virt_open(d->uri, false, &d->v, &err);
+
+	if (r == 0)
+		r = vcp_virt_watch(d->v, &w, &err);
+	if (r < 0) {
+		log_msg(LOG_WARNING, "%s", err ? err : strerror(-r));
+		free(err);
+		vcp_virt_close(d->v);
+		d->v = NULL;
+		return r;
+	}
+	vcp_virt_keepalive(d->v, 5, 3);
+	vcp_kernel_free(d->k);
+	d->mode = vcp_mode_detect(d->v, d->root, d->force_mode, &d->k,
+				  d->mode_reason, sizeof(d->mode_reason));
+	log_msg(LOG_INFO, "connected to '%s'; %s mode: %s", vcp_virt_uri(d->v),
+		d->mode == VCP_MODE_KERNEL ? "kernel" : "pin", d->mode_reason);
+	d->backoff_s = 0;
+	d->last_level = -1;
+	schedule_replan(d, 0);
+	return 0;
+}
+
+static gboolean on_reconnect(gpointer data)
+{
+	struct daemon *d = data;
+
+	d->reconnect_src = 0;
+	if (connect_libvirt(d) < 0)
+		schedule_reconnect(d);
+	return G_SOURCE_REMOVE;
+}
+
+static void schedule_reconnect(struct daemon *d)
+{
+	if (d->reconnect_src)
+		return;
+	if (d->v) {
+		vcp_virt_close(d->v);
+		d->v = NULL;
+	}
+	d->backoff_s = d->backoff_s ? MIN(d->backoff_s * 2, BACKOFF_MAX_S) : 1;
+	d->reconnect_src = g_timeout_add_seconds(d->backoff_s, on_reconnect, d);
+}
+
+/* ---- the control socket (hook notifications, queries) ---- */
+
+static void answer(struct daemon *d, int fd, const char *line)
+{
+	char reply[256];
+	int n;
+
+	if (strncmp(line, "hook ", 5) == 0) {
+		log_msg(LOG_DEBUG, "hook: %s", line + 5);
+		schedule_replan(d, strstr(line, " started ") ? 0 : REPLAN_COALESCE_MS);
+		return;
+	}
+	if (strcmp(line, "replan") == 0) {
+		replan(d);
+		n = snprintf(reply, sizeof(reply), "ok replans=%lu\n", d->n_replans);
+	} else if (strcmp(line, "ping") == 0) {
+		n = snprintf(reply, sizeof(reply), "ok %s mode=%s replans=%lu\n",
+			     d->v ? "connected" : "disconnected",
+			     d->mode == VCP_MODE_KERNEL ? "kernel" : "pin",
+			     d->n_replans);
+	} else {
+		n = snprintf(reply, sizeof(reply), "error unknown request\n");
+	}
+	if (n > 0)
+		(void)!write(fd, reply, (size_t)MIN((size_t)n, sizeof(reply) - 1));
+}
+
+static gboolean on_client(gint fd, GIOCondition cond, gpointer data)
+{
+	char buf[512];
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+
+	if (n > 0) {
+		buf[n] = '\0';
+		buf[strcspn(buf, "\r\n")] = '\0';
+		answer(data, fd, buf);
+	}
+	close(fd);
+	return G_SOURCE_REMOVE;
+}
+
+static gboolean on_accept(gint fd, GIOCondition cond, gpointer data)
+{
+	int c = accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+
+	if (c >= 0)
+		g_unix_fd_add(c, G_IO_IN | G_IO_HUP | G_IO_ERR, on_client, data);
+	return G_SOURCE_CONTINUE;
+}
+
+static int listen_socket(struct daemon *d)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	g_autofree char *dir = g_path_get_dirname(d->socket_path);
+	int fd;
+
+	if (strlen(d->socket_path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	strcpy(sa.sun_path, d->socket_path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	unlink(d->socket_path);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    chmod(d->socket_path, 0600) < 0 || listen(fd, 16) < 0) {
+		int r = -errno;
+
+		close(fd);
+		return r;
+	}
+	d->listen_fd = fd;
+	g_unix_fd_add(fd, G_IO_IN, on_accept, d);
+	return 0;
+}
+
+/* ---- signals ---- */
+
+static void restore_all(struct daemon *d)
+{
+	struct vcp_world w = { 0 };
+	struct vcp_restore_result res = { 0 };
+	char *err = NULL;
+
+	if (!d->v || vcp_observe(d->v, d->k, d->mode, 0, &w, &err) < 0) {
+		log_msg(LOG_ERR, "restore on exit failed: %s",
+			err ? err : "not connected");
+		free(err);
+		return;
+	}
+	if (vcp_apply_restore(d->v, d->k, w.host, w.vms, w.n_vms, NULL, &res) == 0)
+		log_msg(res.n_failed ? LOG_WARNING : LOG_INFO,
+			"restored %zu VMs to their original pins (%zu failed)",
+			res.n - res.n_failed, res.n_failed);
+	vcp_restore_result_clear(&res);
+	vcp_world_clear(&w);
+}
+
+static gboolean on_term(gpointer data)
+{
+	struct daemon *d = data;
+
+	log_msg(LOG_INFO, "terminating%s",
+		d->restore_on_exit ? "; restoring every VM" : "");
+	if (d->restore_on_exit)
+		restore_all(d);
+	g_main_loop_quit(d->loop);
+	return G_SOURCE_CONTINUE;
+}
+
+static int load_policy(struct daemon *d, struct vcp_policy *ret)
+{
+	const char *path = d->policy_path ? d->policy_path :
+			   VCP_SYSCONFDIR "/vcpack/policy.json";
+	char *err = NULL;
+	int r;
+
+	vcp_policy_defaults(ret);
+	r = vcp_policy_load(path, ret, &err);
+	if (r == -ENOENT && !d->policy_path)
+		r = 0;
+	if (r < 0)
+		log_msg(LOG_ERR, "Refusing policy '%s': %s", path,
+			err ? err : strerror(-r));
+	free(err);
+	return r;
+}
+
+static gboolean on_hup(gpointer data)
+{
+	struct daemon *d = data;
+	struct vcp_policy p;
+
+	if (load_policy(d, &p) < 0) {
+		log_msg(LOG_WARNING, "keeping the previous policy");
+		return G_SOURCE_CONTINUE;
+	}
+	vcp_policy_clear(&d->policy);
+	d->policy = p;
+	log_msg(LOG_INFO, "policy reloaded");
+	schedule_replan(d, 0);
+	return G_SOURCE_CONTINUE;
+}
+
+/* ---- main ---- */
+
+static const char *const usage_text =
+	"Usage: vcpackd [OPTIONS]\n"
+	"The vcpack host agent: keeps KVM guests on as few CPU packages as\n"
+	"the load allows, reacting to libvirt events and measured load.\n\n"
+	"  -c, --connect URI      libvirt URI (default qemu:///system)\n"
+	"  -p, --policy FILE      policy (default " VCP_SYSCONFDIR "/vcpack/policy.json)\n"
+	"  -s, --socket PATH      control socket (default /run/vcpack/vcpackd.sock)\n"
+	"      --restore-on-exit  on SIGTERM put every VM back as it was\n"
+	"      --mode auto|pin|kernel\n"
+	"  -f, --foreground       log to stderr instead of syslog\n"
+	"  -d, --debug            log every event too\n"
+	"  -h, --help\n";
+
+static int parse_args(struct daemon *d, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "connect", required_argument, NULL, 'c' },
+		{ "policy", required_argument, NULL, 'p' },
+		{ "socket", required_argument, NULL, 's' },
+		{ "restore-on-exit", no_argument, NULL, 'R' },
+		{ "mode", required_argument, NULL, 'm' },
+		{ "root", required_argument, NULL, 'r' },
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "debug", no_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	int o;
+
+	while ((o = getopt_long(argc, argv, "c:p:s:fdh", opts, NULL)) != -1) {
+		switch (o) {
+		case 'c': d->uri = optarg; break;
+		case 'p': d->policy_path = optarg; break;
+		case 's': d->socket_path = optarg; break;
+		case 'R': d->restore_on_exit = true; break;
+		case 'r': d->root = optarg; break;
+		case 'f': d->foreground = true; break;
+		case 'd': d->debug = true; break;
+		case 'm':
+			d->force_mode = vcp_mode_parse(optarg);
+			if (d->force_mode == -2) {
+				fprintf(stderr, "vcpackd: --mode '%s' is not one of auto, pin, kernel\n", optarg);
+				return 2;
+			}
+			break;
+		case 'h': fputs(usage_text, stdout); exit(0);
+		default: return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "vcpackd: unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct daemon d = { .uri = "qemu:///system", .force_mode = -1,
+			    .socket_path = "/run/vcpack/vcpackd.sock",
+			    .listen_fd = -1, .last_level = -1 };
+	unsigned int window;
+	int r;
+
+	the_daemon = &d;
+	r = parse_args(&d, argc, argv);
+	if (r)
+		return r;
+	if (!d.foreground)
+		openlog("vcpackd", LOG_PID, LOG_DAEMON);
+	if (load_policy(&d, &d.policy) < 0)
+		return 2;
+	window = d.policy.sample_interval_s ?
+		 d.policy.shrink_after_s / d.policy.sample_interval_s : 1;
+	if (vcp_tracker_new(window ? window : 1, &d.tracker) < 0)
+		return 1;
+	gvir_event_register();
+	d.loop = g_main_loop_new(NULL, FALSE);
+	r = listen_socket(&d);
+	if (r < 0) {
+		log_msg(LOG_ERR, "Failed to listen on '%s': %s", d.socket_path,
+			strerror(-r));
+		return 1;
+	}
+	if (connect_libvirt(&d) < 0)
+		schedule_reconnect(&d);
+	d.sample_src = g_timeout_add_seconds(d.policy.sample_interval_s ?
+					     d.policy.sample_interval_s : 10,
+					     on_sample, &d);
+	g_unix_signal_add(SIGTERM, on_term, &d);
+	g_unix_signal_add(SIGINT, on_term, &d);
+	g_unix_signal_add(SIGHUP, on_hup, &d);
+	log_msg(LOG_INFO, "vcpackd started (policy sample every %us, shrink after %us)",
+		d.policy.sample_interval_s, d.policy.shrink_after_s);
+	g_main_loop_run(d.loop);
+	unlink(d.socket_path);
+	close(d.listen_fd);
+	vcp_virt_close(d.v);
+	vcp_kernel_free(d.k);
+	vcp_tracker_free(d.tracker);
+	vcp_policy_clear(&d.policy);
+	g_free(d.last_failures);
+	g_main_loop_unref(d.loop);
+	return 0;
+}

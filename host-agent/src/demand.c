@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * demand.c - windowed peak of per-vCPU utilisation (see demand.h). Each VM
+ * keeps a ring of the last @window utilisation figures per vCPU and its
+ * previous cumulative counters.
+ */
+#include "demand.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct track {
+	char *name;
+	unsigned int n_vcpus;
+	uint64_t at_ns;		/* previous sample */
+	uint64_t *time_ns;	/* previous cumulative run time */
+	uint64_t *delay_ns;	/* previous cumulative wait time */
+	double *ring;		/* window x n_vcpus */
+	unsigned int filled;	/* utilisation samples held (<= window) */
+	unsigned int head;	/* next slot */
+	double delay;		/* latest mean wait fraction, -1 unknown */
+	bool seen;		/* in the latest sample */
+};
+
+struct vcp_tracker {
+	unsigned int window;
+	struct track *t;
+	size_t n;
+};
+
+int vcp_tracker_new(unsigned int window, struct vcp_tracker **ret)
+{
+	struct vcp_tracker *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	t->window = window ? window : 1;
+	*ret = t;
+	return 0;
+}
+
+static void track_clear(struct track *k)
+{
+	free(k->name);
+	free(k->time_ns);
+	free(k->delay_ns);
+	free(k->ring);
+	memset(k, 0, sizeof(*k));
+}
+
+void vcp_tracker_free(struct vcp_tracker *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->n; i++)
+		track_clear(&t->t[i]);
+	free(t->t);
+	free(t);
+}
+
+static struct track *find(const struct vcp_tracker *t, const char *name)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (strcmp(t->t[i].name, name) == 0)
+			return &t->t[i];
+	return NULL;
+}
+
+static int track_init(struct track *k, const char *name, unsigned int n,
+		      unsigned int window)
+{
+	k->name = strdup(name);
+	k->n_vcpus = n;
+	k->time_ns = calloc(n ? n : 1, sizeof(uint64_t));
+	k->delay_ns = calloc(n ? n : 1, sizeof(uint64_t));
+	k->ring = calloc((size_t)window * (n ? n : 1), sizeof(double));
+	k->delay = -1;
+	if (!k->name || !k->time_ns || !k->delay_ns || !k->ring) {
+		track_clear(k);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static struct track *get(struct vcp_tracker *t,
+			 const struct vcp_vcpu_sample *vs)
+{
+	struct track *k = find(t, vs->name);
+	struct track *arr;
+
+	if (k && k->n_vcpus == vs->n_vcpus)
+		return k;
+	if (k) {
+		track_clear(k);
+		return track_init(k, vs->name, vs->n_vcpus, t->window) ? NULL : k;
+	}
+	arr = realloc(t->t, (t->n + 1) * sizeof(*arr));
+	if (!arr)
+		return NULL;
+	t->t = arr;
+	k = &t->t[t->n];
+	memset(k, 0, sizeof(*k));
+	if (track_init(k, vs->name, vs->n_vcpus, t->window) < 0)
+		return NULL;
+	t->n++;
+	return k;
+}
+
+static double frac(uint64_t now, uint64_t before, double dt)
+{
+	double f;
+
+	if (now < before || dt <= 0)
+		return 0;
+	f = (double)(now - before) / dt;
+	return f > 1.0 ? 1.0 : f;
+}
+
+static void push(struct track *k, const struct vcp_vcpu_sample *vs,
+		 uint64_t at_ns, unsigned int window)
+{
+	double dt = (double)(at_ns - k->at_ns), wait = 0;
+	double *slot = &k->ring[(size_t)k->head * k->n_vcpus];
+
+	for (unsigned int c = 0; c < k->n_vcpus; c++) {
+		slot[c] = frac(vs->time_ns[c], k->time_ns[c], dt);
+		wait += frac(vs->delay_ns[c], k->delay_ns[c], dt);
+	}
+	k->delay = k->n_vcpus ? wait / k->n_vcpus : 0;
+	k->head = (k->head + 1) % window;
+	if (k->filled < window)
+		k->filled++;
+}
+
+/* Drop the VMs the latest sample did not have. */
+static void forget_unseen(struct vcp_tracker *t)
+{
+	size_t j = 0;
+
+	for (size_t i = 0; i < t->n; i++) {
+		if (t->t[i].seen)
+			t->t[j++] = t->t[i];
+		else
+			track_clear(&t->t[i]);
+	}
+	t->n = j;
+}
+
+int vcp_tracker_update(struct vcp_tracker *t, const struct vcp_sample *s)
+{
+	for (size_t i = 0; i < t->n; i++)
+		t->t[i].seen = false;
+	for (size_t i = 0; i < s->n_vms; i++) {
+		const struct vcp_vcpu_sample *vs = &s->vms[i];
+		struct track *k = get(t, vs);
+		bool first;
+
+		if (!k)
+			return -ENOMEM;
+		first = k->at_ns == 0;
+		if (!first && s->at_ns > k->at_ns)
+			push(k, vs, s->at_ns, t->window);
+		memcpy(k->time_ns, vs->time_ns, k->n_vcpus * sizeof(uint64_t));
+		memcpy(k->delay_ns, vs->delay_ns, k->n_vcpus * sizeof(uint64_t));
+		k->at_ns = s->at_ns;
+		k->seen = true;
+	}
+	forget_unseen(t);
+	return 0;
+}
+
+void vcp_tracker_fill(const struct vcp_tracker *t, struct vcp_vm *vms,
+		      size_t n_vms)
+{
+	for (size_t i = 0; i < n_vms; i++) {
+		const struct track *k = find(t, vms[i].name);
+
+		if (!k || !k->filled)
+			continue;
+		for (unsigned int c = 0; c < vms[i].n_vcpus && c < k->n_vcpus; c++) {
+			double peak = 0;
+
+			for (unsigned int w = 0; w < k->filled; w++) {
+				double u = k->ring[(size_t)w * k->n_vcpus + c];
+
+				if (u > peak)
+					peak = u;
+			}
+			vms[i].demand[c] = peak;
+		}
+	}
+}
+
+double vcp_tracker_delay(const struct vcp_tracker *t, const char *name)
+{
+	const struct track *k = find(t, name);
+
+	return k ? k->delay : -1;
+}

@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * hook.c - the libvirt qemu hook, installed as
+ * /etc/libvirt/hooks/qemu.d/vcpack.
+ *
+ * libvirt runs it as `vcpack NAME OP SUBOP -` with the domain XML on
+ * stdin. It never calls back into libvirt (that would deadlock the
+ * daemon) and never blocks a start for long:
+ *   prepare/begin: validate the VM's vcpack tag; in strict mode (the
+ *     policy's strict_tags, default on) a malformed tag refuses the start
+ *     with a message naming the VM and what is wrong; lenient mode says
+ *     the same on stderr and lets the VM start untouched.
+ *   started, reconnect, stopped, release: tell vcpackd over its UNIX
+ *     socket (one line, 200 ms at most) and return; no daemon, no delay.
+ * Anything else exits 0 at once.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+
+#include "policy.h"
+#include "tags.h"
+
+#define HOOK_MAX_XML (4u << 20)	/* a domain XML larger than this is refused */
+#define NOTIFY_TIMEOUT_MS 200
+
+#ifndef VCP_RUNDIR
+#define VCP_RUNDIR "/run/vcpack"
+#endif
+
+static const char *env_or(const char *name, const char *def)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? v : def;
+}
+
+/* Read all of stdin, at most HOOK_MAX_XML bytes. */
+static int read_stdin(char **ret, size_t *ret_len)
+{
+	size_t cap = 65536, len = 0;
+	char *buf = malloc(cap + 1);
+
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t n;
+
+		if (len == cap) {
+			char *t;
+
+			if (cap >= HOOK_MAX_XML) {
+				free(buf);
+				return -EFBIG;
+			}
+			cap *= 2;
+			t = realloc(buf, cap + 1);
+			if (!t) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = t;
+		}
+		n = read(STDIN_FILENO, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			free(buf);
+			return -errno;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	*ret = buf;
+	*ret_len = len;
+	return 0;
+}
+
+/* libvirt writes the XML whatever the operation: take it, so that it
+ * never meets a closed pipe. */
+static void drain_stdin(void)
+{
+	char *xml = NULL;
+	size_t len;
+
+	if (read_stdin(&xml, &len) == 0)
+		free(xml);
+}
+
+static xmlNodePtr find_child(xmlNodePtr parent, const char *name)
+{
+	for (xmlNodePtr n = parent ? parent->children : NULL; n; n = n->next)
+		if (n->type == XML_ELEMENT_NODE &&
+		    strcmp((const char *)n->name, name) == 0)
+			return n;
+	return NULL;
+}
+
+/*
+ * The vcpack element(s) inside <metadata>, serialised for vcp_tag_parse.
+ * More than one element in our namespace is passed on as a duplicate.
+ * -ENOENT when the VM has no tag.
+ */
+/*
+ * Dump @n as a document of its own: a copy declares the namespaces it
+ * uses even where the domain XML declared them on <metadata> or above.
+ */
+static int dump_alone(xmlBufferPtr buf, xmlNodePtr n)
+{
+	xmlDocPtr one = xmlNewDoc(BAD_CAST "1.0");
+	xmlNodePtr copy = one ? xmlDocCopyNode(n, one, 1) : NULL;
+
+	if (!copy) {
+		xmlFreeDoc(one);
+		return -ENOMEM;
+	}
+	xmlDocSetRootElement(one, copy);
+	xmlNodeDump(buf, one, copy, 0, 0);
+	xmlFreeDoc(one);
+	return 0;
+}
+
+static int extract_tag(xmlDocPtr doc, char **ret_xml)
+{
+	xmlNodePtr meta = find_child(xmlDocGetRootElement(doc), "metadata");
+	xmlBufferPtr buf;
+	int found = 0;
+
+	buf = xmlBufferCreate();
+	if (!buf)
+		return -ENOMEM;
+	for (xmlNodePtr n = meta ? meta->children : NULL; n; n = n->next) {
+		if (n->type != XML_ELEMENT_NODE || !n->ns || !n->ns->href ||
+		    strcmp((const char *)n->ns->href, VCP_TAG_NS) != 0)
+			continue;
+		if (dump_alone(buf, n) < 0) {
+			xmlBufferFree(buf);
+			return -ENOMEM;
+		}
+		found++;
+	}
+	if (!found) {
+		xmlBufferFree(buf);
+		return -ENOENT;
+	}
+	*ret_xml = strdup((const char *)xmlBufferContent(buf));
+	xmlBufferFree(buf);
+	return *ret_xml ? 0 : -ENOMEM;
+}
+
+static bool strict_mode(void)
+{
+	struct vcp_policy p;
+	char *err = NULL;
+	const char *path = env_or("VCPACK_POLICY",
+				  VCP_SYSCONFDIR "/vcpack/policy.json");
+	bool strict;
+	int r;
+
+	vcp_policy_defaults(&p);
+	r = vcp_policy_load(path, &p, &err);
+	if (r < 0 && r != -ENOENT)
+		fprintf(stderr, "vcpack hook: ignoring policy '%s': %s\n", path,
+			err ? err : strerror(-r));
+	strict = p.strict_tags;
+	vcp_policy_clear(&p);
+	free(err);
+	return strict;
+}
+
+/* 0: fine or no tag; 1: refuse the start. */
+static int check_tag(const char *name)
+{
+	struct vcp_tag tag;
+	char *xml = NULL, *tag_xml = NULL, *err = NULL;
+	size_t len = 0;
+	xmlDocPtr doc;
+	bool strict;
+	int r;
+
+	r = read_stdin(&xml, &len);
+	if (r < 0) {
+		fprintf(stderr, "vcpack hook: cannot read the XML of '%s': %s\n",
+			name, strerror(-r));
+		return 0;
+	}
+	doc = xmlReadMemory(xml, (int)len, "domain.xml", NULL,
+			    XML_PARSE_NONET | XML_PARSE_NOERROR |
+			    XML_PARSE_NOWARNING);
+	free(xml);
+	if (!doc)
+		return 0;	/* libvirt's own XML: not ours to judge */
+	r = extract_tag(doc, &tag_xml);
+	xmlFreeDoc(doc);
+	if (r < 0)
+		return 0;
+	r = vcp_tag_parse(tag_xml, &tag, &err);
+	free(tag_xml);
+	if (r == 0)
+		return 0;
+	strict = strict_mode();
+	fprintf(stderr,
+		"vcpack: VM '%s' has a bad vcpack tag (%s); %s. Fix it with: virsh metadata %s --uri %s --key vcpack --set '<consolidation priority=\"normal\"/>' --config\n",
+		name, err ? err : "invalid",
+		strict ? "refusing to start it (strict_tags in the vcpack policy)" :
+			 "it starts untouched by vcpack",
+		name, VCP_TAG_NS);
+	free(err);
+	return strict ? 1 : 0;
+}
+
+/* One line to vcpackd, without ever waiting long. */
+static void notify(const char *name, const char *op, const char *subop)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	const char *path = env_or("VCPACK_SOCKET", VCP_RUNDIR "/vcpackd.sock");
+	struct pollfd pfd;
+	char line[512];
+	int fd, n;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return;
+	strcpy(sa.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 &&
+	    errno != EINPROGRESS && errno != EAGAIN) {
+		close(fd);
+		return;
+	}
+	pfd.fd = fd;
+	pfd.events = POLLOUT;
+	n = snprintf(line, sizeof(line), "hook %s %s %s\n", op, subop, name);
+	if (n > 0 && (size_t)n < sizeof(line) &&
+	    poll(&pfd, 1, NOTIFY_TIMEOUT_MS) == 1 && (pfd.revents & POLLOUT))
+		(void)!write(fd, line, (size_t)n);
+	close(fd);
+}
+
+int main(int argc, char **argv)
+{
+	const char *name, *op, *subop;
+
+	if (argc < 4) {
+		fprintf(stderr, "usage: %s NAME OPERATION SUB-OPERATION [EXTRA]\n"
+			"(run by libvirtd as /etc/libvirt/hooks/qemu.d/vcpack)\n",
+			argv[0]);
+		return 2;
+	}
+	name = argv[1];
+	op = argv[2];
+	subop = argv[3];
+	if (strcmp(op, "prepare") == 0 && strcmp(subop, "begin") == 0)
+		return check_tag(name);
+	drain_stdin();
+	if (strcmp(op, "started") == 0 || strcmp(op, "reconnect") == 0 ||
+	    strcmp(op, "stopped") == 0 || strcmp(op, "release") == 0)
+		notify(name, op, subop);
+	return 0;
+}

@@ -1,0 +1,105 @@
+#!/bin/sh
+# test-daemon.sh BUILD_DIR - vcpackd against test:///default inside a
+# private libvirtd (test+unix://), so that libvirt events cross processes:
+# a started VM is placed, a tag change re-places it, a stopped VM frees
+# its cores, kill -9 + restart re-derives everything, SIGTERM with
+# --restore-on-exit puts every VM back. All processes stopped by pid.
+B=$1
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+t_setup
+start_libvirtd || { t_fail "start libvirtd"; t_done; exit 1; }
+U="test+unix:///default?socket=$LVD_SOCK"
+hold_connection "$U" || { t_fail "hold a connection"; t_done; exit 1; }
+V() { "$B/vcpack" --connect "$U" "$@"; }
+SOCK=$T_TMP/run/vcpackd.sock
+DPID=""
+
+start_daemon() {
+	"$B/vcpackd" --foreground --debug --connect "$U" --socket "$SOCK" \
+		--restore-on-exit >>"$T_TMP/vcpackd.log" 2>&1 &
+	DPID=$!
+	T_PIDS="$T_PIDS $DPID"
+	# a killed daemon leaves its socket file behind: wait for an answer
+	i=0; until ask ping 2>/dev/null | grep -q '^ok' || [ $i -ge 50 ]; do
+		sleep 0.1; i=$((i + 1)); done
+}
+ask() { perl -MIO::Socket::UNIX -e '
+	my $s = IO::Socket::UNIX->new(Type => SOCK_STREAM(), Peer => $ARGV[0]) or exit 1;
+	print $s "$ARGV[1]\n"; my $l = <$s>; print $l // "";' "$SOCK" "$1"; }
+pins() { V --json status 2>/dev/null | jq -c ".vms[]|select(.name==\"$1\")|.pins"; }
+planned() { V --json plan 2>/dev/null | jq -c ".plan.vms[]|select(.name==\"$1\")|.vcpus"; }
+# wait until VM $1's pins equal the plan (or 3 s)
+settle() {
+	i=0
+	while [ $i -lt 30 ]; do
+		[ "$(pins "$1")" = "$(planned "$1")" ] && [ "$(V --json plan 2>/dev/null | jq '.actions|length')" = 0 ] && return 0
+		sleep 0.1; i=$((i + 1))
+	done
+	return 1
+}
+mkdom() { # NAME VCPUS [TAG-ATTRS]
+	meta=""
+	[ -n "${3:-}" ] && meta="<metadata><v:consolidation xmlns:v='urn:vcpack:metadata:1' $3/></metadata>"
+	printf "<domain type='test'><name>%s</name><memory>1048576</memory><vcpu>%s</vcpu>%s<os><type>hvm</type></os></domain>\n" \
+		"$1" "$2" "$meta" >"$T_TMP/$1.xml"
+	virsh -q -c "$U" define "$T_TMP/$1.xml" >/dev/null
+}
+
+mkdom busy 2 "priority='high'"; mkdom lowa 3 "priority='low'"; mkdom lowb 2 "class='pack'"
+orig_test=$(pins test)
+
+start_daemon
+t_match "daemon answers on its socket" "^ok connected mode=pin" "$(ask ping)"
+settle test; t_pass "initial plan applied to the running VM"
+s=$(date +%s%N)
+virsh -q -c "$U" start lowa >/dev/null
+if settle lowa; then
+	e=$(date +%s%N); t_pass "started VM placed ($(( (e - s) / 1000000 )) ms incl. polling)"
+else t_fail "started VM not placed within 3 s"; fi
+t_eq "placed VM pinned as the plan says" "$(planned lowa)" "$(pins lowa)"
+# unpinned on the 16-CPU test:///default host: every CPU
+orig_lowb='["0-15","0-15"]'
+virsh -q -c "$U" start lowb >/dev/null
+virsh -q -c "$U" start busy >/dev/null
+settle busy && t_pass "spread VM placed" || t_fail "spread VM not placed"
+t_eq "spread VM on exclusive cores" exclusive \
+	"$(V --json plan | jq -r '.plan.vms[]|select(.name=="busy")|.placement')"
+
+# a tag change re-places the VM
+before=$(pins lowa)
+virsh -q -c "$U" metadata lowa urn:vcpack:metadata:1 --key vcpack --set "<consolidation class='spread'/>" >/dev/null
+settle lowa && t_pass "metadata change re-planned" || t_fail "metadata change not applied"
+t_eq "re-tagged VM now exclusive" exclusive \
+	"$(V --json plan | jq -r '.plan.vms[]|select(.name=="lowa")|.placement')"
+t_nomatch "re-tagged VM moved" "^$before\$" "$(pins lowa)"
+
+# a stopped VM frees its cores: the remaining spread VM's cores are
+# no longer taken out of the free VMs' sets
+virsh -q -c "$U" destroy lowa >/dev/null
+settle test && t_pass "re-planned after a stop" || t_fail "no re-plan after a stop"
+t_eq "test VM pinned as planned after the stop" "$(planned test)" "$(pins test)"
+
+# kill -9 and restart: state comes back from libvirt, nothing is lost
+kill -9 "$DPID"; wait "$DPID" 2>/dev/null
+start_daemon
+t_match "restarted daemon answers" "^ok connected" "$(ask ping)"
+settle lowb && t_pass "restarted daemon keeps the plan" || t_fail "plan lost after restart"
+t_match "original of lowb still recorded once" 'id="0"' \
+	"$(virsh -c "$U" metadata lowb urn:vcpack:state:1)"
+
+# a bad tag: reported by name, VM untouched
+virsh -q -c "$U" metadata lowb urn:vcpack:metadata:1 --key vcpack --set "<consolidation priority='soon'/>" >/dev/null
+sleep 0.5
+t_match "bad tag logged with the VM's name" "'lowb'.*priority 'soon'" "$(cat "$T_TMP/vcpackd.log")"
+
+# SIGTERM with --restore-on-exit: everything back as it was
+kill -TERM "$DPID"; wait "$DPID" 2>/dev/null
+t_eq "daemon exited on SIGTERM" 1 "$(kill -0 "$DPID" 2>/dev/null && echo 0 || echo 1)"
+t_eq "test VM restored" "$orig_test" "$(pins test)"
+t_eq "lowb restored" "$orig_lowb" "$(pins lowb)"
+t_match "restore logged" "restored [0-9]+ VMs" "$(cat "$T_TMP/vcpackd.log")"
+t_eq "log: one line per decision, not per tick" 1 \
+	"$([ "$(grep -c '^plan:' "$T_TMP/vcpackd.log")" -lt 20 ] && echo 1 || echo 0)"
+[ $FAIL -gt 0 ] && sed 's/^/  vcpackd: /' "$T_TMP/vcpackd.log"
+t_done

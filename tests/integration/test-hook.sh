@@ -1,0 +1,76 @@
+#!/bin/sh
+# test-hook.sh BUILD_DIR - the libvirt qemu hook as libvirtd runs it:
+# `vcpack NAME OP SUBOP -` with the domain XML on stdin.
+B=$1
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+HOOK=$B/vcpack-hook
+t_setup
+export VCPACK_POLICY="$T_TMP/none.json" VCPACK_SOCKET="$T_TMP/vcpackd.sock"
+
+dom() { # TAG-ELEMENT-OR-EMPTY
+	cat <<XML
+<domain type='kvm'><name>vm1</name><memory>1048576</memory><vcpu>2</vcpu>
+<metadata>$1<other:x xmlns:other='urn:example:other' a='1'/></metadata>
+<os><type>hvm</type></os></domain>
+XML
+}
+good="<vcpack:consolidation xmlns:vcpack='urn:vcpack:metadata:1' priority='low'/>"
+bad="<vcpack:consolidation xmlns:vcpack='urn:vcpack:metadata:1' priority='urgent'/>"
+
+out=$(dom "$good" | "$HOOK" vm1 prepare begin - 2>&1); t_eq "good tag: start allowed" 0 $?
+t_eq "good tag: silent" "" "$out"
+out=$(dom "" | "$HOOK" vm1 prepare begin - 2>&1); t_eq "no tag: start allowed" 0 $?
+out=$(dom "$bad" | "$HOOK" vm1 prepare begin - 2>&1); t_eq "bad tag, strict (default): start refused" 1 $?
+t_match "bad tag: message names the VM and the fault" "VM 'vm1' has a bad vcpack tag .*urgent" "$out"
+t_match "bad tag: says how to fix it" "virsh metadata vm1" "$out"
+# the namespace declared on <metadata> instead of the element itself
+nsdom="<domain type='kvm'><name>vm1</name><metadata xmlns:vcpack='urn:vcpack:metadata:1'><vcpack:consolidation priority='%s'/></metadata></domain>"
+out=$(printf "$nsdom" low | "$HOOK" vm1 prepare begin - 2>&1)
+t_eq "namespace on <metadata>, good tag: allowed" 0 $?
+t_eq "namespace on <metadata>, good tag: silent" "" "$out"
+out=$(printf "$nsdom" urgent | "$HOOK" vm1 prepare begin - 2>&1)
+t_eq "namespace on <metadata>, bad tag: refused" 1 $?
+t_match "namespace on <metadata>, bad tag: the value named" "priority 'urgent'" "$out"
+dup="$good$good"
+out=$(dom "$dup" | "$HOOK" vm1 prepare begin - 2>&1); t_eq "duplicate tag: refused" 1 $?
+t_match "duplicate tag: said" "duplicate" "$out"
+echo '{"strict_tags": false}' >"$T_TMP/lenient.json"
+out=$(dom "$bad" | VCPACK_POLICY="$T_TMP/lenient.json" "$HOOK" vm1 prepare begin - 2>&1)
+t_eq "bad tag, lenient: start allowed" 0 $?
+t_match "bad tag, lenient: still said" "starts untouched" "$out"
+echo '{"strict_tags": "maybe"}' >"$T_TMP/broken.json"
+out=$(dom "$bad" | VCPACK_POLICY="$T_TMP/broken.json" "$HOOK" vm1 prepare begin - 2>&1)
+t_eq "broken policy: defaults (strict) apply" 1 $?
+t_match "broken policy: named" "ignoring policy" "$out"
+out=$(head -c 5000000 /dev/zero | tr '\0' ' ' | "$HOOK" vm1 prepare begin - 2>&1)
+t_eq "oversized XML: never blocks a start" 0 $?
+t_match "oversized XML: said" "cannot read" "$out"
+
+# notifications: no daemon -> immediate success
+s=$(date +%s%N)
+dom "$good" | "$HOOK" vm1 started begin -; rc=$?
+e=$(date +%s%N)
+t_eq "started without vcpackd: exit 0" 0 $rc
+# a behaviour check, not a speed target (that is in the benchmark): a
+# missing daemon must not cost the 200 ms connect timeout, let alone hang
+t_eq "started without vcpackd: does not block (<1.5 s)" 1 $(( (e - s) < 1500000000 ))
+
+# with a listener on the socket: one line per event
+perl -MIO::Socket::UNIX -e '
+	my $s = IO::Socket::UNIX->new(Type => SOCK_STREAM(), Local => $ARGV[0], Listen => 5) or die;
+	open(my $o, ">", $ARGV[1]) or die; $o->autoflush(1);
+	for (1..3) { my $c = $s->accept or last; my $l = <$c>; print $o $l; close $c }
+' "$VCPACK_SOCKET" "$T_TMP/got" &
+T_PIDS="$T_PIDS $!"
+i=0; while [ ! -S "$VCPACK_SOCKET" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+dom "$good" | "$HOOK" vm1 started begin -
+dom "$good" | "$HOOK" vm1 stopped end -
+dom "$good" | "$HOOK" vm1 reconnect begin -
+i=0; while [ "$(wc -l <"$T_TMP/got")" -lt 3 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+t_eq "notifications received" "hook started begin vm1|hook stopped end vm1|hook reconnect begin vm1" \
+	"$(tr '\n' '|' <"$T_TMP/got" | sed 's/|$//')"
+out=$(dom "$good" | "$HOOK" vm1 migrate begin - 2>&1); t_eq "other ops: exit 0" 0 $?
+out=$("$HOOK" 2>&1); t_eq "no arguments: usage, exit 2" 2 $?
+
+t_done

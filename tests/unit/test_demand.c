@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* test_demand.c - windowed peak demand (grow at once, shrink after the
+ * window), steal fraction, VMs appearing and vanishing; and observe.c's
+ * two-sample demand. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "demand.h"
+#include "observe.h"
+
+#define SEC 1000000000ull
+
+/* One VM "a" with 2 vCPUs at cumulative times t0, t1 (ns) at @at. */
+static struct vcp_sample *sample(uint64_t at, uint64_t t0, uint64_t t1,
+				 uint64_t d0)
+{
+	struct vcp_sample *s = calloc(1, sizeof(*s));
+
+	s->at_ns = at;
+	s->have_vcpu_time = true;
+	s->n_vms = 1;
+	s->vms = calloc(1, sizeof(*s->vms));
+	s->vms[0].name = strdup("a");
+	s->vms[0].n_vcpus = 2;
+	s->vms[0].time_ns = calloc(2, sizeof(uint64_t));
+	s->vms[0].delay_ns = calloc(2, sizeof(uint64_t));
+	s->vms[0].time_ns[0] = t0;
+	s->vms[0].time_ns[1] = t1;
+	s->vms[0].delay_ns[0] = d0;
+	return s;
+}
+
+static void feed(struct vcp_tracker *t, uint64_t at, uint64_t t0,
+		 uint64_t t1, uint64_t d0)
+{
+	struct vcp_sample *s = sample(at, t0, t1, d0);
+
+	assert_int_equal(vcp_tracker_update(t, s), 0);
+	vcp_sample_free(s);
+}
+
+static void fill(struct vcp_tracker *t, double *d0, double *d1)
+{
+	struct vcp_vm vm = { 0 };
+
+	vcp_vm_alloc_vcpus(&vm, 2);
+	vm.name = strdup("a");
+	vcp_tracker_fill(t, &vm, 1);
+	*d0 = vm.demand[0];
+	*d1 = vm.demand[1];
+	vcp_vm_clear(&vm);
+}
+
+static void test_peak_window(void **state)
+{
+	struct vcp_tracker *t;
+	double a, b;
+
+	assert_int_equal(vcp_tracker_new(3, &t), 0);
+	feed(t, 10 * SEC, 0, 0, 0);
+	fill(t, &a, &b);
+	assert_true(a < 0 && b < 0);	/* one sample: unknown */
+	/* 10 s later: vCPU0 ran 5 s (50%), vCPU1 1 s (10%) */
+	feed(t, 20 * SEC, 5 * SEC, 1 * SEC, 2 * SEC);
+	fill(t, &a, &b);
+	assert_float_equal(a, 0.5, 1e-9);
+	assert_float_equal(b, 0.1, 1e-9);
+	assert_float_equal(vcp_tracker_delay(t, "a"), 0.1, 1e-9);
+	/* load drops to 0: the peak holds for the window (3 samples) */
+	feed(t, 30 * SEC, 5 * SEC, 1 * SEC, 2 * SEC);
+	feed(t, 40 * SEC, 5 * SEC, 1 * SEC, 2 * SEC);
+	fill(t, &a, &b);
+	assert_float_equal(a, 0.5, 1e-9);
+	feed(t, 50 * SEC, 5 * SEC, 1 * SEC, 2 * SEC);
+	fill(t, &a, &b);
+	assert_float_equal(a, 0.0, 1e-9);
+	assert_float_equal(vcp_tracker_delay(t, "a"), 0.0, 1e-9);
+	/* load rises: at once */
+	feed(t, 60 * SEC, 15 * SEC, 1 * SEC, 2 * SEC);
+	fill(t, &a, &b);
+	assert_float_equal(a, 1.0, 1e-9);
+	vcp_tracker_free(t);
+}
+
+static void test_vanish_and_resize(void **state)
+{
+	struct vcp_tracker *t;
+	struct vcp_sample *s;
+	double a, b;
+
+	assert_int_equal(vcp_tracker_new(5, &t), 0);
+	feed(t, 1 * SEC, 0, 0, 0);
+	feed(t, 2 * SEC, SEC / 2, 0, 0);
+	/* the VM is gone from a sample: forgotten */
+	s = sample(3 * SEC, 0, 0, 0);
+	s->n_vms = 0;
+	assert_int_equal(vcp_tracker_update(t, s), 0);
+	s->n_vms = 1;
+	vcp_sample_free(s);
+	fill(t, &a, &b);
+	assert_true(a < 0);
+	assert_float_equal(vcp_tracker_delay(t, "a"), -1, 1e-9);
+	/* counters going backwards (a restarted VM) never give negatives */
+	feed(t, 4 * SEC, 9 * SEC, 9 * SEC, 0);
+	feed(t, 5 * SEC, 1 * SEC, 1 * SEC, 0);
+	fill(t, &a, &b);
+	assert_float_equal(a, 0.0, 1e-9);
+	vcp_tracker_free(t);
+}
+
+static void test_two_samples(void **state)
+{
+	struct vcp_sample *x = sample(1 * SEC, 0, 0, 0);
+	struct vcp_sample *y = sample(3 * SEC, SEC, 3 * SEC, 0);
+	struct vcp_vm vm = { 0 };
+
+	vcp_vm_alloc_vcpus(&vm, 2);
+	vm.name = strdup("a");
+	vcp_demand_from_samples(x, y, &vm, 1);
+	assert_float_equal(vm.demand[0], 0.5, 1e-9);
+	assert_float_equal(vm.demand[1], 1.0, 1e-9);	/* clamped */
+	vcp_vm_clear(&vm);
+	vcp_sample_free(x);
+	vcp_sample_free(y);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_peak_window),
+		cmocka_unit_test(test_vanish_and_resize),
+		cmocka_unit_test(test_two_samples),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
