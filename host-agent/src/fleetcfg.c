@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * fleetcfg.c - the fleet file. Validated key by key before anything is
+ * contacted; errors name the key path. No I/O beyond reading the file.
+ *
+ *   {"hosts": [{"uri": "qemu+ssh://h1/system", "name": "h1",
+ *               "group": "rack1", "accepts": true}, ...],
+ *    "defaults": {"concurrency": 16, "timeout": 10, "move_spread": false,
+ *                 "mem_reserve": 0.1, "migrations_per_host": 1,
+ *                 "p2p": false, "package_watts": 40, "host_watts": 100}}
+ *
+ * name defaults to the URI's host part (user@ dropped), or the whole URI
+ * when it has none (qemu:///system); names must be unique. accepts false
+ * keeps a host out of the receivers (maintenance). The watts are the
+ * power model `fleet status` and `fleet plan` quote: what a package
+ * saves asleep, and what an emptied host saves beyond its packages.
+ */
+#include "fleetcfg.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "errmsg.h"
+#include "jsonfile.h"
+
+#define MAX_FILE (16 << 20)
+
+struct fctx {
+	const char *src;
+	char **err;
+};
+
+void vcp_fleet_cfg_clear(struct vcp_fleet_cfg *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n_hosts; i++) {
+		free(c->hosts[i].uri);
+		free(c->hosts[i].name);
+		free(c->hosts[i].group);
+	}
+	free(c->hosts);
+	memset(c, 0, sizeof(*c));
+}
+
+static void defaults(struct vcp_fleet_cfg *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->concurrency = 16;
+	c->timeout_s = 10;
+	c->mem_reserve = 0.1;
+	c->migrations_per_host = 1;
+	c->package_watts = 40;
+	c->host_watts = 100;
+}
+
+/* "qemu+ssh://root@h1:22/system" -> "h1:22"; NULL if no host part. */
+static char *uri_host(const char *uri)
+{
+	const char *p = strstr(uri, "://"), *end, *at;
+
+	if (!p)
+		return NULL;
+	p += 3;
+	end = p + strcspn(p, "/?");
+	at = memchr(p, '@', (size_t)(end - p));
+	if (at)
+		p = at + 1;
+	return end > p ? strndup(p, (size_t)(end - p)) : NULL;
+}
+
+static int get_str(const struct fctx *c, const char *path,
+		   struct json_object *v, char **ret)
+{
+	const char *s = json_object_get_string(v);
+
+	if (!json_object_is_type(v, json_type_string) || !*s || strlen(s) > 1024)
+		return vcp_err(c->err, -EINVAL,
+			       "%s: %s: must be a non-empty string (at most 1024 bytes), got %s",
+			       c->src, path, vcp_json_shown(v));
+	*ret = strdup(s);
+	return *ret ? 0 : -ENOMEM;
+}
+
+static int get_bool(const struct fctx *c, const char *path,
+		    struct json_object *v, bool *ret)
+{
+	if (!json_object_is_type(v, json_type_boolean))
+		return vcp_err(c->err, -EINVAL,
+			       "%s: %s: must be true or false, got %s", c->src,
+			       path, vcp_json_shown(v));
+	*ret = json_object_get_boolean(v);
+	return 0;
+}
+
+static int get_uint(const struct fctx *c, const char *path,
+		    struct json_object *v, unsigned int lo, unsigned int hi,
+		    unsigned int *ret)
+{
+	int64_t n = json_object_get_int64(v);
+
+	if (!json_object_is_type(v, json_type_int) || n < lo || n > hi)
+		return vcp_err(c->err, -EINVAL,
+			       "%s: %s: must be a whole number from %u to %u, got %s",
+			       c->src, path, lo, hi, vcp_json_shown(v));
+	*ret = (unsigned int)n;
+	return 0;
+}
+
+static int get_num(const struct fctx *c, const char *path,
+		   struct json_object *v, double lo, double hi, double *ret)
+{
+	double d = json_object_get_double(v);
+
+	if ((!json_object_is_type(v, json_type_int) &&
+	     !json_object_is_type(v, json_type_double)) || d < lo || d > hi)
+		return vcp_err(c->err, -EINVAL,
+			       "%s: %s: must be a number from %g to %g, got %s",
+			       c->src, path, lo, hi, vcp_json_shown(v));
+	*ret = d;
+	return 0;
+}
+
+static int host_key(const struct fctx *c, const char *hp, const char *key,
+		    struct json_object *v, struct vcp_fleet_entry *e)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "%s.%s", hp, key);
+	if (!strcmp(key, "uri"))
+		return get_str(c, path, v, &e->uri);
+	if (!strcmp(key, "name"))
+		return get_str(c, path, v, &e->name);
+	if (!strcmp(key, "group"))
+		return get_str(c, path, v, &e->group);
+	if (!strcmp(key, "accepts"))
+		return get_bool(c, path, v, &e->accepts);
+	return vcp_err(c->err, -EINVAL, "%s: %s: unknown key", c->src, path);
+}
+
+static int one_host(const struct fctx *c, size_t i, struct json_object *o,
+		    struct vcp_fleet_entry *e)
+{
+	char hp[40];
+	int r;
+
+	snprintf(hp, sizeof(hp), "hosts[%zu]", i);
+	if (!json_object_is_type(o, json_type_object))
+		return vcp_err(c->err, -EINVAL, "%s: %s: must be an object, got %s",
+			       c->src, hp, vcp_json_shown(o));
+	e->accepts = true;
+	json_object_object_foreach(o, key, v) {
+		r = host_key(c, hp, key, v, e);
+		if (r < 0)
+			return r;
+	}
+	if (!e->uri)
+		return vcp_err(c->err, -EINVAL, "%s: %s: needs \"uri\"", c->src,
+			       hp);
+	if (!strstr(e->uri, ":/"))
+		return vcp_err(c->err, -EINVAL,
+			       "%s: %s.uri: '%s' is not a libvirt URI (e.g. qemu+ssh://host/system)",
+			       c->src, hp, e->uri);
+	if (!e->name)
+		e->name = uri_host(e->uri);
+	if (!e->name)
+		e->name = strdup(e->uri);
+	return e->name ? 0 : -ENOMEM;
+}
+
+static int parse_hosts(const struct fctx *c, struct json_object *a,
+		       struct vcp_fleet_cfg *cfg)
+{
+	size_t n = json_object_array_length(a);
+	int r = 0;
+
+	if (!json_object_is_type(a, json_type_array) || !n)
+		return vcp_err(c->err, -EINVAL,
+			       "%s: hosts: must be a non-empty array, got %s",
+			       c->src, vcp_json_shown(a));
+	if (n > VCP_FLEET_MAX_HOSTS)
+		return vcp_err(c->err, -EINVAL, "%s: hosts: more than %d hosts",
+			       c->src, VCP_FLEET_MAX_HOSTS);
+	cfg->hosts = calloc(n, sizeof(*cfg->hosts));
+	if (!cfg->hosts)
+		return -ENOMEM;
+	cfg->n_hosts = n;
+	for (size_t i = 0; i < n && r == 0; i++) {
+		r = one_host(c, i, json_object_array_get_idx(a, i),
+			     &cfg->hosts[i]);
+		for (size_t j = 0; j < i && r == 0; j++)
+			if (!strcmp(cfg->hosts[j].name, cfg->hosts[i].name))
+				r = vcp_err(c->err, -EINVAL,
+					    "%s: hosts[%zu].name: '%s' is also hosts[%zu] (give each host a \"name\")",
+					    c->src, i, cfg->hosts[i].name, j);
+	}
+	return r;
+}
+
+static int default_key(const struct fctx *c, const char *key,
+		       struct json_object *v, struct vcp_fleet_cfg *cfg)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "defaults.%s", key);
+	if (!strcmp(key, "concurrency"))
+		return get_uint(c, path, v, 1, 1024, &cfg->concurrency);
+	if (!strcmp(key, "timeout"))
+		return get_uint(c, path, v, 1, 3600, &cfg->timeout_s);
+	if (!strcmp(key, "move_spread"))
+		return get_bool(c, path, v, &cfg->move_spread);
+	if (!strcmp(key, "mem_reserve"))
+		return get_num(c, path, v, 0, 0.9, &cfg->mem_reserve);
+	if (!strcmp(key, "migrations_per_host"))
+		return get_uint(c, path, v, 1, 64, &cfg->migrations_per_host);
+	if (!strcmp(key, "p2p"))
+		return get_bool(c, path, v, &cfg->p2p);
+	if (!strcmp(key, "package_watts"))
+		return get_num(c, path, v, 0, 10000, &cfg->package_watts);
+	if (!strcmp(key, "host_watts"))
+		return get_num(c, path, v, 0, 100000, &cfg->host_watts);
+	return vcp_err(c->err, -EINVAL, "%s: %s: unknown key", c->src, path);
+}
+
+static int parse_obj(const struct fctx *c, struct json_object *o,
+		     struct vcp_fleet_cfg *cfg)
+{
+	struct json_object *d;
+	int r;
+
+	if (!json_object_is_type(o, json_type_object))
+		return vcp_err(c->err, -EINVAL, "%s: must be a JSON object",
+			       c->src);
+	json_object_object_foreach(o, key, val) {
+		(void)val;
+		if (strcmp(key, "hosts") && strcmp(key, "defaults") &&
+		    strcmp(key, "_comment"))
+			return vcp_err(c->err, -EINVAL, "%s: %s: unknown key",
+				       c->src, key);
+	}
+	if (json_object_object_get_ex(o, "defaults", &d)) {
+		if (!json_object_is_type(d, json_type_object))
+			return vcp_err(c->err, -EINVAL,
+				       "%s: defaults: must be an object, got %s",
+				       c->src, vcp_json_shown(d));
+		json_object_object_foreach(d, dkey, v) {
+			r = default_key(c, dkey, v, cfg);
+			if (r < 0)
+				return r;
+		}
+	}
+	return parse_hosts(c, json_object_object_get(o, "hosts"), cfg);
+}
+
+int vcp_fleet_cfg_parse(const char *text, const char *source,
+			struct vcp_fleet_cfg *ret, char **ret_err)
+{
+	struct fctx c = { source ? source : "fleet", ret_err };
+	struct vcp_fleet_cfg cfg;
+	struct json_object *o = NULL;
+	int r = vcp_json_parse(text, c.src, &o, ret_err);
+
+	if (r < 0)
+		return r;
+	defaults(&cfg);
+	r = parse_obj(&c, o, &cfg);
+	json_object_put(o);
+	if (r < 0) {
+		vcp_fleet_cfg_clear(&cfg);
+		return r;
+	}
+	*ret = cfg;
+	return 0;
+}
+
+int vcp_fleet_cfg_load(const char *path, struct vcp_fleet_cfg *ret,
+		       char **ret_err)
+{
+	char *text = NULL;
+	int r = vcp_file_read(path, MAX_FILE, &text, ret_err);
+
+	if (r < 0)
+		return r;
+	r = vcp_fleet_cfg_parse(text, path, ret, ret_err);
+	free(text);
+	return r;
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * fleetcfg.h - the fleet file (`vcpack fleet --hosts FLEET.json`): which
+ * hosts, reached by which libvirt URI, and the fleet-wide defaults. The
+ * format is documented at the top of fleetcfg.c and in vcpack(1).
+ * Credentials are libvirt's (ssh keys, TLS certificates, SASL): this file
+ * holds none.
+ */
+#ifndef VCP_FLEETCFG_H
+#define VCP_FLEETCFG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct vcp_fleet_entry {
+	char *uri;		/* libvirt URI, e.g. qemu+ssh://h1/system */
+	char *name;		/* shown name; defaults to the URI's host */
+	char *group;		/* e.g. "rack1"; NULL if none */
+	bool accepts;		/* may receive VMs (false: maintenance) */
+};
+
+struct vcp_fleet_cfg {
+	struct vcp_fleet_entry *hosts;
+	size_t n_hosts;
+	unsigned int concurrency;	/* hosts queried at once */
+	unsigned int timeout_s;		/* per host */
+	bool move_spread;		/* fleet plan may migrate spread VMs */
+	double mem_reserve;		/* receiver memory kept free */
+	unsigned int migrations_per_host;	/* at once, per source */
+	bool p2p;			/* peer-to-peer migration */
+	double package_watts;		/* modelled saving per package asleep */
+	double host_watts;		/* and per host emptied, beyond that */
+};
+
+#define VCP_FLEET_MAX_HOSTS 100000
+
+/* Parse FLEET.json text; @source names it in messages. 0, -EINVAL with
+ * *ret_err naming the key path ("fleet.json: hosts[2].uri: ...") or
+ * -ENOMEM; *ret untouched on failure. */
+int vcp_fleet_cfg_parse(const char *text, const char *source,
+			struct vcp_fleet_cfg *ret, char **ret_err);
+int vcp_fleet_cfg_load(const char *path, struct vcp_fleet_cfg *ret,
+		       char **ret_err);
+void vcp_fleet_cfg_clear(struct vcp_fleet_cfg *c);
+
+#endif

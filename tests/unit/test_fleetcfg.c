@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test_fleetcfg.c - the fleet file: values, defaults, names taken from
+ * URIs, and every refusal naming the key path.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "fleetcfg.h"
+
+static void test_values(void **state)
+{
+	struct vcp_fleet_cfg c;
+	char *err = NULL;
+
+	assert_int_equal(vcp_fleet_cfg_parse(
+		"{\"hosts\": [{\"uri\": \"qemu+ssh://root@h1.example:2222/system\"},"
+		" {\"uri\": \"qemu+tls://h2/system\", \"name\": \"b\", \"group\": \"rack1\","
+		"  \"accepts\": false},"
+		" {\"uri\": \"qemu:///system\"}],"
+		" \"defaults\": {\"concurrency\": 64, \"timeout\": 3, \"move_spread\": true,"
+		"  \"mem_reserve\": 0.2, \"migrations_per_host\": 2, \"p2p\": true,"
+		"  \"package_watts\": 35.5, \"host_watts\": 0}}",
+		"f.json", &c, &err), 0);
+	assert_null(err);
+	assert_int_equal(c.n_hosts, 3);
+	assert_string_equal(c.hosts[0].name, "h1.example:2222");
+	assert_null(c.hosts[0].group);
+	assert_true(c.hosts[0].accepts);
+	assert_string_equal(c.hosts[1].name, "b");
+	assert_string_equal(c.hosts[1].group, "rack1");
+	assert_false(c.hosts[1].accepts);
+	assert_string_equal(c.hosts[2].name, "qemu:///system");
+	assert_int_equal(c.concurrency, 64);
+	assert_int_equal(c.timeout_s, 3);
+	assert_true(c.move_spread);
+	assert_true(c.mem_reserve > 0.199 && c.mem_reserve < 0.201);
+	assert_int_equal(c.migrations_per_host, 2);
+	assert_true(c.p2p);
+	assert_true(c.package_watts > 35.4 && c.package_watts < 35.6);
+	assert_true(c.host_watts == 0);
+	vcp_fleet_cfg_clear(&c);
+}
+
+static void test_defaults(void **state)
+{
+	struct vcp_fleet_cfg c;
+
+	assert_int_equal(vcp_fleet_cfg_parse(
+		"{\"hosts\": [{\"uri\": \"test:///default\"}]}", "f", &c, NULL),
+		0);
+	assert_int_equal(c.concurrency, 16);
+	assert_int_equal(c.timeout_s, 10);
+	assert_false(c.move_spread);
+	assert_int_equal(c.migrations_per_host, 1);
+	assert_false(c.p2p);
+	assert_string_equal(c.hosts[0].name, "test:///default");
+	vcp_fleet_cfg_clear(&c);
+}
+
+static void refused(const char *text, const char *msg)
+{
+	struct vcp_fleet_cfg c;
+	char *err = NULL;
+
+	memset(&c, 0x5a, sizeof(c));
+	assert_int_equal(vcp_fleet_cfg_parse(text, "fleet.json", &c, &err),
+			 -EINVAL);
+	assert_non_null(err);
+	assert_string_equal(err, msg);
+	assert_int_equal(c.n_hosts, 0x5a5a5a5a5a5a5a5aULL);	/* untouched */
+	free(err);
+}
+
+static void test_refused(void **state)
+{
+	refused("{", "fleet.json: not valid JSON at line 1: unexpected end of text");
+	refused("[]", "fleet.json: must be a JSON object");
+	refused("{\"hosts\": []}",
+		"fleet.json: hosts: must be a non-empty array, got []");
+	refused("{\"hostz\": 1}", "fleet.json: hostz: unknown key");
+	refused("{\"hosts\": [{\"name\": \"a\"}]}",
+		"fleet.json: hosts[0]: needs \"uri\"");
+	refused("{\"hosts\": [{\"uri\": \"h1\"}]}",
+		"fleet.json: hosts[0].uri: 'h1' is not a libvirt URI (e.g. qemu+ssh://host/system)");
+	refused("{\"hosts\": [{\"uri\": \"qemu+ssh://h1/system\", \"port\": 22}]}",
+		"fleet.json: hosts[0].port: unknown key");
+	refused("{\"hosts\": [{\"uri\": \"qemu+ssh://h1/system\"},"
+		" {\"uri\": \"qemu+tls://h1/system\"}]}",
+		"fleet.json: hosts[1].name: 'h1' is also hosts[0] (give each host a \"name\")");
+	refused("{\"hosts\": [{\"uri\": \"qemu:///system\", \"accepts\": 1}]}",
+		"fleet.json: hosts[0].accepts: must be true or false, got 1");
+	refused("{\"hosts\": [{\"uri\": \"qemu:///system\"}], \"defaults\": {\"concurrency\": 0}}",
+		"fleet.json: defaults.concurrency: must be a whole number from 1 to 1024, got 0");
+	refused("{\"hosts\": [{\"uri\": \"qemu:///system\"}], \"defaults\": {\"mem_reserve\": \"lots\"}}",
+		"fleet.json: defaults.mem_reserve: must be a number from 0 to 0.9, got \"lots\"");
+	refused("{\"hosts\": [{\"uri\": \"qemu:///system\"}], \"defaults\": {\"speed\": 1}}",
+		"fleet.json: defaults.speed: unknown key");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_values),
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_refused),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
