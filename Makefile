@@ -34,8 +34,9 @@ ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) -D_GNU_SOURCE \
 LDLIBS = $(PKG_LIBS) -lm
 
 SRC := host-agent/src
-# Files with a main(): one per program. Everything else is the library.
-MAINS := $(SRC)/cli.c $(SRC)/powernice.c $(SRC)/daemon.c
+# Program files (they print; mains and the CLI's parts). Everything else
+# is the library.
+MAINS := $(SRC)/cli.c $(SRC)/cli-fleet.c $(SRC)/powernice.c $(SRC)/daemon.c
 LIB_SRCS := $(filter-out $(MAINS),$(wildcard $(SRC)/*.c))
 LIB_OBJS := $(patsubst $(SRC)/%.c,$(B)/obj/%.o,$(LIB_SRCS))
 LIB := $(B)/libvcp.a
@@ -75,7 +76,7 @@ $(LIB): $(LIB_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(B)/vcpack: $(B)/obj/cli.o $(LIB)
+$(B)/vcpack: $(B)/obj/cli.o $(B)/obj/cli-fleet.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(B)/powernice: $(B)/obj/powernice.o $(LIB)
@@ -98,7 +99,7 @@ $(B)/bench/%: bench/%.c $(LIB) | $(DEPS_STAMP)
 	$(CC) $(ALL_CFLAGS) -DVCP_SRCDIR='"$(CURDIR)"' -o $@ $< $(LIB) \
 		$(LDLIBS)
 
--include $(LIB_OBJS:.o=.d) $(B)/obj/cli.d $(B)/obj/powernice.d \
+-include $(LIB_OBJS:.o=.d) $(B)/obj/cli.d $(B)/obj/cli-fleet.d $(B)/obj/powernice.d \
 	$(B)/obj/daemon.d $(B)/obj/hook/hook.d
 
 # ---- the main job ----

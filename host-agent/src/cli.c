@@ -20,6 +20,7 @@
 #include <json-c/json.h>
 
 #include "apply.h"
+#include "cli.h"
 #include "cycle.h"
 #include "diff.h"
 #include "kernel.h"
@@ -33,8 +34,6 @@
 #include "tags.h"
 #include "virt.h"
 
-#define EXIT_PARTIAL 1
-#define EXIT_USAGE 2
 
 #ifndef VCP_VERSION
 #define VCP_VERSION "0.1"
@@ -54,10 +53,7 @@ struct ctx {
 	char mode_reason[512];
 };
 
-static int err_out(int code, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static int err_out(int code, const char *fmt, ...)
+int vcp_cli_err(int code, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -81,6 +77,8 @@ static const char *const usage_text =
 	"  tag DOMAIN --priority high|normal|low | --class spread|balanced|pack\n"
 	"                         write the VM's vcpack tag (live and persistent)\n"
 	"  restore [DOMAIN...]    put VMs back to their recorded original pins\n"
+	"  fleet --hosts FLEET.json status|tag|plan\n"
+	"                         many hosts over libvirt URIs (vcpack fleet --help)\n"
 	"\n"
 	"Options:\n"
 	"  -c, --connect URI      libvirt URI (default: libvirt's default)\n"
@@ -130,7 +128,7 @@ static bool print_cmd_help(const char *cmd)
 	return false;
 }
 
-static void print_json(struct json_object *o)
+void vcp_cli_json(struct json_object *o)
 {
 	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
 					       JSON_C_TO_STRING_NOSLASHESCAPE));
@@ -153,7 +151,7 @@ static int load_policy(struct ctx *c)
 	}
 	r = vcp_policy_load(path, &c->policy, &err);
 	if (r < 0) {
-		err_out(0, "Refusing policy '%s': %s", path,
+		vcp_cli_err(0, "Refusing policy '%s': %s", path,
 			err ? err : strerror(-r));
 		free(err);
 		return -EINVAL;
@@ -170,7 +168,7 @@ static int setup(struct ctx *c, bool readonly)
 		return EXIT_USAGE;
 	r = vcp_virt_open(c->uri, readonly, &c->v, &err);
 	if (r < 0) {
-		err_out(0, "%s", err ? err : strerror(-r));
+		vcp_cli_err(0, "%s", err ? err : strerror(-r));
 		free(err);
 		return EXIT_PARTIAL;
 	}
@@ -194,12 +192,12 @@ static int observe(struct ctx *c, struct vcp_world *w, unsigned int sample_ms,
 	int r = vcp_observe(c->v, c->k, c->mode, sample_ms, w, &err);
 
 	if (r < 0) {
-		err_out(0, "%s", err ? err : strerror(-r));
+		vcp_cli_err(0, "%s", err ? err : strerror(-r));
 		free(err);
 		return EXIT_PARTIAL;
 	}
 	for (size_t i = 0; warn && i < w->n_issues; i++)
-		err_out(0, "'%s': %s", w->issues[i].vm, w->issues[i].msg);
+		vcp_cli_err(0, "'%s': %s", w->issues[i].vm, w->issues[i].msg);
 	return 0;
 }
 
@@ -286,13 +284,13 @@ static int cmd_status(struct ctx *c, int argc, char **argv)
 	int r;
 
 	if (argc > 1)
-		return err_out(EXIT_USAGE, "status takes no arguments, got '%s'",
+		return vcp_cli_err(EXIT_USAGE, "status takes no arguments, got '%s'",
 			       argv[1]);
 	r = setup(c, true);
 	if (!r)
 		r = observe(c, &w, c->sample_ms, true);
 	if (!r && vcp_pkg_map_build(w.host, w.vms, w.n_vms, NULL, &map) < 0)
-		r = err_out(EXIT_PARTIAL, "out of memory");
+		r = vcp_cli_err(EXIT_PARTIAL, "out of memory");
 	if (!r && c->json) {
 		struct json_object *o = header_json(c, &w);
 
@@ -300,7 +298,7 @@ static int cmd_status(struct ctx *c, int argc, char **argv)
 				       vcp_render_map_json(w.host, w.vms, &map));
 		json_object_object_add(o, "vms", vcp_render_vms_json(
 			w.host, w.vms, w.n_vms, &c->policy));
-		print_json(o);
+		vcp_cli_json(o);
 	} else if (!r) {
 		header_text(c, &w);
 		printf("packages:\n");
@@ -335,18 +333,18 @@ static int make_plan(struct ctx *c, struct planned *p)
 			       &c->policy, time(NULL), &p->cy, &err);
 
 	if (r < 0) {
-		err_out(0, "%s", err ? err : strerror(-r));
+		vcp_cli_err(0, "%s", err ? err : strerror(-r));
 		free(err);
 		return EXIT_PARTIAL;
 	}
 	for (size_t i = 0; i < w->n_issues; i++)
-		err_out(0, "'%s': %s", w->issues[i].vm, w->issues[i].msg);
+		vcp_cli_err(0, "'%s': %s", w->issues[i].vm, w->issues[i].msg);
 	r = vcp_pkg_map_build(w->host, w->vms, w->n_vms, NULL, &p->before);
 	if (r == 0)
 		r = vcp_pkg_map_build(w->host, w->vms, w->n_vms, p->cy.plan,
 				      &p->after);
 	if (r < 0)
-		return err_out(EXIT_PARTIAL, "out of memory");
+		return vcp_cli_err(EXIT_PARTIAL, "out of memory");
 	return 0;
 }
 
@@ -387,7 +385,7 @@ static int report_plan(struct ctx *c, struct planned *p,
 			json_object_object_add(o, "vms", vcp_render_vms_json(
 				after_w->host, after_w->vms, after_w->n_vms,
 				&c->policy));
-		print_json(o);
+		vcp_cli_json(o);
 		return 0;
 	}
 	header_text(c, &p->cy.w);
@@ -415,7 +413,7 @@ static int cmd_plan(struct ctx *c, int argc, char **argv)
 	int r;
 
 	if (argc > 1)
-		return err_out(EXIT_USAGE, "plan takes no arguments, got '%s'",
+		return vcp_cli_err(EXIT_USAGE, "plan takes no arguments, got '%s'",
 			       argv[1]);
 	r = setup(c, true);
 	if (!r)
@@ -435,25 +433,25 @@ static int cmd_apply(struct ctx *c, int argc, char **argv)
 	int r;
 
 	if (argc > 1)
-		return err_out(EXIT_USAGE, "apply takes no arguments, got '%s'",
+		return vcp_cli_err(EXIT_USAGE, "apply takes no arguments, got '%s'",
 			       argv[1]);
 	r = setup(c, false);
 	if (!r)
 		r = make_plan(c, &p);
 	if (!r && vcp_apply_actions(c->v, c->k, p.cy.w.host, p.cy.w.vms, &p.cy.acts,
 				    &res) < 0)
-		r = err_out(EXIT_PARTIAL, "out of memory");
+		r = vcp_cli_err(EXIT_PARTIAL, "out of memory");
 	if (!r)
 		r = observe(c, &after, 0, false);
 	if (!r && vcp_pkg_map_build(after.host, after.vms, after.n_vms, NULL,
 				    &amap) < 0)
-		r = err_out(EXIT_PARTIAL, "out of memory");
+		r = vcp_cli_err(EXIT_PARTIAL, "out of memory");
 	if (!r) {
 		report_plan(c, &p, &res, &after, &amap);
 		for (size_t i = 0; i < res.n; i++)
 			if (res.e[i].outcome == VCP_FAILED ||
 			    res.e[i].outcome == VCP_RETRY)
-				err_out(0, "%s", res.e[i].msg ? res.e[i].msg :
+				vcp_cli_err(0, "%s", res.e[i].msg ? res.e[i].msg :
 					"an action failed");
 		if (res.n_failed)
 			r = EXIT_PARTIAL;
@@ -486,20 +484,20 @@ static int parse_tag_args(int argc, char **argv, const char **ret_dom,
 			exit(0);
 		} else if (o == 'P') {
 			if (vcp_priority_from_name(optarg, &t.priority) < 0)
-				return err_out(EXIT_USAGE, "priority '%s' is not one of high, normal, low", optarg);
+				return vcp_cli_err(EXIT_USAGE, "priority '%s' is not one of high, normal, low", optarg);
 			t.has_priority = true;
 		} else if (o == 'C') {
 			if (vcp_class_from_name(optarg, &t.class) < 0)
-				return err_out(EXIT_USAGE, "class '%s' is not one of spread, balanced, pack", optarg);
+				return vcp_cli_err(EXIT_USAGE, "class '%s' is not one of spread, balanced, pack", optarg);
 			t.has_class = true;
 		} else {
 			return EXIT_USAGE;
 		}
 	}
 	if (optind != argc - 1)
-		return err_out(EXIT_USAGE, "tag needs exactly one DOMAIN (see 'vcpack tag --help')");
+		return vcp_cli_err(EXIT_USAGE, "tag needs exactly one DOMAIN (see 'vcpack tag --help')");
 	if (!t.has_priority && !t.has_class)
-		return err_out(EXIT_USAGE, "tag needs --priority or --class");
+		return vcp_cli_err(EXIT_USAGE, "tag needs --priority or --class");
 	*ret_dom = argv[optind];
 	*ret = t;
 	return 0;
@@ -519,7 +517,7 @@ static int cmd_tag(struct ctx *c, int argc, char **argv)
 		return r;
 	r = vcp_virt_set_tag(c->v, dom, &t, &err);
 	if (r < 0) {
-		err_out(0, "%s", err ? err : strerror(-r));
+		vcp_cli_err(0, "%s", err ? err : strerror(-r));
 		free(err);
 		return r == -ENOENT ? EXIT_USAGE : EXIT_PARTIAL;
 	}
@@ -531,7 +529,7 @@ static int cmd_tag(struct ctx *c, int argc, char **argv)
 			json_object_new_string(vcp_priority_name(t.priority)) : NULL);
 		json_object_object_add(o, "class", t.has_class ?
 			json_object_new_string(vcp_class_name(t.class)) : NULL);
-		print_json(o);
+		vcp_cli_json(o);
 	} else {
 		char *xml = vcp_tag_format(&t);
 
@@ -554,7 +552,7 @@ static int select_vms(const struct vcp_world *w, int argc, char **argv,
 	}
 	only = calloc(w->n_vms ? w->n_vms : 1, sizeof(*only));
 	if (!only)
-		return err_out(EXIT_PARTIAL, "out of memory");
+		return vcp_cli_err(EXIT_PARTIAL, "out of memory");
 	for (int a = 1; a < argc; a++) {
 		bool found = false;
 
@@ -566,7 +564,7 @@ static int select_vms(const struct vcp_world *w, int argc, char **argv,
 		}
 		if (!found) {
 			free(only);
-			return err_out(EXIT_USAGE, "no running domain '%s'; nothing restored", argv[a]);
+			return vcp_cli_err(EXIT_USAGE, "no running domain '%s'; nothing restored", argv[a]);
 		}
 	}
 	*ret_only = only;
@@ -601,7 +599,7 @@ static void restore_report(const struct ctx *c,
 		struct json_object *o = json_object_new_object();
 
 		json_object_object_add(o, "restored", arr);
-		print_json(o);
+		vcp_cli_json(o);
 	} else {
 		json_object_put(arr);
 	}
@@ -620,7 +618,7 @@ static int cmd_restore(struct ctx *c, int argc, char **argv)
 		r = select_vms(&w, argc, argv, &only);
 	if (!r && vcp_apply_restore(c->v, c->k, w.host, w.vms, w.n_vms, only,
 				    &res) < 0)
-		r = err_out(EXIT_PARTIAL, "out of memory");
+		r = vcp_cli_err(EXIT_PARTIAL, "out of memory");
 	if (!r) {
 		if (!c->json)
 			printf("restore:\n");
@@ -631,6 +629,23 @@ static int cmd_restore(struct ctx *c, int argc, char **argv)
 	free(only);
 	vcp_restore_result_clear(&res);
 	vcp_world_clear(&w);
+	return r;
+}
+
+/* ---- fleet (cli-fleet.c) ---- */
+
+static int cmd_fleet(struct ctx *c, int argc, char **argv)
+{
+	struct vcp_cli_common common = {
+		.json = c->json, .sample_ms = c->sample_ms,
+		.policy = &c->policy,
+	};
+	int r;
+
+	if (load_policy(c) < 0)
+		return EXIT_USAGE;
+	r = vcp_cli_fleet(argc, argv, &common);
+	vcp_policy_clear(&c->policy);
 	return r;
 }
 
@@ -671,12 +686,12 @@ static int parse_global(struct ctx *c, int argc, char **argv)
 		case 'm':
 			c->force_mode = vcp_mode_parse(optarg);
 			if (c->force_mode == -2)
-				return err_out(EXIT_USAGE, "--mode '%s' is not one of auto, pin, kernel", optarg);
+				return vcp_cli_err(EXIT_USAGE, "--mode '%s' is not one of auto, pin, kernel", optarg);
 			break;
 		case 's':
 			v = strtol(optarg, &end, 10);
 			if (*end || v < 0 || v > 600000)
-				return err_out(EXIT_USAGE, "--sample '%s' is not a number of milliseconds from 0 to 600000", optarg);
+				return vcp_cli_err(EXIT_USAGE, "--sample '%s' is not a number of milliseconds from 0 to 600000", optarg);
 			c->sample_ms = (unsigned int)v;
 			break;
 		case 'h': fputs(usage_text, stdout); exit(0);
@@ -700,6 +715,8 @@ int main(int argc, char **argv)
 	}
 	argc -= optind;
 	argv += optind;
+	if (strcmp(argv[0], "fleet") == 0)
+		return cmd_fleet(&c, argc, argv);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		if (strcmp(argv[0], commands[i].name) != 0)
 			continue;
@@ -712,6 +729,6 @@ int main(int argc, char **argv)
 		teardown(&c);
 		return r;
 	}
-	return err_out(EXIT_USAGE, "unknown command '%s' (see 'vcpack --help')",
+	return vcp_cli_err(EXIT_USAGE, "unknown command '%s' (see 'vcpack --help')",
 		       argv[0]);
 }

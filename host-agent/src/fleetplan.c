@@ -16,7 +16,9 @@
  *    input order), go one by one to the best-fitting receiver: a
  *    reachable host that accepts VMs, is not emptied, has a CPU group the
  *    VM can run on, room for the VM's demand within its capacity and for
- *    its memory within mem_kib * (1 - mem_reserve); best fit = least CPU
+ *    its memory within mem_kib * (1 - mem_reserve), and running VMs of
+ *    its own (an idle host can sleep already: waking it to empty another
+ *    gains nothing and costs migrations); best fit = least CPU
  *    room left afterwards (ties: lower index). If one VM finds no room,
  *    the candidate is left as it is and nothing of it moves.
  * 3. A host that has received VMs is no longer a candidate (no VM moves
@@ -186,7 +188,8 @@ static long best_target(const struct fctx *c, size_t from, size_t j)
 		double left = s->room - d;
 
 		if (i == from || !c->h[i].reachable || !c->h[i].accepts ||
-		    s->emptied || s->mem_room < 0 || left < -EPS ||
+		    s->emptied || !s->n_running || s->mem_room < 0 ||
+		    left < -EPS ||
 		    (unsigned long long)s->mem_room < vm->mem_kib ||
 		    !compatible(c, from, i))
 			continue;
@@ -331,7 +334,7 @@ static int consolidate(struct fctx *c)
 		r = try_empty(c, i, order, to, &ok);
 		c->s[i].emptied = ok;
 		if (!ok)
-			c->p->hosts[i].kept = "no room elsewhere for all its VMs";
+			c->p->hosts[i].kept = "no room on the other busy hosts for all its VMs";
 	}
 out:
 	free(cand);

@@ -37,6 +37,7 @@ t_nomatch() {
 t_cleanup() {
 	for p in $T_PIDS; do
 		kill "$p" 2>/dev/null
+		kill -CONT "$p" 2>/dev/null	# a test may have stopped it
 	done
 	for p in $T_PIDS; do
 		i=0
@@ -61,9 +62,10 @@ t_done() {
 	[ "$FAIL" -eq 0 ]
 }
 
-# Start a private session libvirtd (test driver use only). Sets LVD_SOCK.
+# Start a private session libvirtd (test driver use only), NAME to tell
+# several apart (default "libvirtd"). Sets LVD_SOCK and LVD_PID.
 start_libvirtd() {
-	d=$T_TMP/libvirtd
+	d=$T_TMP/${1:-libvirtd}
 	mkdir -p "$d/run" "$d/home"
 	run=""
 	if [ "$(id -u)" = 0 ]; then
@@ -82,7 +84,8 @@ start_libvirtd() {
 		fi
 		sleep 0.1
 	done
-	T_PIDS="$T_PIDS $(cat "$d/run/libvirtd.pid")"
+	LVD_PID=$(cat "$d/run/libvirtd.pid")
+	T_PIDS="$T_PIDS $LVD_PID"
 	LVD_SOCK=$d/run/libvirt/libvirt-sock
 	i=0
 	until virsh -q -c "test+unix:///default?socket=$LVD_SOCK" uri >/dev/null 2>&1; do
@@ -94,7 +97,7 @@ start_libvirtd() {
 # Keep a connection to URI open (the test driver keeps test:///default's
 # state only while someone holds it).
 hold_connection() {
-	virsh -c "$1" event --all --loop >"$T_TMP/hold.log" 2>&1 &
+	virsh -c "$1" event --all --loop >>"$T_TMP/hold.log" 2>&1 &
 	T_PIDS="$T_PIDS $!"
 	i=0
 	until virsh -q -c "$1" list >/dev/null 2>&1; do

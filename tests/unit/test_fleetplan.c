@@ -355,6 +355,7 @@ int main(void)
 		DO_TEST("unreachable", "h1", 1),
 		DO_TEST("no-room", "", 0),
 		DO_TEST("unmanaged", "h2", 1),
+		DO_TEST("idle-stays-idle", "", 0),
 		GEN(2, 10),
 		GEN(10, 20),
 		GEN(100, 20),

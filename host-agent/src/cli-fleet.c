@@ -1,0 +1,949 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * cli-fleet.c - `vcpack fleet status|tag|plan`: many hosts over libvirt
+ * remote URIs, queried in parallel (fleet.c) with a bound on concurrency
+ * and a deadline per host. An unreachable host is shown as such and the
+ * others still report; exit 1 says some host or VM failed. The desired
+ * state is written where libvirt keeps it (each VM's metadata); `plan`
+ * changes nothing.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "cli.h"
+#include "fleet.h"
+#include "fleetcfg.h"
+#include "fleetjson.h"
+#include "fleetplan.h"
+#include "kernel.h"
+#include "planner.h"
+#include "policy.h"
+#include "report.h"
+#include "tags.h"
+
+#define DEFAULT_FLEET VCP_SYSCONFDIR "/vcpack/fleet.json"
+
+enum { C_SPREAD, C_BALANCED, C_PACK, C_UNTOUCHED, C__N };
+static const char *const class_label[C__N] = {
+	"spread", "balanced", "pack", "untouched",
+};
+
+enum rkey { R_NAME, R_HOST, R_GROUP, R_CLASS, R_PRIORITY, R_TAGGED };
+static const char *const rkey_name[] = {
+	"name", "host", "group", "class", "priority", "tagged",
+};
+
+struct term {
+	enum rkey key;
+	char *pat;
+};
+
+struct fopts {
+	const char *hosts;
+	const char *match;
+	int concurrency, timeout;	/* -1: from the file */
+	bool dry_run;
+	bool json;
+	int sample_ms;		/* -1: the global --sample */
+	bool has_tag;
+	struct vcp_tag tag;
+};
+
+struct fctx {
+	const struct vcp_cli_common *c;
+	bool json;
+	unsigned int sample_ms;
+	struct fopts o;
+	struct vcp_fleet_cfg cfg;
+	const char **uris;
+	struct vcp_fleet_result *res;
+	size_t abandoned;
+	struct term *terms;
+	size_t n_terms;
+};
+
+static const char *const fleet_usage =
+	"Usage: vcpack [--policy FILE] fleet [--hosts FLEET.json] [--json]\n"
+	"              [--concurrency N] [--timeout S] [--sample MS] COMMAND\n"
+	"  status                 per host: packages awake/asleep, VMs by class,\n"
+	"                         mode, modelled power saved; fleet totals\n"
+	"  tag --match RULE --priority P | --class C [--dry-run]\n"
+	"                         tag VMs across hosts; RULE is comma-separated\n"
+	"                         KEY=VALUE terms that must all match: name=GLOB,\n"
+	"                         host=GLOB, group=GLOB, class=spread|balanced|\n"
+	"                         pack|untouched, priority=high|normal|low|none,\n"
+	"                         tagged=yes|no\n"
+	"  plan                   which hosts live migration could empty, where\n"
+	"                         each VM would go; changes nothing\n"
+	"FLEET.json defaults to " DEFAULT_FLEET " (see vcpack(1)).\n"
+	"Credentials are libvirt's own (ssh keys, TLS certificates, SASL).\n";
+
+/* ---- options and the rule ---- */
+
+static int parse_int_opt(const char *name, const char *s, int lo, int hi,
+			 int *ret)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (*end || v < lo || v > hi)
+		return vcp_cli_err(EXIT_USAGE, "--%s '%s' is not a number from %d to %d",
+				   name, s, lo, hi);
+	*ret = (int)v;
+	return 0;
+}
+
+static int tag_opt(int o, const char *arg, struct fopts *fo)
+{
+	if (o == 'P') {
+		if (vcp_priority_from_name(arg, &fo->tag.priority) < 0)
+			return vcp_cli_err(EXIT_USAGE, "priority '%s' is not one of high, normal, low", arg);
+		fo->tag.has_priority = true;
+	} else {
+		if (vcp_class_from_name(arg, &fo->tag.class) < 0)
+			return vcp_cli_err(EXIT_USAGE, "class '%s' is not one of spread, balanced, pack", arg);
+		fo->tag.has_class = true;
+	}
+	fo->has_tag = true;
+	return 0;
+}
+
+static int parse_opts(int argc, char **argv, struct fopts *fo,
+		      const char **ret_cmd)
+{
+	static const struct option opts[] = {
+		{ "hosts", required_argument, NULL, 'H' },
+		{ "concurrency", required_argument, NULL, 'n' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "match", required_argument, NULL, 'm' },
+		{ "priority", required_argument, NULL, 'P' },
+		{ "class", required_argument, NULL, 'C' },
+		{ "dry-run", no_argument, NULL, 'd' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "sample", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	int o, r = 0;
+
+	fo->concurrency = fo->timeout = fo->sample_ms = -1;
+	optind = 0;
+	while (r == 0 && (o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (o) {
+		case 'H': fo->hosts = optarg; break;
+		case 'm': fo->match = optarg; break;
+		case 'd': fo->dry_run = true; break;
+		case 'j': fo->json = true; break;
+		case 's':
+			r = parse_int_opt("sample", optarg, 0, 600000,
+					  &fo->sample_ms);
+			break;
+		case 'n':
+			r = parse_int_opt("concurrency", optarg, 1, 1024,
+					  &fo->concurrency);
+			break;
+		case 't':
+			r = parse_int_opt("timeout", optarg, 1, 3600,
+					  &fo->timeout);
+			break;
+		case 'P': case 'C': r = tag_opt(o, optarg, fo); break;
+		case 'h': fputs(fleet_usage, stdout); exit(0);
+		default: return EXIT_USAGE;
+		}
+	}
+	if (r)
+		return r;
+	if (optind != argc - 1)
+		return vcp_cli_err(EXIT_USAGE, "fleet needs one command: status, tag or plan (see 'vcpack fleet --help')");
+	*ret_cmd = argv[optind];
+	return 0;
+}
+
+static int check_term(const struct term *t)
+{
+	enum vcp_class cls;
+	enum vcp_priority pr;
+
+	if (t->key == R_CLASS && strcmp(t->pat, "untouched") &&
+	    vcp_class_from_name(t->pat, &cls) < 0)
+		return vcp_cli_err(EXIT_USAGE, "--match: class '%s' is not one of spread, balanced, pack, untouched", t->pat);
+	if (t->key == R_PRIORITY && strcmp(t->pat, "none") &&
+	    vcp_priority_from_name(t->pat, &pr) < 0)
+		return vcp_cli_err(EXIT_USAGE, "--match: priority '%s' is not one of high, normal, low, none", t->pat);
+	if (t->key == R_TAGGED && strcmp(t->pat, "yes") && strcmp(t->pat, "no"))
+		return vcp_cli_err(EXIT_USAGE, "--match: tagged '%s' is not yes or no", t->pat);
+	return 0;
+}
+
+static int parse_term(const char *s, size_t len, struct term *t)
+{
+	const char *eq = memchr(s, '=', len);
+	size_t klen = eq ? (size_t)(eq - s) : 0;
+
+	if (!eq || !klen || klen + 1 == len)
+		return vcp_cli_err(EXIT_USAGE, "--match: '%.*s' is not KEY=VALUE", (int)len, s);
+	for (size_t k = 0; k < sizeof(rkey_name) / sizeof(rkey_name[0]); k++) {
+		if (strlen(rkey_name[k]) != klen || strncmp(s, rkey_name[k], klen))
+			continue;
+		t->key = (enum rkey)k;
+		t->pat = strndup(eq + 1, len - klen - 1);
+		if (!t->pat)
+			return vcp_cli_err(EXIT_PARTIAL, "out of memory");
+		return check_term(t);
+	}
+	return vcp_cli_err(EXIT_USAGE, "--match: unknown key '%.*s' (name, host, group, class, priority, tagged)",
+			   (int)klen, s);
+}
+
+static int parse_rule(struct fctx *f)
+{
+	const char *s = f->o.match;
+	int r = 0;
+
+	while (r == 0 && *s) {
+		size_t len = strcspn(s, ",");
+		struct term *t = realloc(f->terms, (f->n_terms + 1) * sizeof(*t));
+
+		if (!t)
+			return vcp_cli_err(EXIT_PARTIAL, "out of memory");
+		f->terms = t;
+		memset(&t[f->n_terms], 0, sizeof(*t));
+		r = parse_term(s, len, &t[f->n_terms++]);
+		s += len + (s[len] == ',');
+	}
+	if (r == 0 && !f->n_terms)
+		r = vcp_cli_err(EXIT_USAGE, "--match needs at least one KEY=VALUE");
+	return r;
+}
+
+/* ---- collecting ---- */
+
+static void progress(void *opaque, size_t done, size_t total)
+{
+	fprintf(stderr, "\rvcpack fleet: %zu of %zu hosts done", done, total);
+	if (done == total)
+		fputs("\r\033[K", stderr);
+	fflush(stderr);
+}
+
+static struct vcp_fleet_pool pool_for(const struct fctx *f, vcp_fleet_job job,
+				      void (*free_data)(void *), void *arg,
+				      bool readonly)
+{
+	struct vcp_fleet_pool p = {
+		.concurrency = f->cfg.concurrency,
+		.timeout_s = f->cfg.timeout_s,
+		.readonly = readonly,
+		.job = job,
+		.free_data = free_data,
+		.arg = arg,
+	};
+
+	if (!f->json && isatty(STDERR_FILENO))
+		p.progress = progress;
+	return p;
+}
+
+/* Read-only data the pool's workers may still use after a deadline:
+ * kept until exit (see vcp_fleet_run). */
+static unsigned int sample_ms_for_jobs;
+
+static int collect(struct fctx *f, unsigned int sample_ms)
+{
+	struct vcp_fleet_pool p;
+	size_t n = f->cfg.n_hosts;
+	int r;
+
+	sample_ms_for_jobs = sample_ms;
+	p = pool_for(f, vcp_fleet_observe_job, vcp_fleet_view_free,
+		     &sample_ms_for_jobs, true);
+	f->uris = calloc(n, sizeof(*f->uris));
+	f->res = calloc(n, sizeof(*f->res));
+	if (!f->uris || !f->res)
+		return vcp_cli_err(EXIT_PARTIAL, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		f->uris[i] = f->cfg.hosts[i].uri;
+	r = vcp_fleet_run(f->uris, n, &p, f->res, &f->abandoned);
+	if (r < 0)
+		return vcp_cli_err(EXIT_PARTIAL, "cannot query the hosts: %s",
+				   strerror(-r));
+	return 0;
+}
+
+static const struct vcp_fleet_view *view(const struct fctx *f, size_t i)
+{
+	return f->res[i].r == 0 ? f->res[i].data : NULL;
+}
+
+static int vm_class(const struct vcp_vm *vm, const struct vcp_policy *pol)
+{
+	return vm->managed ? (int)vcp_plan_vm_class(vm, pol) : C_UNTOUCHED;
+}
+
+/* ---- status ---- */
+
+struct hsum {
+	size_t pkgs, awake;
+	size_t by_class[C__N];
+	double saved_w;
+	const char *mode;
+};
+
+static const char *host_mode(const struct vcp_fleet_view *fv, const char *uri)
+{
+	struct vcp_kernel *k = NULL;
+	enum vcp_mode m;
+
+	if (!strcmp(fv->driver, "TEST") || !strcmp(fv->driver, "Test"))
+		return "pin";
+	if (!strstr(uri, ":///") || vcp_kernel_open("/", &k) < 0)
+		return "unknown";
+	m = vcp_kernel_mode(k);
+	vcp_kernel_free(k);
+	return m == VCP_MODE_KERNEL ? "kernel" : "pin";
+}
+
+static void summarise(const struct fctx *f, size_t i, struct hsum *s)
+{
+	const struct vcp_fleet_view *fv = view(f, i);
+	struct vcp_pkg_map map = { 0 };
+
+	memset(s, 0, sizeof(*s));
+	if (!fv)
+		return;
+	s->pkgs = fv->w.host->n_packages;
+	if (vcp_pkg_map_build(fv->w.host, fv->w.vms, fv->w.n_vms, NULL,
+			      &map) == 0)
+		s->awake = map.n_awake;
+	vcp_pkg_map_clear(&map);
+	if (!s->awake && s->pkgs)
+		s->awake = 1;	/* the host itself runs somewhere */
+	for (size_t v = 0; v < fv->w.n_vms; v++)
+		s->by_class[vm_class(&fv->w.vms[v], f->c->policy)]++;
+	s->saved_w = (double)(s->pkgs - s->awake) * f->cfg.package_watts;
+	s->mode = host_mode(fv, f->cfg.hosts[i].uri);
+}
+
+static struct json_object *status_host_json(const struct fctx *f, size_t i,
+					    const struct hsum *s)
+{
+	const struct vcp_fleet_entry *e = &f->cfg.hosts[i];
+	const struct vcp_fleet_view *fv = view(f, i);
+	struct json_object *o = json_object_new_object();
+	struct json_object *cls = json_object_new_object();
+
+	json_object_object_add(o, "name", json_object_new_string(e->name));
+	json_object_object_add(o, "uri", json_object_new_string(e->uri));
+	json_object_object_add(o, "group", e->group ?
+			       json_object_new_string(e->group) : NULL);
+	json_object_object_add(o, "reachable", json_object_new_boolean(fv != NULL));
+	json_object_object_add(o, "error", f->res[i].err ?
+			       json_object_new_string(f->res[i].err) : NULL);
+	json_object_object_add(o, "seconds", vcp_json_double3(f->res[i].seconds));
+	if (!fv)
+		return o;
+	json_object_object_add(o, "hostname", json_object_new_string(fv->hostname));
+	json_object_object_add(o, "driver", json_object_new_string(fv->driver));
+	json_object_object_add(o, "mode", json_object_new_string(s->mode));
+	json_object_object_add(o, "packages", json_object_new_int((int)s->pkgs));
+	json_object_object_add(o, "awake", json_object_new_int((int)s->awake));
+	json_object_object_add(o, "asleep",
+			       json_object_new_int((int)(s->pkgs - s->awake)));
+	for (int c = 0; c < C__N; c++)
+		json_object_object_add(cls, class_label[c],
+				       json_object_new_int((int)s->by_class[c]));
+	json_object_object_add(o, "vms", cls);
+	json_object_object_add(o, "saved_watts", vcp_json_double3(s->saved_w));
+	json_object_object_add(o, "untouched_issues",
+			       json_object_new_int((int)fv->w.n_issues));
+	return o;
+}
+
+static void status_host_text(const struct fctx *f, size_t i,
+			     const struct hsum *s)
+{
+	const struct vcp_fleet_entry *e = &f->cfg.hosts[i];
+
+	if (!view(f, i)) {
+		printf("  %-16s unreachable: %s\n", e->name,
+		       f->res[i].err ? f->res[i].err : "?");
+		return;
+	}
+	char cls[96];
+
+	snprintf(cls, sizeof(cls), "%zu/%zu/%zu/%zu", s->by_class[0],
+		 s->by_class[1], s->by_class[2], s->by_class[3]);
+	printf("  %-16s %-8s %4zu %5zu %6zu %4zu  %-30s %8.0f\n", e->name,
+	       s->mode, s->pkgs, s->awake, s->pkgs - s->awake,
+	       s->by_class[0] + s->by_class[1] + s->by_class[2] + s->by_class[3],
+	       cls, s->saved_w);
+}
+
+struct totals {
+	size_t hosts, reachable, pkgs, awake, vms;
+	double saved_w;
+};
+
+static void add_total(struct totals *t, const struct hsum *s, bool ok)
+{
+	t->hosts++;
+	if (!ok)
+		return;
+	t->reachable++;
+	t->pkgs += s->pkgs;
+	t->awake += s->awake;
+	for (int c = 0; c < C__N; c++)
+		t->vms += s->by_class[c];
+	t->saved_w += s->saved_w;
+}
+
+static struct json_object *totals_json(const struct totals *t)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "hosts", json_object_new_int((int)t->hosts));
+	json_object_object_add(o, "reachable",
+			       json_object_new_int((int)t->reachable));
+	json_object_object_add(o, "packages", json_object_new_int((int)t->pkgs));
+	json_object_object_add(o, "awake", json_object_new_int((int)t->awake));
+	json_object_object_add(o, "asleep",
+			       json_object_new_int((int)(t->pkgs - t->awake)));
+	json_object_object_add(o, "vms", json_object_new_int((int)t->vms));
+	json_object_object_add(o, "saved_watts", vcp_json_double3(t->saved_w));
+	return o;
+}
+
+static int cmd_status(struct fctx *f)
+{
+	struct json_object *arr = json_object_new_array(), *o;
+	struct totals t = { 0 };
+	int r = collect(f, 0);
+
+	if (r) {
+		json_object_put(arr);
+		return r;
+	}
+	if (!f->json)
+		printf("  %-16s %-8s %4s %5s %6s %4s  %-30s %8s\n", "HOST", "MODE",
+		       "PKGS", "AWAKE", "ASLEEP", "VMS",
+		       "spread/balanced/pack/untouched", "SAVED(W)");
+	for (size_t i = 0; i < f->cfg.n_hosts; i++) {
+		struct hsum s;
+
+		summarise(f, i, &s);
+		add_total(&t, &s, view(f, i) != NULL);
+		if (f->json)
+			json_object_array_add(arr, status_host_json(f, i, &s));
+		else
+			status_host_text(f, i, &s);
+	}
+	if (!f->json) {
+		printf("fleet: %zu hosts, %zu reachable; packages %zu awake, %zu asleep of %zu; %zu VMs; modelled saving %.0f W (%.0f W per package asleep; awake = some vCPU may run there)\n",
+		       t.hosts, t.reachable, t.awake, t.pkgs - t.awake, t.pkgs,
+		       t.vms, t.saved_w, f->cfg.package_watts);
+		json_object_put(arr);
+	} else {
+		o = json_object_new_object();
+		json_object_object_add(o, "hosts", arr);
+		json_object_object_add(o, "totals", totals_json(&t));
+		vcp_cli_json(o);
+	}
+	return t.reachable == t.hosts ? 0 : EXIT_PARTIAL;
+}
+
+/* ---- tag ---- */
+
+static bool term_matches(const struct fctx *f, const struct term *t,
+			 size_t h, const struct vcp_vm *vm)
+{
+	const struct vcp_fleet_entry *e = &f->cfg.hosts[h];
+
+	switch (t->key) {
+	case R_NAME: return fnmatch(t->pat, vm->name, 0) == 0;
+	case R_HOST: return fnmatch(t->pat, e->name, 0) == 0;
+	case R_GROUP: return e->group && fnmatch(t->pat, e->group, 0) == 0;
+	case R_CLASS:
+		return !strcmp(t->pat, class_label[vm_class(vm, f->c->policy)]);
+	case R_PRIORITY:
+		if (!vm->has_tag || !vm->tag.has_priority)
+			return !strcmp(t->pat, "none");
+		return !strcmp(t->pat, vcp_priority_name(vm->tag.priority));
+	case R_TAGGED:
+		return !strcmp(t->pat, vm->has_tag ? "yes" : "no");
+	}
+	return false;
+}
+
+static bool vm_matches(const struct fctx *f, size_t h, const struct vcp_vm *vm)
+{
+	for (size_t k = 0; k < f->n_terms; k++)
+		if (!term_matches(f, &f->terms[k], h, vm))
+			return false;
+	return true;
+}
+
+/* Per host: the names to tag. Lives until exit (see collect()). */
+struct tag_work {
+	struct vcp_tag tag;
+	char ***names;		/* by host index */
+	size_t *n_names;
+	size_t *host_of;	/* pool job index -> host index */
+};
+
+struct tag_out {
+	size_t n;
+	int *r;
+	char **err;
+};
+
+static void tag_out_free(void *data)
+{
+	struct tag_out *t = data;
+
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->n; i++)
+		free(t->err[i]);
+	free(t->err);
+	free(t->r);
+	free(t);
+}
+
+static int tag_job(struct vcp_virt *v, size_t i, void *arg, void **ret_data,
+		   char **ret_err)
+{
+	const struct tag_work *w = arg;
+	size_t h = w->host_of[i], n = w->n_names[h];
+	struct tag_out *t = calloc(1, sizeof(*t));
+
+	if (!t || !(t->r = calloc(n, sizeof(int))) ||
+	    !(t->err = calloc(n, sizeof(char *)))) {
+		tag_out_free(t);
+		return -ENOMEM;
+	}
+	t->n = n;
+	for (size_t k = 0; k < n; k++)
+		t->r[k] = vcp_virt_set_tag(v, w->names[h][k], &w->tag,
+					   &t->err[k]);
+	*ret_data = t;
+	return 0;
+}
+
+static int select_for_tag(struct fctx *f, struct tag_work *w, size_t *ret_n)
+{
+	size_t nh = f->cfg.n_hosts, total = 0;
+
+	w->names = calloc(nh, sizeof(*w->names));
+	w->n_names = calloc(nh, sizeof(*w->n_names));
+	w->host_of = calloc(nh, sizeof(*w->host_of));
+	if (!w->names || !w->n_names || !w->host_of)
+		return -ENOMEM;
+	for (size_t h = 0; h < nh; h++) {
+		const struct vcp_fleet_view *fv = view(f, h);
+
+		if (!fv)
+			continue;
+		w->names[h] = calloc(fv->w.n_vms + 1, sizeof(char *));
+		if (!w->names[h])
+			return -ENOMEM;
+		for (size_t v = 0; v < fv->w.n_vms; v++)
+			if (vm_matches(f, h, &fv->w.vms[v]))
+				w->names[h][w->n_names[h]++] = fv->w.vms[v].name;
+		total += w->n_names[h];
+	}
+	*ret_n = total;
+	return 0;
+}
+
+static void tag_line(const struct fctx *f, struct json_object *arr, size_t h,
+		     const char *vm, const char *outcome, const char *msg)
+{
+	struct json_object *o;
+
+	if (!f->json) {
+		printf("  %-16s %-24s %s%s%s\n", f->cfg.hosts[h].name, vm ? vm : "-",
+		       outcome, msg ? ": " : "", msg ? msg : "");
+		return;
+	}
+	o = json_object_new_object();
+	json_object_object_add(o, "host", json_object_new_string(f->cfg.hosts[h].name));
+	json_object_object_add(o, "vm", vm ? json_object_new_string(vm) : NULL);
+	json_object_object_add(o, "outcome", json_object_new_string(outcome));
+	json_object_object_add(o, "message", msg ? json_object_new_string(msg) : NULL);
+	json_object_array_add(arr, o);
+}
+
+/* Report the hosts that could not be read at all. */
+static size_t unreachable_lines(const struct fctx *f, struct json_object *arr)
+{
+	size_t n = 0;
+
+	for (size_t h = 0; h < f->cfg.n_hosts; h++) {
+		if (view(f, h))
+			continue;
+		tag_line(f, arr, h, NULL, "unreachable", f->res[h].err);
+		n++;
+	}
+	return n;
+}
+
+static size_t run_tags(struct fctx *f, struct tag_work *w,
+		       struct json_object *arr)
+{
+	struct vcp_fleet_result *res;
+	struct vcp_fleet_pool p;
+	const char **uris;
+	size_t nj = 0, failed = 0, ab = 0;
+
+	uris = calloc(f->cfg.n_hosts, sizeof(*uris));
+	res = calloc(f->cfg.n_hosts, sizeof(*res));
+	if (!uris || !res)
+		return SIZE_MAX;
+	for (size_t h = 0; h < f->cfg.n_hosts; h++)
+		if (w->n_names[h]) {
+			w->host_of[nj] = h;
+			uris[nj++] = f->cfg.hosts[h].uri;
+		}
+	p = pool_for(f, tag_job, tag_out_free, w, false);
+	if (vcp_fleet_run(uris, nj, &p, res, &ab) < 0)
+		return SIZE_MAX;
+	f->abandoned += ab;
+	for (size_t j = 0; j < nj; j++) {
+		size_t h = w->host_of[j];
+		const struct tag_out *t = res[j].data;
+
+		for (size_t k = 0; k < w->n_names[h]; k++) {
+			const char *msg = t ? t->err[k] : res[j].err;
+			bool ok = t && t->r[k] == 0;
+
+			tag_line(f, arr, h, w->names[h][k], ok ? "tagged" : "failed",
+				 ok ? NULL : msg);
+			failed += !ok;
+		}
+	}
+	if (!ab) {
+		vcp_fleet_results_clear(res, nj, tag_out_free);
+		free(res);
+		free(uris);
+	}
+	return failed;
+}
+
+static int cmd_tag(struct fctx *f)
+{
+	static struct tag_work w;	/* until exit: see collect() */
+	struct json_object *arr = json_object_new_array(), *o;
+	size_t n = 0, failed;
+	char *xml;
+	int r;
+
+	if (!f->o.match || !f->o.has_tag)
+		r = vcp_cli_err(EXIT_USAGE, "fleet tag needs --match RULE and --priority or --class");
+	else
+		r = parse_rule(f);
+	if (!r)
+		r = collect(f, 0);
+	if (!r && select_for_tag(f, &w, &n) < 0)
+		r = vcp_cli_err(EXIT_PARTIAL, "out of memory");
+	if (r) {
+		json_object_put(arr);
+		return r;
+	}
+	w.tag = f->o.tag;
+	xml = vcp_tag_format(&w.tag);
+	if (!f->json)
+		printf("fleet tag: %zu VMs match '%s'; %s %s\n", n, f->o.match,
+		       f->o.dry_run ? "would write" : "writing", xml ? xml : "");
+	failed = unreachable_lines(f, arr);
+	if (f->o.dry_run) {
+		for (size_t h = 0; h < f->cfg.n_hosts; h++)
+			for (size_t k = 0; w.n_names && k < w.n_names[h]; k++)
+				tag_line(f, arr, h, w.names[h][k], "would tag", NULL);
+	} else {
+		size_t tf = run_tags(f, &w, arr);
+
+		failed = tf == SIZE_MAX ? failed + 1 : failed + tf;
+	}
+	free(xml);
+	if (f->json) {
+		o = json_object_new_object();
+		json_object_object_add(o, "dry_run", json_object_new_boolean(f->o.dry_run));
+		json_object_object_add(o, "matched", json_object_new_int((int)n));
+		json_object_object_add(o, "results", arr);
+		vcp_cli_json(o);
+	} else {
+		json_object_put(arr);
+	}
+	return failed ? EXIT_PARTIAL : 0;
+}
+
+/* ---- plan ---- */
+
+struct compat_work {
+	size_t n_groups;
+	char **cpu_xml;		/* per group */
+	size_t *rep;		/* per group: a host of that group */
+};
+
+/* On a host of group g: which other groups' guests can run here. */
+static int compat_job(struct vcp_virt *v, size_t g, void *arg,
+		      void **ret_data, char **ret_err)
+{
+	const struct compat_work *cw = arg;
+	bool *row = calloc(cw->n_groups, sizeof(bool));
+
+	if (!row)
+		return -ENOMEM;
+	for (size_t a = 0; a < cw->n_groups; a++) {
+		char *ignored = NULL;
+
+		if (a != g && cw->cpu_xml[a])
+			vcp_virt_cpu_runs_here(v, cw->cpu_xml[a], &row[a],
+					       &ignored);
+		free(ignored);
+	}
+	*ret_data = row;
+	return 0;
+}
+
+struct fleet_in {
+	struct vcp_fleet_host *hosts;
+	char **keys;		/* distinct CPU keys, by group */
+	size_t n_groups;
+	bool *compat;
+};
+
+static int group_hosts(const struct fctx *f, struct fleet_in *in,
+		       struct compat_work *cw)
+{
+	size_t n = f->cfg.n_hosts;
+
+	in->keys = calloc(n + 1, sizeof(char *));
+	cw->cpu_xml = calloc(n + 1, sizeof(char *));
+	cw->rep = calloc(n + 1, sizeof(size_t));
+	if (!in->keys || !cw->cpu_xml || !cw->rep)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const struct vcp_fleet_view *fv = view(f, i);
+		size_t g;
+
+		in->hosts[i].cpu_group = -1;
+		if (!fv || !fv->cpu_key)
+			continue;
+		for (g = 0; g < in->n_groups; g++)
+			if (!strcmp(in->keys[g], fv->cpu_key))
+				break;
+		if (g == in->n_groups) {
+			in->keys[g] = fv->cpu_key;
+			cw->cpu_xml[g] = fv->cpu_xml;
+			cw->rep[g] = i;
+			in->n_groups++;
+		}
+		in->hosts[i].cpu_group = (int)g;
+	}
+	cw->n_groups = in->n_groups;
+	return 0;
+}
+
+static int compat_matrix(struct fctx *f, struct fleet_in *in)
+{
+	static struct compat_work cw;	/* until exit: see collect() */
+	struct vcp_fleet_result *res = NULL;
+	struct vcp_fleet_pool p;
+	const char **uris = NULL;
+	size_t ng, ab = 0;
+	int r = group_hosts(f, in, &cw);
+
+	ng = in->n_groups;
+	if (r < 0 || ng < 2)
+		return r;
+	in->compat = calloc(ng * ng, sizeof(bool));
+	uris = calloc(ng, sizeof(*uris));
+	res = calloc(ng, sizeof(*res));
+	if (!in->compat || !uris || !res)
+		return -ENOMEM;
+	for (size_t g = 0; g < ng; g++)
+		uris[g] = f->cfg.hosts[cw.rep[g]].uri;
+	p = pool_for(f, compat_job, free, &cw, true);
+	p.progress = NULL;
+	r = vcp_fleet_run(uris, ng, &p, res, &ab);
+	for (size_t g = 0; r == 0 && g < ng; g++) {
+		const bool *row = res[g].data;
+
+		for (size_t a = 0; row && a < ng; a++)
+			in->compat[a * ng + g] = row[a];	/* a's guests on g */
+	}
+	f->abandoned += ab;
+	if (!ab) {
+		vcp_fleet_results_clear(res, ng, free);
+		free(res);
+		free(uris);
+	}
+	return r;
+}
+
+static int fleet_input(struct fctx *f, struct fleet_in *in)
+{
+	size_t n = f->cfg.n_hosts;
+
+	in->hosts = calloc(n ? n : 1, sizeof(*in->hosts));
+	if (!in->hosts)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const struct vcp_fleet_view *fv = view(f, i);
+		struct vcp_fleet_host *h = &in->hosts[i];
+
+		h->name = f->cfg.hosts[i].name;
+		h->accepts = f->cfg.hosts[i].accepts;
+		h->reachable = fv != NULL;
+		if (!fv)
+			continue;
+		h->host = fv->w.host;
+		h->vms = fv->w.vms;
+		h->n_vms = fv->w.n_vms;
+		h->mem_kib = fv->mem_kib;
+	}
+	return compat_matrix(f, in);
+}
+
+static void plan_text(const struct fctx *f, const struct vcp_fleet_plan *p,
+		      const struct fleet_in *in, double saved)
+{
+	printf("  %-16s %7s %8s %9s  %s\n", "HOST", "DEMAND", "CAPACITY",
+	       "AWAKE", "VERDICT");
+	for (size_t i = 0; i < p->n_hosts; i++) {
+		const struct vcp_fleet_host_plan *hp = &p->hosts[i];
+
+		if (!in->hosts[i].reachable) {
+			printf("  %-16s %7s %8s %9s  unreachable: %s\n",
+			       in->hosts[i].name, "-", "-", "-",
+			       f->res[i].err ? f->res[i].err : "?");
+			continue;
+		}
+		printf("  %-16s %7.2f %8.2f %4zu -> %zu  %s\n", in->hosts[i].name,
+		       hp->demand_before, hp->capacity, hp->awake_before,
+		       hp->awake_after, hp->emptied ? "emptied: can sleep" :
+		       hp->kept ? hp->kept : "stays as it is");
+	}
+	printf("migrations (in this order; plan changes nothing):\n");
+	if (!p->n_moves)
+		printf("  (none)\n");
+	for (size_t k = 0; k < p->n_moves; k++) {
+		const struct vcp_fleet_move *m = &p->moves[k];
+		const struct vcp_vm *vm = &in->hosts[m->from].vms[m->vm];
+
+		printf("  %-24s %s -> %s  %.2f CPUs  %llu MiB\n", vm->name,
+		       in->hosts[m->from].name, in->hosts[m->to].name,
+		       m->demand, vm->mem_kib / 1024);
+	}
+	printf("fleet: %zu hosts could be emptied and sleep (%zu idle already), packages awake %zu -> %zu of %zu; modelled saving %.0f W\n",
+	       p->hosts_emptied, p->hosts_idle, p->awake_before, p->awake_after,
+	       p->packages, saved);
+}
+
+static int cmd_plan(struct fctx *f)
+{
+	struct fleet_in in = { 0 };
+	struct vcp_fleet_opts opts;
+	struct vcp_fleet_plan *p = NULL;
+	double saved;
+	int r = collect(f, f->sample_ms);
+
+	if (r)
+		return r;
+	r = fleet_input(f, &in);
+	opts = (struct vcp_fleet_opts){ .move_spread = f->cfg.move_spread,
+		.mem_reserve = f->cfg.mem_reserve, .n_groups = in.n_groups,
+		.compat = in.compat };
+	if (r == 0)
+		r = vcp_fleet_plan_compute(in.hosts, f->cfg.n_hosts,
+					   f->c->policy, &opts, &p);
+	if (r < 0)
+		return vcp_cli_err(EXIT_PARTIAL, "fleet plan failed: %s",
+				   strerror(-r));
+	saved = (double)(p->awake_before - p->awake_after) *
+		f->cfg.package_watts + (double)p->hosts_emptied * f->cfg.host_watts;
+	if (f->json) {
+		struct json_object *o = vcp_fleet_plan_to_json(p, in.hosts);
+
+		json_object_object_add(o, "saving_watts", vcp_json_double3(saved));
+		vcp_cli_json(o);
+	} else {
+		plan_text(f, p, &in, saved);
+	}
+	r = p->hosts_unreachable ? EXIT_PARTIAL : 0;
+	vcp_fleet_plan_free(p);
+	free(in.hosts);
+	free(in.keys);
+	free(in.compat);
+	return r;
+}
+
+/* ---- entry ---- */
+
+static int load_cfg(struct fctx *f)
+{
+	const char *path = f->o.hosts ? f->o.hosts : DEFAULT_FLEET;
+	char *err = NULL;
+	int r = vcp_fleet_cfg_load(path, &f->cfg, &err);
+
+	if (r < 0) {
+		vcp_cli_err(0, "Refusing fleet file: %s", err ? err : strerror(-r));
+		free(err);
+		return EXIT_USAGE;
+	}
+	if (f->o.concurrency > 0)
+		f->cfg.concurrency = (unsigned int)f->o.concurrency;
+	if (f->o.timeout > 0)
+		f->cfg.timeout_s = (unsigned int)f->o.timeout;
+	return 0;
+}
+
+static void fctx_clear(struct fctx *f)
+{
+	if (f->res)
+		vcp_fleet_results_clear(f->res, f->cfg.n_hosts,
+					vcp_fleet_view_free);
+	free(f->res);
+	free(f->uris);
+	for (size_t k = 0; k < f->n_terms; k++)
+		free(f->terms[k].pat);
+	free(f->terms);
+	vcp_fleet_cfg_clear(&f->cfg);
+}
+
+int vcp_cli_fleet(int argc, char **argv, const struct vcp_cli_common *c)
+{
+	struct fctx f = { .c = c };
+	const char *cmd = NULL;
+	int r = parse_opts(argc, argv, &f.o, &cmd);
+
+	if (r)
+		return r;
+	f.json = c->json || f.o.json;
+	f.sample_ms = f.o.sample_ms >= 0 ? (unsigned int)f.o.sample_ms :
+					   c->sample_ms;
+	if (strcmp(cmd, "status") && strcmp(cmd, "tag") && strcmp(cmd, "plan"))
+		return vcp_cli_err(EXIT_USAGE, "unknown fleet command '%s' (status, tag, plan)", cmd);
+	r = load_cfg(&f);
+	if (r)
+		return r;
+	if (!strcmp(cmd, "status"))
+		r = cmd_status(&f);
+	else if (!strcmp(cmd, "tag"))
+		r = cmd_tag(&f);
+	else
+		r = cmd_plan(&f);
+	fflush(stdout);
+	if (f.abandoned)
+		_exit(r);	/* workers still inside libvirt use f's memory */
+	fctx_clear(&f);
+	return r;
+}

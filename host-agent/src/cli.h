@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * cli.h - what the parts of the `vcpack` program share: cli.c (the host
+ * commands and main) and cli-fleet.c (`vcpack fleet ...`). Not library
+ * code: these print.
+ */
+#ifndef VCP_CLI_H
+#define VCP_CLI_H
+
+#include <stdbool.h>
+
+#include <json-c/json.h>
+
+#include "model.h"
+
+#define EXIT_PARTIAL 1
+#define EXIT_USAGE 2
+
+/* "vcpack: MESSAGE" on stderr; returns @code. */
+__attribute__((format(printf, 2, 3)))
+int vcp_cli_err(int code, const char *fmt, ...);
+/* Pretty JSON on stdout; consumes @o. */
+void vcp_cli_json(struct json_object *o);
+
+struct vcp_cli_common {
+	bool json;
+	unsigned int sample_ms;
+	const struct vcp_policy *policy;
+};
+
+/* `vcpack fleet ...`: argv[0] is "fleet". Returns the exit status. */
+int vcp_cli_fleet(int argc, char **argv, const struct vcp_cli_common *c);
+
+#endif
