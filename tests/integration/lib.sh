@@ -54,7 +54,7 @@ t_setup() {
 	T_TMP=$(mktemp -d "${TMPDIR:-/tmp}/vcpack-$T_NAME.XXXXXX")
 	chmod 755 "$T_TMP"
 	trap t_cleanup EXIT
-	trap 'exit 130' INT TERM
+	trap 'exit 130' INT TERM HUP PIPE
 }
 
 t_done() {
