@@ -16,8 +16,10 @@
  *    vCPU, at every level and in both modes. One core of every package is
  *    never given exclusively (housekeeping: emulator threads, host tasks,
  *    other VMs), so a package has n_cores - 1 exclusive cores. Largest first (vCPUs, then
- *    name, then input order). A VM whose current pins are exactly free
- *    whole cores of one package keeps them; otherwise it goes whole into
+ *    name, then input order). First every VM whose vCPUs are pinned
+ *    exactly to free whole cores of one package, its emulator elsewhere,
+ *    keeps them (incumbents are never displaced by a newcomer); then each
+ *    other one goes whole into
  *    the first package with enough free cores (its current package first,
  *    then packages that already hold exclusive cores, then by id), taking
  *    the lowest free cores; failing that it spans packages in that order.
@@ -441,7 +443,8 @@ static long whole_free_core(const struct ctx *c, const struct vcp_cpuset *s)
 	return (long)k;
 }
 
-/* Keep the exact cores a spread VM has now if they are whole and free. */
+/* Keep the exact cores a spread VM has now if they are whole, free and
+ * its own (its emulator threads elsewhere). */
 static bool spread_stay(struct ctx *c, struct item *it)
 {
 	const struct vcp_vm *vm = &c->vms[it->idx];
@@ -451,6 +454,11 @@ static bool spread_stay(struct ctx *c, struct item *it)
 		return false;
 	for (unsigned int i = 0; i < it->n_vcpus; i++) {
 		long k = whole_free_core(c, &vm->vcpu_pins[i]);
+
+		/* Its emulator on the same CPUs: it shares them, it does not
+		 * own them (a balanced VM pinned to a one-core shared set). */
+		if (vcp_cpuset_intersects(&vm->emulator_pins, &vm->vcpu_pins[i]))
+			k = -1;
 
 		for (unsigned int j = 0; k >= 0 && j < i; j++)
 			if (out[j] == (size_t)k)
@@ -514,16 +522,25 @@ static int place_spread(struct ctx *c)
 {
 	size_t n = sorted(c, K_SPREAD, cmp_by_vcpus), off = 0;
 	size_t *ord = malloc(c->h->n_packages * sizeof(*ord));
+	bool *stays = calloc(n ? n : 1, sizeof(*stays));
 
-	if (!ord)
+	if (!ord || !stays) {
+		free(ord);
+		free(stays);
 		return -ENOMEM;
+	}
 	for (size_t i = 0; i < c->n_vms; i++) {
 		c->it[i].core_off = off;
 		off += c->it[i].n_vcpus;
 	}
+	/* Incumbents first: a VM on its own whole free cores keeps them, so
+	 * a newcomer (or a re-tagged VM) never takes cores from under it. */
 	for (size_t i = 0; i < n; i++)
-		if (!spread_stay(c, c->order[i]))
+		stays[i] = spread_stay(c, c->order[i]);
+	for (size_t i = 0; i < n; i++)
+		if (!stays[i])
 			spread_place(c, c->order[i], ord);
+	free(stays);
 	free(ord);
 	vcp_cpuset_zero(&c->free_set);
 	vcp_cpuset_or(&c->free_set, &c->h->online);

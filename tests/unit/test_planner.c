@@ -386,6 +386,7 @@ int main(void)
 		DO_TEST("kernel-mode", 2, 1),
 		DO_TEST("unmanaged-vm", 2, 1),
 		DO_TEST("explicit-cpus", 2, 1),
+		DO_TEST("spread-incumbent", 0, 1),
 		cmocka_unit_test(test_two_pkg_numbers),
 		cmocka_unit_test(test_spread_exclusive),
 		cmocka_unit_test(test_overcommit),
