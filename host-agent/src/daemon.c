@@ -37,10 +37,11 @@
 #include "kernel.h"
 #include "mode.h"
 #include "policy.h"
+#include "render.h"
 #include "virt.h"
 
 #define REPLAN_COALESCE_MS 100
-#define BACKOFF_MAX_S 30
+#define BACKOFF_MAX_S 10
 
 struct daemon {
 	const char *uri;
@@ -138,6 +139,26 @@ static void log_decision(struct daemon *d, const struct vcp_cycle *cy,
 	d->last_active = p->n_active;
 }
 
+/* --debug: every action of this pass and its outcome, one per line. */
+static void log_actions(struct daemon *d, const struct vcp_cycle *cy,
+			const struct vcp_apply_result *res)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (!d->debug || !cy->acts.n)
+		return;
+	f = open_memstream(&buf, &len);
+	if (!f)
+		return;
+	vcp_render_actions_text(f, cy->w.vms, &cy->acts, res);
+	fclose(f);
+	for (char *l = strtok(buf, "\n"); l; l = strtok(NULL, "\n"))
+		log_msg(LOG_DEBUG, "apply:%s", l);
+	free(buf);
+}
+
 static void replan(struct daemon *d)
 {
 	struct vcp_cycle cy = { 0 };
@@ -153,9 +174,10 @@ static void replan(struct daemon *d)
 	if (r == 0)
 		r = vcp_apply_actions(d->v, d->k, cy.w.host, cy.w.vms, &cy.acts,
 				      &res);
-	if (r == 0)
+	if (r == 0) {
+		log_actions(d, &cy, &res);
 		log_decision(d, &cy, &res);
-	else
+	} else
 		log_msg(LOG_WARNING, "re-plan failed: %s",
 			err ? err : strerror(-r));
 	free(err);
@@ -216,12 +238,22 @@ static void on_domain(void *opaque, const char *name, enum vcp_virt_event what)
 	schedule_replan(d, REPLAN_COALESCE_MS);
 }
 
+/* Out of libvirt's close callback: closing the connection from inside
+ * it would re-enter libvirt on a connection it is tearing down. */
+static gboolean on_lost(gpointer data)
+{
+	struct daemon *d = data;
+
+	schedule_reconnect(d);
+	return G_SOURCE_REMOVE;
+}
+
 static void on_closed(void *opaque)
 {
 	struct daemon *d = opaque;
 
 	log_msg(LOG_WARNING, "connection to '%s' closed; reconnecting", d->uri);
-	schedule_reconnect(d);
+	g_idle_add(on_lost, d);
 }
 
 static int connect_libvirt(struct daemon *d)
