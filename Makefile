@@ -3,7 +3,8 @@
 #   make            build vcpack, powernice and the libvirt hook
 #   make demo       the main job on libvirt's test driver (installs deps)
 #   make check      every test (installs deps; includes check-kernel)
-#   make check-unit | check-schema | check-integration | check-kernel
+#   make check-unit | check-schema | check-integration | check-kernel |
+#        check-real
 #   make bench-planner | bench | bench-quick
 #   make install [PREFIX=/usr/local] [DESTDIR=]   make install-hooks
 #
@@ -51,7 +52,7 @@ BENCH_BINS := $(patsubst bench/%.c,$(B)/bench/%,$(BENCH_SRCS))
 DEPS_STAMP := $(B)/.deps-ok
 
 .PHONY: all deps demo check check-unit check-schema check-integration \
-	check-kernel check-deps kernel bench bench-quick bench-planner \
+	check-kernel check-real check-deps kernel bench bench-quick bench-planner \
 	install install-hooks clean format-check
 
 all: $(PROGS)
@@ -107,7 +108,7 @@ demo: $(B)/vcpack
 	@sh scripts/demo.sh $(B)/vcpack
 
 # ---- tests ----
-check: check-unit check-schema check-integration check-kernel
+check: check-unit check-schema check-integration check-kernel check-real
 	@echo "make check: all test suites passed"
 
 check-unit: $(UNIT_BINS)
@@ -118,6 +119,15 @@ check-schema: $(DEPS_STAMP)
 
 check-integration: $(PROGS)
 	@sh tests/integration/run.sh $(B)
+
+# vcpackd and the hook against a private libvirtd running real QEMU (TCG)
+# guests, which boot the testbed's stock kernel (built when missing).
+GUEST_KERNEL := $(abspath $(B))/kernel/stock/arch/x86/boot/bzImage
+
+check-real: $(PROGS)
+	@if [ ! -r $(GUEST_KERNEL) ]; then \
+		$(MAKE) -C kernel stock B=$(abspath $(B)); fi
+	@sh tests/real/run.sh $(B) $(GUEST_KERNEL)
 
 # The kernel testbed (kernel/README.md). Builds patched and stock 6.12.
 check-kernel:

@@ -62,8 +62,10 @@ t_done() {
 	[ "$FAIL" -eq 0 ]
 }
 
-# Start a private session libvirtd (test driver use only), NAME to tell
-# several apart (default "libvirtd"). Sets LVD_SOCK and LVD_PID.
+# Start a private session libvirtd, NAME to tell several apart (default
+# "libvirtd"). It serves the test driver and, as qemu:///session, real
+# QEMU guests (LVD_PROBE=qemu+unix:///session to wait for that driver).
+# Sets LVD_SOCK, LVD_PID and LVD_RUN (its XDG_RUNTIME_DIR).
 start_libvirtd() {
 	d=$T_TMP/${1:-libvirtd}
 	mkdir -p "$d/run" "$d/home"
@@ -87,9 +89,11 @@ start_libvirtd() {
 	LVD_PID=$(cat "$d/run/libvirtd.pid")
 	T_PIDS="$T_PIDS $LVD_PID"
 	LVD_SOCK=$d/run/libvirt/libvirt-sock
+	LVD_RUN=$d/run
 	i=0
-	until virsh -q -c "test+unix:///default?socket=$LVD_SOCK" uri >/dev/null 2>&1; do
-		i=$((i + 1)); [ $i -gt 100 ] && { echo "libvirtd does not answer"; return 1; }
+	# the first start of the QEMU driver probes QEMU: up to ~10 s
+	until virsh -q -c "${LVD_PROBE:-test+unix:///default}?socket=$LVD_SOCK" uri >/dev/null 2>&1; do
+		i=$((i + 1)); [ $i -gt 300 ] && { echo "libvirtd does not answer"; cat "$d/libvirtd.log"; return 1; }
 		sleep 0.1
 	done
 }

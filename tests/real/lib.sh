@@ -1,0 +1,103 @@
+# lib.sh - helpers for the real libvirtd + QEMU tests (POSIX sh), on top
+# of tests/integration/lib.sh: a private qemu:///session libvirtd under an
+# unprivileged user (no system configuration touched), small TCG guests
+# booting a kernel from the testbed with a busybox initramfs and no disk,
+# and the QEMU threads themselves (/proc/QPID/task/TID/status) to check
+# pins on. Every daemon and guest is stopped by pid or by `virsh destroy`.
+
+# the caller sets $here to tests/real
+. "$here/../integration/lib.sh"
+
+# guest_assets KERNEL: a world-readable kernel and initramfs in $T_TMP.
+guest_assets() {
+	a=$T_TMP/assets
+	mkdir -p "$a/root/bin" "$a/root/proc" "$a/root/sys" "$a/root/dev"
+	cp "$1" "$a/bzImage" || return 1
+	cp "$(command -v busybox)" "$a/root/bin/busybox" || return 1
+	cat >"$a/root/init" <<'INIT'
+#!/bin/busybox sh
+/bin/busybox mount -t proc proc /proc
+echo "vcpack-guest up: $(/bin/busybox nproc) CPUs"
+# idle, as a lightly loaded guest is
+while :; do /bin/busybox sleep 3600; done
+INIT
+	chmod 755 "$a/root/init"
+	(cd "$a/root" && find . | cpio -o -H newc 2>/dev/null | gzip) >"$a/initrd.gz"
+	chmod 644 "$a/bzImage" "$a/initrd.gz"
+	chmod 755 "$a"
+	# consoles: in a directory the daemon's user owns (it recreates them)
+	GUEST_LOGS=$T_TMP/consoles
+	mkdir -p "$GUEST_LOGS"
+	[ "$(id -u)" = 0 ] && chown nobody "$GUEST_LOGS"
+	GUEST_KERNEL=$a/bzImage
+	GUEST_INITRD=$a/initrd.gz
+}
+
+# define_guest URI NAME VCPUS [TAG-ATTRS]
+define_guest() {
+	meta=""
+	[ -n "${4:-}" ] && meta="<metadata><vcpack:consolidation xmlns:vcpack='urn:vcpack:metadata:1' $4/></metadata>"
+	cat >"$T_TMP/$2.xml" <<XML
+<domain type='qemu'>
+  <name>$2</name>
+  <memory unit='MiB'>64</memory>
+  <vcpu>$3</vcpu>
+  $meta
+  <os><type arch='x86_64' machine='pc'>hvm</type>
+    <kernel>$GUEST_KERNEL</kernel><initrd>$GUEST_INITRD</initrd>
+    <cmdline>console=ttyS0 panic=-1 quiet</cmdline></os>
+  <features><acpi/><apic/></features>
+  <on_reboot>destroy</on_reboot>
+  <devices><serial type='file'><source path='$GUEST_LOGS/$2.console'/></serial>
+    <memballoon model='none'/></devices>
+</domain>
+XML
+	virsh -q -c "$1" define "$T_TMP/$2.xml" >/dev/null
+}
+
+# qemu_pid NAME (session daemon started by start_libvirtd)
+qemu_pid() { cat "$LVD_RUN/libvirt/qemu/run/$1.pid" 2>/dev/null; }
+
+# allowed NAME VCPU: Cpus_allowed_list of the guest's "CPU N/TCG" thread
+allowed() {
+	q=$(qemu_pid "$1") || return 1
+	for t in /proc/"$q"/task/*; do
+		if [ "$(cat "$t/comm" 2>/dev/null)" = "CPU $2/TCG" ]; then
+			sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "$t/status"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# emulator_allowed NAME: the QEMU main thread's CPUs
+emulator_allowed() {
+	q=$(qemu_pid "$1") || return 1
+	sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "/proc/$q/status"
+}
+
+# wait_allowed NAME VCPU EXPECTED [TENTHS]: until the thread's CPUs are
+# EXPECTED (default 5 s); prints the tenths of a second it took.
+wait_allowed() {
+	i=0
+	[ -n "$3" ] || { echo 0; return 1; }
+	while [ $i -lt "${4:-50}" ]; do
+		[ "$(allowed "$1" "$2")" = "$3" ] && { echo $i; return 0; }
+		sleep 0.1; i=$((i + 1))
+	done
+	echo $i
+	return 1
+}
+
+# destroy every domain of URI that is running (guests outlive libvirtd)
+destroy_all() {
+	for n in $(virsh -q -c "$1" list --name 2>/dev/null); do
+		virsh -q -c "$1" destroy "$n" >/dev/null 2>&1
+	done
+}
+
+# start_guest URI NAME: start it and have its QEMU stopped on exit
+start_guest() {
+	virsh -q -c "$1" start "$2" >/dev/null || return 1
+	T_PIDS="$T_PIDS $(qemu_pid "$2")"
+}
