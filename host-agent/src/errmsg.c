@@ -22,6 +22,7 @@ int vcp_err(char **ret_err, int r, const char *fmt, ...)
 	va_end(ap);
 	if (n < 0)
 		return -ENOMEM;
+	free(*ret_err);
 	*ret_err = msg;
 	return r;
 }

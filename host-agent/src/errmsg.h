@@ -7,8 +7,8 @@
 #define VCP_ERRMSG_H
 
 /*
- * Format a message into *ret_err (when ret_err is not NULL; it is
- * overwritten, so set one message per failure) and return @r, or
+ * Format a message into *ret_err (when ret_err is not NULL; *ret_err
+ * must be NULL or an earlier message, which is freed) and return @r, or
  * -ENOMEM when even the message cannot be allocated. Usage: return vcp_err(ret_err, -EINVAL,
  * "%s: unknown key", path);
  */

@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "errmsg.h"
+
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 #include <libxml/xmlerror.h>
@@ -26,25 +28,6 @@
  * (the hook passes every element of our namespace, to catch duplicates). */
 #define WRAP_OPEN "<vcpack-fragment>"
 #define WRAP_CLOSE "</vcpack-fragment>"
-
-__attribute__((format(printf, 2, 3)))
-static int fail(char **ret_err, const char *fmt, ...)
-{
-	va_list ap;
-	char *msg = NULL;
-
-	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) < 0)
-		msg = NULL;
-	va_end(ap);
-	if (ret_err) {
-		free(*ret_err);
-		*ret_err = msg;
-	} else {
-		free(msg);
-	}
-	return msg ? -EINVAL : -ENOMEM;
-}
 
 static const char *skip_xml_decl(const char *s)
 {
@@ -70,9 +53,9 @@ static int parse_error(xmlParserCtxtPtr ctxt, char **ret_err)
 	while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
 		msg[--n] = '\0';
 	if (e && e->line > 0)
-		return fail(ret_err, "not well-formed XML: %s (line %d)", msg,
+		return vcp_err(ret_err, -EINVAL, "not well-formed XML: %s (line %d)", msg,
 			    e->line);
-	return fail(ret_err, "not well-formed XML: %s", msg);
+	return vcp_err(ret_err, -EINVAL, "not well-formed XML: %s", msg);
 }
 
 /* Parse @xml (at most @limit bytes) as the content of a wrapper element. */
@@ -86,7 +69,7 @@ static int read_fragment(const char *xml, size_t limit, const char *what,
 	int r = 0;
 
 	if (len > limit)
-		return fail(ret_err, "%s is %zu bytes, over the %zu limit", what,
+		return vcp_err(ret_err, -EINVAL, "%s is %zu bytes, over the %zu limit", what,
 			    len, limit);
 	xml = skip_xml_decl(xml);
 	if (asprintf(&buf, WRAP_OPEN "%s" WRAP_CLOSE, xml) < 0)
@@ -125,7 +108,7 @@ static int check_ns(xmlNodePtr n, const char *ns, char **ret_err)
 		return 0;
 	if (strcmp((const char *)n->ns->href, ns) == 0)
 		return 0;
-	return fail(ret_err, "wrong namespace '%s'",
+	return vcp_err(ret_err, -EINVAL, "wrong namespace '%s'",
 		    (const char *)n->ns->href);
 }
 
@@ -134,7 +117,7 @@ static int check_text(xmlNodePtr n, const char *where, char **ret_err)
 {
 	if ((n->type == XML_TEXT_NODE || n->type == XML_CDATA_SECTION_NODE) &&
 	    !blank(n->content))
-		return fail(ret_err, "unexpected text %s", where);
+		return vcp_err(ret_err, -EINVAL, "unexpected text %s", where);
 	return 0;
 }
 
@@ -158,14 +141,14 @@ static int find_root(xmlDocPtr doc, const char *name, const char *ns,
 		if (r < 0)
 			return r;
 		if (strcmp((const char *)n->name, name) != 0)
-			return fail(ret_err, "unexpected element '%s'",
+			return vcp_err(ret_err, -EINVAL, "unexpected element '%s'",
 				    (const char *)n->name);
 		if (found)
-			return fail(ret_err, "duplicate element '%s'", name);
+			return vcp_err(ret_err, -EINVAL, "duplicate element '%s'", name);
 		found = n;
 	}
 	if (!found)
-		return fail(ret_err, "no element '%s'", name);
+		return vcp_err(ret_err, -EINVAL, "no element '%s'", name);
 	*ret = found;
 	return 0;
 }
@@ -181,9 +164,9 @@ static const char *attr_value(xmlAttrPtr a)
 static int unknown_attr(xmlAttrPtr a, char **ret_err)
 {
 	if (a->ns && a->ns->prefix)
-		return fail(ret_err, "unknown attribute '%s:%s'",
+		return vcp_err(ret_err, -EINVAL, "unknown attribute '%s:%s'",
 			    (const char *)a->ns->prefix, (const char *)a->name);
-	return fail(ret_err, "unknown attribute '%s'", (const char *)a->name);
+	return vcp_err(ret_err, -EINVAL, "unknown attribute '%s'", (const char *)a->name);
 }
 
 /* ---- <consolidation> ---- */
@@ -196,14 +179,14 @@ static int tag_attr(xmlAttrPtr a, struct vcp_tag *t, char **ret_err)
 		return unknown_attr(a, ret_err);
 	if (strcmp((const char *)a->name, "priority") == 0) {
 		if (vcp_priority_from_name(v, &t->priority) < 0)
-			return fail(ret_err, "priority '%s' is not one of high, normal, low",
+			return vcp_err(ret_err, -EINVAL, "priority '%s' is not one of high, normal, low",
 				    v);
 		t->has_priority = true;
 		return 0;
 	}
 	if (strcmp((const char *)a->name, "class") == 0) {
 		if (vcp_class_from_name(v, &t->class) < 0)
-			return fail(ret_err, "class '%s' is not one of spread, balanced, pack",
+			return vcp_err(ret_err, -EINVAL, "class '%s' is not one of spread, balanced, pack",
 				    v);
 		t->has_class = true;
 		return 0;
@@ -220,7 +203,7 @@ static int check_empty(xmlNodePtr el, char **ret_err)
 	snprintf(where, sizeof(where), "inside '%s'", (const char *)el->name);
 	for (xmlNodePtr n = el->children; n; n = n->next) {
 		if (n->type == XML_ELEMENT_NODE)
-			return fail(ret_err, "unexpected element '%s' inside '%s'",
+			return vcp_err(ret_err, -EINVAL, "unexpected element '%s' inside '%s'",
 				    (const char *)n->name,
 				    (const char *)el->name);
 		r = check_text(n, where, ret_err);
@@ -244,7 +227,7 @@ static int tag_element(xmlNodePtr el, struct vcp_tag *ret, char **ret_err)
 	if (r < 0)
 		return r;
 	if (!t.has_priority && !t.has_class)
-		return fail(ret_err, "'consolidation' needs a priority or a class attribute");
+		return vcp_err(ret_err, -EINVAL, "'consolidation' needs a priority or a class attribute");
 	*ret = t;
 	return 0;
 }
@@ -256,7 +239,7 @@ int vcp_tag_parse(const char *xml, struct vcp_tag *ret, char **ret_err)
 	int r;
 
 	if (!xml)
-		return fail(ret_err, "no tag");
+		return vcp_err(ret_err, -EINVAL, "no tag");
 	r = read_fragment(xml, VCP_TAG_MAX_BYTES, "tag", &doc, ret_err);
 	if (r < 0)
 		return r;
@@ -348,7 +331,7 @@ static int parse_pin(const char *v, const char *who, struct vcp_cpuset *ret,
 	struct vcp_cpuset set;
 
 	if (!strict_cpulist(v) || vcp_cpuset_parse(v, &set) < 0)
-		return fail(ret_err, "%s: bad cpuset '%s'", who, v);
+		return vcp_err(ret_err, -EINVAL, "%s: bad cpuset '%s'", who, v);
 	*ret = set;
 	return 0;
 }
@@ -373,9 +356,9 @@ static int pin_attrs(xmlNodePtr el, const char **ret_id,
 			return unknown_attr(a, ret_err);
 	}
 	if (ret_id && !id)
-		return fail(ret_err, "'vcpu' without an id");
+		return vcp_err(ret_err, -EINVAL, "'vcpu' without an id");
 	if (!cpuset)
-		return fail(ret_err, "'%s' without a cpuset",
+		return vcp_err(ret_err, -EINVAL, "'%s' without a cpuset",
 			    (const char *)el->name);
 	if (ret_id)
 		*ret_id = id;
@@ -394,11 +377,11 @@ static int add_vcpu(xmlNodePtr el, struct vcp_saved_pins *s, char **ret_err)
 	if (r < 0)
 		return r;
 	if (parse_uint(ids, &id) < 0)
-		return fail(ret_err, "vcpu id '%s' is not a number", ids);
+		return vcp_err(ret_err, -EINVAL, "vcpu id '%s' is not a number", ids);
 	if (id < s->n_vcpus)
-		return fail(ret_err, "duplicate vcpu id %u", id);
+		return vcp_err(ret_err, -EINVAL, "duplicate vcpu id %u", id);
 	if (id > s->n_vcpus)
-		return fail(ret_err, "vcpu id %u out of order (expected %u)", id,
+		return vcp_err(ret_err, -EINVAL, "vcpu id %u out of order (expected %u)", id,
 			    s->n_vcpus);
 	v = realloc(s->vcpu, (s->n_vcpus + 1) * sizeof(*v));
 	if (!v)
@@ -418,7 +401,7 @@ static int add_emulator(xmlNodePtr el, struct vcp_saved_pins *s,
 	int r;
 
 	if (s->has_emulator)
-		return fail(ret_err, "duplicate element 'emulator'");
+		return vcp_err(ret_err, -EINVAL, "duplicate element 'emulator'");
 	r = pin_attrs(el, NULL, &cpuset, ret_err);
 	if (r == 0)
 		r = parse_pin(cpuset, "emulator", &s->emulator, ret_err);
@@ -438,7 +421,7 @@ static int original_version(xmlNodePtr el, char **ret_err)
 		version = attr_value(a);
 	}
 	if (version && strcmp(version, "1") != 0)
-		return fail(ret_err, "unsupported version '%s' (vcpack reads 1)",
+		return vcp_err(ret_err, -EINVAL, "unsupported version '%s' (vcpack reads 1)",
 			    version);
 	return 0;
 }
@@ -457,7 +440,7 @@ static int original_child(xmlNodePtr n, struct vcp_saved_pins *s,
 		return add_vcpu(n, s, ret_err);
 	if (strcmp((const char *)n->name, "emulator") == 0)
 		return add_emulator(n, s, ret_err);
-	return fail(ret_err, "unexpected element '%s' inside 'original'",
+	return vcp_err(ret_err, -EINVAL, "unexpected element '%s' inside 'original'",
 		    (const char *)n->name);
 }
 
@@ -470,7 +453,7 @@ static int original_element(xmlNodePtr el, struct vcp_saved_pins *ret,
 	for (xmlNodePtr n = el->children; r == 0 && n; n = n->next)
 		r = original_child(n, &s, ret_err);
 	if (r == 0 && s.n_vcpus == 0)
-		r = fail(ret_err, "'original' records no vcpu");
+		r = vcp_err(ret_err, -EINVAL, "'original' records no vcpu");
 	if (r < 0) {
 		vcp_saved_pins_clear(&s);
 		return r;
@@ -487,7 +470,7 @@ int vcp_saved_pins_parse(const char *xml, struct vcp_saved_pins *ret,
 	int r;
 
 	if (!xml)
-		return fail(ret_err, "no record");
+		return vcp_err(ret_err, -EINVAL, "no record");
 	r = read_fragment(xml, VCP_STATE_MAX_BYTES, "record", &doc, ret_err);
 	if (r < 0)
 		return r;

@@ -19,30 +19,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "errmsg.h"
 #include <unistd.h>
 
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 #include <libxml/xmlerror.h>
-
-__attribute__((format(printf, 3, 4)))
-static int fail(char **ret_err, int r, const char *fmt, ...)
-{
-	va_list ap;
-	char *msg = NULL;
-
-	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) < 0)
-		msg = NULL;
-	va_end(ap);
-	if (ret_err) {
-		free(*ret_err);
-		*ret_err = msg;
-	} else {
-		free(msg);
-	}
-	return msg ? r : -ENOMEM;
-}
 
 /* Whole-string decimal integer, optionally negative, within int range. */
 static int parse_int(const char *s, int *ret)
@@ -85,7 +68,7 @@ static int finish(struct vcp_host *h, const char *src, struct vcp_host **ret,
 	if (r < 0) {
 		vcp_host_free(h);
 		if (r == -EINVAL)
-			return fail(ret_err, r, "%s lists a CPU twice or one numbered %d or more",
+			return vcp_err(ret_err, r, "%s lists a CPU twice or one numbered %d or more",
 				    src, VCP_MAX_CPUS);
 		return r;
 	}
@@ -143,10 +126,10 @@ static int attr_or_fail(xmlNodePtr n, const char *name, const char *what,
 	if (r == -ENOENT && !required)
 		return 0;
 	if (r == -ENOENT)
-		return fail(ret_err, -EINVAL, "capabilities: %s %d has no %s",
+		return vcp_err(ret_err, -EINVAL, "capabilities: %s %d has no %s",
 			    what, id, name);
 	if (r < 0)
-		return fail(ret_err, -EINVAL, "capabilities: %s %d has a bad %s",
+		return vcp_err(ret_err, -EINVAL, "capabilities: %s %d has a bad %s",
 			    what, id, name);
 	return 0;
 }
@@ -160,7 +143,7 @@ static int caps_cpu(xmlNodePtr n, int node, struct vcp_host *h,
 
 	r = int_attr(n, "id", &id);
 	if (r < 0 || id < 0 || id >= VCP_MAX_CPUS)
-		return fail(ret_err, -EINVAL, "capabilities: cell %d has a cpu with a bad or missing id",
+		return vcp_err(ret_err, -EINVAL, "capabilities: cell %d has a cpu with a bad or missing id",
 			    node);
 	if ((unsigned int)id + 1 > h->max_cpus)
 		h->max_cpus = (unsigned int)id + 1;
@@ -168,7 +151,7 @@ static int caps_cpu(xmlNodePtr n, int node, struct vcp_host *h,
 	if (r == -ENOENT)
 		return 0;	/* listed without topology: offline */
 	if (r < 0)
-		return fail(ret_err, -EINVAL, "capabilities: cpu %d has a bad socket_id",
+		return vcp_err(ret_err, -EINVAL, "capabilities: cpu %d has a bad socket_id",
 			    id);
 	r = attr_or_fail(n, "die_id", "cpu", id, false, &c.die, ret_err);
 	if (r == 0)
@@ -200,7 +183,7 @@ static int caps_cells(xmlNodePtr cells, struct vcp_host *h, char **ret_err)
 	foreach_named(cell, cells, "cell") {
 		r = int_attr(cell, "id", &node);
 		if (r < 0 || node < 0)
-			return fail(ret_err, -EINVAL, "capabilities: a cell has a bad or missing id");
+			return vcp_err(ret_err, -EINVAL, "capabilities: a cell has a bad or missing id");
 		foreach_named(cpu, child(cell, "cpus"), "cpu") {
 			r = caps_cpu(cpu, node, h, ret_err);
 			if (r < 0)
@@ -224,7 +207,7 @@ static int caps_read(const char *xml, xmlDocPtr *ret, char **ret_err)
 				XML_PARSE_NOWARNING);
 	if (!doc) {
 		e = xmlCtxtGetLastError(ctxt);
-		r = fail(ret_err, -EINVAL, "capabilities XML is not well-formed: %.*s",
+		r = vcp_err(ret_err, -EINVAL, "capabilities XML is not well-formed: %.*s",
 			 e && e->message ? (int)strcspn(e->message, "\n") : 5,
 			 e && e->message ? e->message : "error");
 	}
@@ -322,7 +305,7 @@ int vcp_caps_host_cpu(const char *caps_xml, char **ret_xml, char **ret_key,
 	cpu = child(child(xmlDocGetRootElement(doc), "host"), "cpu");
 	if (!cpu || !child(cpu, "arch")) {
 		xmlFreeDoc(doc);
-		return fail(ret_err, -ENODATA, "capabilities XML has no host <cpu>");
+		return vcp_err(ret_err, -ENODATA, "capabilities XML has no host <cpu>");
 	}
 	buf = xmlBufferCreate();
 	r = buf ? cpu_key(cpu, &key) : -ENOMEM;
@@ -404,7 +387,7 @@ static int read_line(const char *root, const char *rel, char *buf,
 static int sysfs_fail(char **ret_err, int r, const char *root,
 		      const char *rel)
 {
-	return fail(ret_err, r, "Failed to read '%s/%s': %s", root, rel,
+	return vcp_err(ret_err, r, "Failed to read '%s/%s': %s", root, rel,
 		    strerror(-r));
 }
 
@@ -419,7 +402,7 @@ static int sysfs_cpuset(const char *root, const char *rel, bool required,
 	if (r < 0)
 		return sysfs_fail(ret_err, r, root, rel);
 	if (vcp_cpuset_parse(buf, ret) < 0)
-		return fail(ret_err, -EINVAL, "'%s/%s' is not a cpu list: '%s'",
+		return vcp_err(ret_err, -EINVAL, "'%s/%s' is not a cpu list: '%s'",
 			    root, rel, buf);
 	return 0;
 }
@@ -439,7 +422,7 @@ static int sysfs_int(const char *root, unsigned int cpu, const char *file,
 	if (r < 0)
 		return sysfs_fail(ret_err, r, root, rel);
 	if (parse_int(buf, ret) < 0)
-		return fail(ret_err, -EINVAL, "'%s/%s' is not a number: '%s'",
+		return vcp_err(ret_err, -EINVAL, "'%s/%s' is not a number: '%s'",
 			    root, rel, buf);
 	return 0;
 }
@@ -523,7 +506,7 @@ int vcp_topology_load(const char *root, struct vcp_host **ret,
 	if (r < 0)
 		return r;
 	if (vcp_cpuset_empty(&online))
-		return fail(ret_err, -ENODATA, "'%s/devices/system/cpu/online' lists no CPU",
+		return vcp_err(ret_err, -ENODATA, "'%s/devices/system/cpu/online' lists no CPU",
 			    root);
 	h = host_new(vcp_cpuset_count(&online));
 	if (!h)

@@ -34,6 +34,16 @@ static inline char *t_slurp(const char *path)
 	return buf;
 }
 
+/* As t_slurp(), failing the test when the file cannot be read. */
+static inline char *t_slurp_must(const char *path)
+{
+	char *s = t_slurp(path);
+
+	if (!s)
+		fail_msg("%s: cannot read", path);
+	return s;
+}
+
 /* Pretty JSON text with a final newline; consumes @o. */
 static inline char *t_json_text(struct json_object *o)
 {

@@ -21,6 +21,8 @@
 #include <string.h>
 
 #include <cmocka.h>
+
+#include "golden.h"
 #include <json-c/json.h>
 
 #include "modeljson.h"
@@ -71,42 +73,16 @@ static void load_world(const char *path, struct world *w)
 static char *plan_text(const struct world *w, struct vcp_plan **ret_plan)
 {
 	struct vcp_plan *plan = NULL;
-	struct json_object *o;
 	char *s;
 
 	assert_int_equal(vcp_plan_compute(w->host, w->vms, w->n_vms, &w->pol,
 					  &plan), 0);
-	o = vcp_plan_to_json(plan, w->host, w->vms);
-	assert_non_null(o);
-	assert_int_not_equal(asprintf(&s, "%s\n", json_object_to_json_string_ext(
-		o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-		JSON_C_TO_STRING_NOSLASHESCAPE)), -1);
-	json_object_put(o);
+	s = t_json_text(vcp_plan_to_json(plan, w->host, w->vms));
 	if (ret_plan)
 		*ret_plan = plan;
 	else
 		vcp_plan_free(plan);
 	return s;
-}
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf;
-	long n;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = calloc(1, (size_t)n + 1);
-	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	return buf;
 }
 
 /* The VMs as they would be after applying @plan: pins from the plan. */
@@ -134,25 +110,13 @@ static void golden(void **state)
 	struct vcp_plan *plan = NULL;
 	struct world w;
 	char in[512], exp[512];
-	char *got, *want, *again;
+	char *got, *again;
 
 	snprintf(in, sizeof(in), DATA "%s.in.json", gc->name);
 	snprintf(exp, sizeof(exp), DATA "%s.expected.json", gc->name);
 	load_world(in, &w);
 	got = plan_text(&w, &plan);
-	if (getenv("VCP_TEST_REGENERATE_OUTPUT")) {
-		FILE *f = fopen(exp, "w");
-
-		assert_non_null(f);
-		fputs(got, f);
-		fclose(f);
-	}
-	want = slurp(exp);
-	if (!want)
-		fail_msg("%s: missing (run with VCP_TEST_REGENERATE_OUTPUT=1)",
-			 exp);
-	if (strcmp(got, want))
-		fail_msg("%s: plan differs; got:\n%s", exp, got);
+	t_golden(exp, got);
 	assert_int_equal(plan->level, gc->level);
 	assert_int_equal(plan->n_active, gc->active);
 
@@ -164,7 +128,6 @@ static void golden(void **state)
 			 gc->name, again);
 	free(again);
 	free(got);
-	free(want);
 	vcp_plan_free(plan);
 	world_clear(&w);
 }

@@ -18,6 +18,8 @@
 
 #include <cmocka.h>
 
+#include "golden.h"
+
 #include "tags.h"
 
 #define EXAMPLES VCP_SRCDIR "/xml/examples"
@@ -419,24 +421,6 @@ static const struct {
 
 #define N_INVALID (sizeof(invalid_examples) / sizeof(invalid_examples[0]))
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf;
-	long n;
-
-	assert_non_null(f);
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	n = ftell(f);
-	rewind(f);
-	buf = malloc((size_t)n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
-
 static bool ends_with(const char *s, const char *tail)
 {
 	size_t a = strlen(s), b = strlen(tail);
@@ -466,7 +450,7 @@ static void check_example(const char *name, bool *seen)
 	int r;
 
 	snprintf(path, sizeof(path), "%s/%s", EXAMPLES, name);
-	xml = slurp(path);
+	xml = t_slurp_must(path);
 	r = parse_example(name, xml, &err);
 	free(xml);
 	if (!invalid) {

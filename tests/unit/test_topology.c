@@ -16,28 +16,12 @@
 
 #include <cmocka.h>
 
+#include "golden.h"
+
 #include "topology.h"
 
 #define CAPS_DIR VCP_SRCDIR "/tests/data/caps/"
 #define SYSFS_DIR VCP_SRCDIR "/tests/data/sysfs/"
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf;
-	long n;
-
-	assert_non_null(f);
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	n = ftell(f);
-	rewind(f);
-	buf = malloc((size_t)n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
 
 static const char *fmt(const struct vcp_cpuset *s)
 {
@@ -86,7 +70,7 @@ static struct vcp_host *caps_file(const char *name)
 	char *err = NULL, *xml;
 
 	snprintf(path, sizeof(path), "%s%s", CAPS_DIR, name);
-	xml = slurp(path);
+	xml = t_slurp_must(path);
 	assert_int_equal(vcp_topology_from_caps(xml, &h, &err), 0);
 	assert_null(err);
 	assert_non_null(h);
@@ -120,7 +104,7 @@ static void test_caps_host_cpu(void **state)
 	char *other, *p;
 
 	snprintf(path, sizeof(path), "%s%s", CAPS_DIR, "two-socket-smt.xml");
-	xml = slurp(path);
+	xml = t_slurp_must(path);
 	assert_int_equal(vcp_caps_host_cpu(xml, &cpu, &key, &err), 0);
 	assert_string_equal(key, "Intel Skylake-Server-IBRS vmx");
 	assert_non_null(strstr(cpu, "<model>Skylake-Server-IBRS</model>"));
@@ -203,8 +187,8 @@ static void caps_nodata(const char *xml)
 
 static void test_caps_nodata(void **state)
 {
-	char *a = slurp(CAPS_DIR "no-topology.xml");
-	char *b = slurp(CAPS_DIR "no-socket-id.xml");
+	char *a = t_slurp_must(CAPS_DIR "no-topology.xml");
+	char *b = t_slurp_must(CAPS_DIR "no-socket-id.xml");
 
 	caps_nodata(a);
 	caps_nodata(b);
