@@ -34,6 +34,40 @@ void vcp_cycle_clear(struct vcp_cycle *c)
 	memset(c, 0, sizeof(*c));
 }
 
+int vcp_cycle_observe(struct vcp_virt *v, const struct vcp_kernel *k,
+		      enum vcp_mode mode, unsigned int sample_ms,
+		      const struct vcp_tracker *tracker,
+		      struct vcp_cycle *ret, char **ret_err)
+{
+	struct vcp_cycle c = { 0 };
+	int r = vcp_observe(v, k, mode, sample_ms, &c.w, ret_err);
+
+	if (r < 0)
+		return r;
+	if (tracker) {
+		vcp_tracker_fill(tracker, c.w.vms, c.w.n_vms);
+		c.w.demand_measured = true;
+	}
+	*ret = c;
+	return 0;
+}
+
+int vcp_cycle_finish(const struct vcp_policy *policy, time_t now,
+		     struct vcp_cycle *c, char **ret_err)
+{
+	struct vcp_policy p = vcp_policy_at(policy, now);
+	int r;
+
+	r = vcp_plan_compute(c->w.host, c->w.vms, c->w.n_vms, &p, &c->plan);
+	if (r == 0)
+		r = vcp_diff_compute(c->w.host, c->w.vms, c->w.n_vms, c->plan,
+				     c->w.cur_level, &c->acts);
+	if (r < 0 && ret_err && asprintf(ret_err, "Failed to plan: %s",
+					 strerror(-r)) < 0)
+		*ret_err = NULL;
+	return r;
+}
+
 int vcp_cycle_plan(struct vcp_virt *v, const struct vcp_kernel *k,
 		   enum vcp_mode mode, unsigned int sample_ms,
 		   const struct vcp_tracker *tracker,
@@ -41,24 +75,11 @@ int vcp_cycle_plan(struct vcp_virt *v, const struct vcp_kernel *k,
 		   struct vcp_cycle *ret, char **ret_err)
 {
 	struct vcp_cycle c = { 0 };
-	struct vcp_policy p = vcp_policy_at(policy, now);
-	int r;
+	int r = vcp_cycle_observe(v, k, mode, sample_ms, tracker, &c, ret_err);
 
-	r = vcp_observe(v, k, mode, sample_ms, &c.w, ret_err);
-	if (r < 0)
-		return r;
-	if (tracker) {
-		vcp_tracker_fill(tracker, c.w.vms, c.w.n_vms);
-		c.w.demand_measured = true;
-	}
-	r = vcp_plan_compute(c.w.host, c.w.vms, c.w.n_vms, &p, &c.plan);
 	if (r == 0)
-		r = vcp_diff_compute(c.w.host, c.w.vms, c.w.n_vms, c.plan,
-				     c.w.cur_level, &c.acts);
+		r = vcp_cycle_finish(policy, now, &c, ret_err);
 	if (r < 0) {
-		if (ret_err && asprintf(ret_err, "Failed to plan: %s",
-					strerror(-r)) < 0)
-			*ret_err = NULL;
 		vcp_cycle_clear(&c);
 		return r;
 	}

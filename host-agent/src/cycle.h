@@ -34,6 +34,16 @@ int vcp_cycle_plan(struct vcp_virt *v, const struct vcp_kernel *k,
 		   struct vcp_cycle *ret, char **ret_err);
 void vcp_cycle_clear(struct vcp_cycle *c);
 
+/* The same in two steps, for a caller that adjusts the observed VMs
+ * (the daemon marks VMs it must leave alone) before planning. On a
+ * failure of vcp_cycle_finish() the caller clears @c. */
+int vcp_cycle_observe(struct vcp_virt *v, const struct vcp_kernel *k,
+		      enum vcp_mode mode, unsigned int sample_ms,
+		      const struct vcp_tracker *tracker,
+		      struct vcp_cycle *ret, char **ret_err);
+int vcp_cycle_finish(const struct vcp_policy *policy, time_t now,
+		     struct vcp_cycle *c, char **ret_err);
+
 /* @policy with the schedule window in force at local time @now. */
 struct vcp_policy vcp_policy_at(const struct vcp_policy *policy, time_t now);
 

@@ -36,6 +36,7 @@
 #include "demand.h"
 #include "kernel.h"
 #include "mode.h"
+#include "pinmemo.h"
 #include "policy.h"
 #include "render.h"
 #include "virt.h"
@@ -58,6 +59,7 @@ struct daemon {
 	char mode_reason[512];
 	struct vcp_policy policy;
 	struct vcp_tracker *tracker;
+	struct vcp_pin_memo *memo;	/* the pins we set, per VM */
 	guint replan_src, sample_src, reconnect_src;
 	unsigned int backoff_s;
 	int listen_fd;
@@ -159,6 +161,22 @@ static void log_actions(struct daemon *d, const struct vcp_cycle *cy,
 	free(buf);
 }
 
+/* Someone else re-pinned a VM: say so once, then restate the plan or
+ * leave the VM as it is, as the policy says. */
+static void foreign_pins(struct daemon *d, struct vcp_cycle *cy)
+{
+	const char *names[32];
+	bool respect = d->policy.respect_foreign_pins;
+	size_t n = vcp_pin_memo_check(d->memo, cy->w.vms, cy->w.n_vms, respect,
+				      names, 32);
+
+	for (size_t i = 0; i < n; i++)
+		log_msg(LOG_NOTICE, "'%s' was re-pinned by someone else; %s",
+			names[i], respect ?
+			"leaving it as it is (foreign_pins: respect)" :
+			"restating the plan (foreign_pins: restate)");
+}
+
 static void replan(struct daemon *d)
 {
 	struct vcp_cycle cy = { 0 };
@@ -169,11 +187,17 @@ static void replan(struct daemon *d)
 	if (!d->v)
 		return;
 	d->n_replans++;
-	r = vcp_cycle_plan(d->v, d->k, d->mode, 0, d->tracker, &d->policy,
-			   time(NULL), &cy, &err);
+	r = vcp_cycle_observe(d->v, d->k, d->mode, 0, d->tracker, &cy, &err);
+	if (r == 0) {
+		foreign_pins(d, &cy);
+		r = vcp_cycle_finish(&d->policy, time(NULL), &cy, &err);
+	}
 	if (r == 0)
 		r = vcp_apply_actions(d->v, d->k, cy.w.host, cy.w.vms, &cy.acts,
 				      &res);
+	if (r == 0 && vcp_pin_memo_record(d->memo, cy.w.vms, cy.w.n_vms,
+					  &cy.acts, &res) < 0)
+		r = -ENOMEM;
 	if (r == 0) {
 		log_actions(d, &cy, &res);
 		log_decision(d, &cy, &res);
@@ -201,6 +225,18 @@ static void schedule_replan(struct daemon *d, unsigned int delay_ms)
 	d->replan_src = g_timeout_add(delay_ms, on_replan, d);
 }
 
+/* The cost of packing: VMs waiting too long for a host CPU get room. */
+static void relieve(struct daemon *d)
+{
+	const char *names[32];
+	size_t n = vcp_tracker_relieve(d->tracker, names, 32);
+
+	for (size_t i = 0; i < n; i++)
+		log_msg(LOG_NOTICE, "'%s' waits %.0f%% of the time for a host CPU (max_vcpu_delay %.0f%%): giving it a whole CPU per vCPU",
+			names[i], 100 * vcp_tracker_delay(d->tracker, names[i]),
+			100 * d->policy.max_vcpu_delay);
+}
+
 static gboolean on_sample(gpointer data)
 {
 	struct daemon *d = data;
@@ -212,6 +248,8 @@ static gboolean on_sample(gpointer data)
 	if (vcp_virt_sample(d->v, &s, &err) == 0) {
 		if (s->have_vcpu_time && vcp_tracker_update(d->tracker, s) < 0)
 			log_msg(LOG_ERR, "out of memory tracking demand");
+		else if (s->have_vcpu_time)
+			relieve(d);
 		vcp_sample_free(s);
 		schedule_replan(d, 0);
 	} else {
@@ -233,6 +271,8 @@ static void on_domain(void *opaque, const char *name, enum vcp_virt_event what)
 	log_msg(LOG_DEBUG, "domain '%s' %s", name, names[what]);
 	if (what == VCP_EV_OTHER)
 		return;
+	if (what != VCP_EV_TUNABLE)
+		vcp_pin_memo_forget(d->memo, name);
 	/* A re-pin by someone else is restated by the next plan; our own
 	 * pins raise the same event and re-plan to no change. */
 	schedule_replan(d, REPLAN_COALESCE_MS);
@@ -446,6 +486,7 @@ static gboolean on_hup(gpointer data)
 	}
 	vcp_policy_clear(&d->policy);
 	d->policy = p;
+	vcp_tracker_set_max_delay(d->tracker, d->policy.max_vcpu_delay);
 	log_msg(LOG_INFO, "policy reloaded");
 	schedule_replan(d, 0);
 	return G_SOURCE_CONTINUE;
@@ -527,8 +568,10 @@ int main(int argc, char **argv)
 		return 2;
 	window = d.policy.sample_interval_s ?
 		 d.policy.shrink_after_s / d.policy.sample_interval_s : 1;
-	if (vcp_tracker_new(window ? window : 1, &d.tracker) < 0)
+	if (vcp_tracker_new(window ? window : 1, &d.tracker) < 0 ||
+	    vcp_pin_memo_new(&d.memo) < 0)
 		return 1;
+	vcp_tracker_set_max_delay(d.tracker, d.policy.max_vcpu_delay);
 	gvir_event_register();
 	d.loop = g_main_loop_new(NULL, FALSE);
 	r = listen_socket(&d);
@@ -553,6 +596,7 @@ int main(int argc, char **argv)
 	vcp_virt_close(d.v);
 	vcp_kernel_free(d.k);
 	vcp_tracker_free(d.tracker);
+	vcp_pin_memo_free(d.memo);
 	vcp_policy_clear(&d.policy);
 	g_free(d.last_failures);
 	g_main_loop_unref(d.loop);

@@ -20,11 +20,13 @@ struct track {
 	unsigned int filled;	/* utilisation samples held (<= window) */
 	unsigned int head;	/* next slot */
 	double delay;		/* latest mean wait fraction, -1 unknown */
+	unsigned int relief;	/* samples left with full demand */
 	bool seen;		/* in the latest sample */
 };
 
 struct vcp_tracker {
 	unsigned int window;
+	double max_delay;	/* > 0: relieve VMs that wait longer */
 	struct track *t;
 	size_t n;
 };
@@ -128,6 +130,8 @@ static void push(struct track *k, const struct vcp_vcpu_sample *vs,
 		wait += frac(vs->delay_ns[c], k->delay_ns[c], dt);
 	}
 	k->delay = k->n_vcpus ? wait / k->n_vcpus : 0;
+	if (k->relief)
+		k->relief--;
 	k->head = (k->head + 1) % window;
 	if (k->filled < window)
 		k->filled++;
@@ -170,6 +174,35 @@ int vcp_tracker_update(struct vcp_tracker *t, const struct vcp_sample *s)
 	return 0;
 }
 
+void vcp_tracker_set_max_delay(struct vcp_tracker *t, double max_delay)
+{
+	t->max_delay = max_delay;
+}
+
+size_t vcp_tracker_relieve(struct vcp_tracker *t, const char **ret_names,
+			   size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; t->max_delay > 0 && i < t->n; i++) {
+		struct track *k = &t->t[i];
+
+		if (k->delay <= t->max_delay)
+			continue;
+		if (!k->relief && n < max)
+			ret_names[n++] = k->name;	/* newly relieved */
+		k->relief = t->window;
+	}
+	return n;
+}
+
+bool vcp_tracker_relieved(const struct vcp_tracker *t, const char *name)
+{
+	const struct track *k = find(t, name);
+
+	return k && k->relief;
+}
+
 void vcp_tracker_fill(const struct vcp_tracker *t, struct vcp_vm *vms,
 		      size_t n_vms)
 {
@@ -179,7 +212,7 @@ void vcp_tracker_fill(const struct vcp_tracker *t, struct vcp_vm *vms,
 		if (!k || !k->filled)
 			continue;
 		for (unsigned int c = 0; c < vms[i].n_vcpus && c < k->n_vcpus; c++) {
-			double peak = 0;
+			double peak = k->relief ? 1.0 : 0;
 
 			for (unsigned int w = 0; w < k->filled; w++) {
 				double u = k->ring[(size_t)w * k->n_vcpus + c];

@@ -11,6 +11,7 @@
 #ifndef VCP_DEMAND_H
 #define VCP_DEMAND_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -38,5 +39,20 @@ void vcp_tracker_fill(const struct vcp_tracker *t, struct vcp_vm *vms,
 /* Latest fraction of time a VM's vCPUs waited for a host CPU (steal),
  * mean over its vCPUs; -1 unknown. */
 double vcp_tracker_delay(const struct vcp_tracker *t, const char *name);
+
+/*
+ * The cost of packing: a VM whose vCPUs waited for a host CPU more than
+ * @max_delay of the time (0 = never) is relieved: vcp_tracker_fill()
+ * gives it a whole CPU per vCPU, so the plan gives it room at once (more
+ * packages, or its own), and keeps doing so for a whole window after the
+ * wait was last seen above the bound (hysteresis: no pack-unpack
+ * flapping).
+ */
+void vcp_tracker_set_max_delay(struct vcp_tracker *t, double max_delay);
+/* After an update: mark the VMs over the bound; @ret_names gets (up to
+ * @max) those newly relieved, for the caller to say so once. */
+size_t vcp_tracker_relieve(struct vcp_tracker *t, const char **ret_names,
+			   size_t max);
+bool vcp_tracker_relieved(const struct vcp_tracker *t, const char *name);
 
 #endif

@@ -226,6 +226,7 @@ void vcp_policy_defaults(struct vcp_policy *p)
 	p->headroom = 0.2;
 	p->default_vcpu_demand = 0.25;
 	p->busy_vcpu_demand = 0.1;
+	p->max_vcpu_delay = 0.1;
 	p->smt_yield = 0.3;
 	p->sample_interval_s = 10;
 	p->shrink_after_s = 300;

@@ -166,6 +166,12 @@ struct vcp_policy {
 	unsigned int sample_interval_s;
 	unsigned int shrink_after_s;	/* hysteresis: shrink only after */
 	bool strict_tags;		/* hook refuses bad tags at prepare */
+	/* The cost bound: a VM whose vCPUs wait for a host CPU more than
+	 * this fraction of the time is given room at once (0: never). */
+	double max_vcpu_delay;
+	/* Someone else re-pinned a VM: leave it so (true) or restate the
+	 * plan (false, the default). Said once either way. */
+	bool respect_foreign_pins;
 };
 
 void vcp_policy_defaults(struct vcp_policy *p);

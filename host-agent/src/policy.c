@@ -266,6 +266,22 @@ static int parse_windows(const struct pctx *c, struct json_object *v,
 	return 0;
 }
 
+static int get_foreign(const struct pctx *c, const char *key,
+		       struct json_object *v, struct vcp_policy *p)
+{
+	const char *s = json_object_get_string(v);
+
+	if (json_object_is_type(v, json_type_string) && !strcmp(s, "restate"))
+		p->respect_foreign_pins = false;
+	else if (json_object_is_type(v, json_type_string) &&
+		 !strcmp(s, "respect"))
+		p->respect_foreign_pins = true;
+	else
+		return fail(c, key, "must be \"restate\" or \"respect\", got %s",
+			    vcp_json_shown(v));
+	return 0;
+}
+
 static int parse_key(const struct pctx *c, const char *key,
 		     struct json_object *v, struct vcp_policy *p)
 {
@@ -287,6 +303,10 @@ static int parse_key(const struct pctx *c, const char *key,
 		return get_uint(c, key, v, 1, 3600, &p->sample_interval_s);
 	if (strcmp(key, "shrink_after") == 0)
 		return get_uint(c, key, v, 0, 86400, &p->shrink_after_s);
+	if (strcmp(key, "max_vcpu_delay") == 0)
+		return get_fraction(c, key, v, 1, &p->max_vcpu_delay);
+	if (strcmp(key, "foreign_pins") == 0)
+		return get_foreign(c, key, v, p);
 	if (strcmp(key, "strict_tags") == 0) {
 		if (!json_object_is_type(v, json_type_boolean))
 			return fail(c, key, "must be true or false, got %s",
@@ -444,5 +464,9 @@ struct json_object *vcp_policy_to_json(const struct vcp_policy *p)
 			       json_object_new_int((int)p->shrink_after_s));
 	json_object_object_add(o, "strict_tags",
 			       json_object_new_boolean(p->strict_tags));
+	json_object_object_add(o, "max_vcpu_delay",
+			       vcp_json_double3(p->max_vcpu_delay));
+	json_object_object_add(o, "foreign_pins", json_object_new_string(
+			       p->respect_foreign_pins ? "respect" : "restate"));
 	return o;
 }

@@ -22,9 +22,11 @@ all=$(cat /sys/devices/system/cpu/online)
 ncpu=$(nproc)
 DPID=""
 
+echo '{}' >"$T_TMP/policy.json"
 start_daemon() {
 	XDG_RUNTIME_DIR=$LVD_RUN "$B/vcpackd" --foreground --debug --connect "$U" \
-		--socket "$SOCK" "$@" >>"$T_TMP/vcpackd.log" 2>&1 &
+		--policy "$T_TMP/policy.json" --socket "$SOCK" "$@" \
+		>>"$T_TMP/vcpackd.log" 2>&1 &
 	DPID=$!
 	T_PIDS="$T_PIDS $DPID"
 }
@@ -56,6 +58,23 @@ t_eq "emulator threads off the exclusive core" "$shared" "$(emulator_allowed gsp
 start_guest "$U" gbal
 w=$(wait_allowed gbal 0 "$shared" 10) && t_pass "started guest placed within 1 s (${w}00 ms)" ||
 	t_fail "started guest not placed within 1 s: $(allowed gbal 0)"
+
+# someone else re-pins a guest: restated (the default), said once
+virsh -q -c "$U" vcpupin gbal 0 "$all" --live >/dev/null
+w=$(wait_allowed gbal 0 "$shared") && t_pass "a foreign re-pin is restated (${w}00 ms)" ||
+	t_fail "foreign re-pin not restated: $(allowed gbal 0)"
+t_eq "the foreign re-pin is said once" 1 \
+	"$(grep -c "'gbal' was re-pinned by someone else; restating the plan" "$T_TMP/vcpackd.log")"
+# with foreign_pins: respect (SIGHUP reloads the policy) it is left so
+echo '{"foreign_pins": "respect"}' >"$T_TMP/policy.json"
+kill -HUP "$DPID"; sleep 0.5
+virsh -q -c "$U" vcpupin gbal 0 "$all" --live >/dev/null
+sleep 1.5
+t_eq "foreign_pins respect: the re-pin is left as it is" "$all" "$(allowed gbal 0)"
+t_match "foreign_pins respect: said" "'gbal' was re-pinned by someone else; leaving it as it is" \
+	"$(cat "$T_TMP/vcpackd.log")"
+echo '{}' >"$T_TMP/policy.json"
+kill -HUP "$DPID"; sleep 0.5
 
 # a tag change re-places the guest: gbal asks for spread, but the only
 # exclusive core is taken, so it runs shared (degraded, and said so)

@@ -131,12 +131,54 @@ static void test_two_samples(void **state)
 	vcp_sample_free(y);
 }
 
+/* Waiting over the bound gives a whole CPU per vCPU for a window. */
+static void test_delay_relief(void **state)
+{
+	struct vcp_tracker *t;
+	const char *names[4];
+	double a, b;
+
+	assert_int_equal(vcp_tracker_new(3, &t), 0);
+	vcp_tracker_set_max_delay(t, 0.1);
+	feed(t, 10 * SEC, 0, 0, 0);
+	/* vCPU0 waited 4 s of 10 (40%), vCPU1 0: mean 20%, over 10% */
+	feed(t, 20 * SEC, 2 * SEC, 1 * SEC, 4 * SEC);
+	assert_float_equal(vcp_tracker_delay(t, "a"), 0.2, 1e-9);
+	assert_int_equal(vcp_tracker_relieve(t, names, 4), 1);
+	assert_string_equal(names[0], "a");
+	assert_true(vcp_tracker_relieved(t, "a"));
+	fill(t, &a, &b);
+	assert_float_equal(a, 1.0, 1e-9);
+	assert_float_equal(b, 1.0, 1e-9);
+	/* still over: relieved already, not reported again */
+	feed(t, 30 * SEC, 4 * SEC, 2 * SEC, 8 * SEC);
+	assert_int_equal(vcp_tracker_relieve(t, names, 4), 0);
+	/* no more waiting: relief lasts the window (3 samples), then the
+	 * measured peak comes back */
+	feed(t, 40 * SEC, 5 * SEC, 3 * SEC, 8 * SEC);
+	assert_int_equal(vcp_tracker_relieve(t, names, 4), 0);
+	assert_true(vcp_tracker_relieved(t, "a"));
+	feed(t, 50 * SEC, 6 * SEC, 4 * SEC, 8 * SEC);
+	feed(t, 60 * SEC, 7 * SEC, 5 * SEC, 8 * SEC);
+	assert_false(vcp_tracker_relieved(t, "a"));
+	fill(t, &a, &b);
+	assert_float_equal(a, 0.1, 1e-9);
+	assert_float_equal(b, 0.1, 1e-9);
+	/* bound 0: never relieved */
+	vcp_tracker_set_max_delay(t, 0);
+	feed(t, 70 * SEC, 8 * SEC, 6 * SEC, 18 * SEC);
+	assert_int_equal(vcp_tracker_relieve(t, names, 4), 0);
+	assert_false(vcp_tracker_relieved(t, "a"));
+	vcp_tracker_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_peak_window),
 		cmocka_unit_test(test_vanish_and_resize),
 		cmocka_unit_test(test_two_samples),
+		cmocka_unit_test(test_delay_relief),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

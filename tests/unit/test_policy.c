@@ -62,7 +62,8 @@ static const char full[] =
 	" \"headroom\": 0, \"default_vcpu_demand\": 0.5,"
 	" \"busy_vcpu_demand\": 0.05, \"smt_yield\": 1,"
 	" \"sample_interval\": 5, \"shrink_after\": 0,"
-	" \"strict_tags\": false, \"_comment\": [\"ignored\"]}";
+	" \"strict_tags\": false, \"max_vcpu_delay\": 0.25,"
+	" \"foreign_pins\": \"respect\", \"_comment\": [\"ignored\"]}";
 
 static void test_full_file(void **state)
 {
@@ -179,7 +180,8 @@ static void test_round_trip(void **state)
 		"\"Sun\"],\"from\":\"22:30\",\"to\":\"06:00\",\"level\":\"auto\"}],"
 		"\"headroom\":0,\"default_vcpu_demand\":0.5,"
 		"\"busy_vcpu_demand\":0.05,\"smt_yield\":1,\"sample_interval\":5,"
-		"\"shrink_after\":0,\"strict_tags\":false}");
+		"\"shrink_after\":0,\"strict_tags\":false,\"max_vcpu_delay\":0.25,"
+		"\"foreign_pins\":\"respect\"}");
 	assert_int_equal(vcp_policy_from_json(o, SRC, &q, &err), 0);
 	assert_int_equal(q.n_windows, p.n_windows);
 	assert_memory_equal(q.windows, p.windows,
@@ -187,6 +189,8 @@ static void test_round_trip(void **state)
 	assert_memory_equal(q.prio_class, p.prio_class, sizeof(p.prio_class));
 	assert_int_equal(q.level, p.level);
 	assert_float_equal(q.busy_vcpu_demand, p.busy_vcpu_demand, 1e-12);
+	assert_float_equal(q.max_vcpu_delay, 0.25, 1e-12);
+	assert_true(q.respect_foreign_pins);
 	json_object_put(o);
 	vcp_policy_clear(&p);
 	vcp_policy_clear(&q);
@@ -198,6 +202,10 @@ struct refusal {
 };
 
 static const struct refusal refusals[] = {
+	{ "{\"foreign_pins\": \"ignore\"}",
+	  SRC ": foreign_pins: must be \"restate\" or \"respect\", got \"ignore\"" },
+	{ "{\"max_vcpu_delay\": 2}",
+	  SRC ": max_vcpu_delay: must be a number from 0 to 1, got 2" },
 	{ "{\"headroom\": 1.5}",
 	  SRC ": headroom: must be a number from 0 to 0.9, got 1.5" },
 	{ "{\"headroom\": -0.1}",
