@@ -211,6 +211,7 @@ void vcp_tracker_fill(const struct vcp_tracker *t, struct vcp_vm *vms,
 
 		if (!k || !k->filled)
 			continue;
+		vms[i].delay = k->delay;
 		for (unsigned int c = 0; c < vms[i].n_vcpus && c < k->n_vcpus; c++) {
 			double peak = k->relief ? 1.0 : 0;
 

@@ -198,6 +198,7 @@ void vcp_vms_free(struct vcp_vm *vms, size_t n)
 
 int vcp_vm_alloc_vcpus(struct vcp_vm *vm, unsigned int n_vcpus)
 {
+	vm->delay = -1;
 	double *d = calloc(n_vcpus ? n_vcpus : 1, sizeof(*d));
 	struct vcp_cpuset *p = calloc(n_vcpus ? n_vcpus : 1, sizeof(*p));
 

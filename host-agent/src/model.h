@@ -114,6 +114,10 @@ struct vcp_vm {
 	bool managed;
 	/* Measured demand per vCPU, in CPUs (0.0-1.0); < 0 = unknown. */
 	double *demand;
+	/* Fraction of the time its vCPUs waited for a host CPU (mean of
+	 * vcpu.N.delay over the sample; what the guest sees as steal);
+	 * < 0 = unknown. */
+	double delay;
 	/* Current pinning per vCPU and of the emulator threads. */
 	struct vcp_cpuset *vcpu_pins;
 	struct vcp_cpuset emulator_pins;

@@ -32,6 +32,19 @@ static const struct vcp_vcpu_sample *find_sample(const struct vcp_sample *s,
 	return NULL;
 }
 
+/* Mean over the vCPUs of the fraction of @dt spent waiting; -1 if none. */
+static double mean_delay(const struct vcp_vcpu_sample *x,
+			 const struct vcp_vcpu_sample *y, double dt)
+{
+	unsigned int n = x->n_vcpus < y->n_vcpus ? x->n_vcpus : y->n_vcpus;
+	double sum = 0;
+
+	for (unsigned int c = 0; c < n; c++)
+		if (y->delay_ns[c] >= x->delay_ns[c])
+			sum += (double)(y->delay_ns[c] - x->delay_ns[c]) / dt;
+	return n ? (sum / n > 1.0 ? 1.0 : sum / n) : -1;
+}
+
 void vcp_demand_from_samples(const struct vcp_sample *a,
 			     const struct vcp_sample *b, struct vcp_vm *vms,
 			     size_t n_vms)
@@ -47,6 +60,7 @@ void vcp_demand_from_samples(const struct vcp_sample *a,
 
 		if (!x || !y)
 			continue;
+		vms[i].delay = mean_delay(x, y, dt);
 		for (unsigned int c = 0; c < vms[i].n_vcpus; c++) {
 			double d;
 

@@ -78,12 +78,12 @@ void vcp_render_vms_text(FILE *f, const struct vcp_host *host,
 {
 	char buf[256];
 
-	fprintf(f, "  %-20s %-10s %-7s %5s %-8s %s\n", "VM", "CLASS", "TAG",
-		"VCPUS", "DEMAND", "PINNED TO");
+	fprintf(f, "  %-20s %-10s %-7s %5s %-8s %-6s %s\n", "VM", "CLASS",
+		"TAG", "VCPUS", "DEMAND", "DELAY", "PINNED TO");
 	for (size_t i = 0; i < n_vms; i++) {
 		const struct vcp_vm *vm = &vms[i];
 		struct vcp_cpuset all;
-		char dem[16];
+		char dem[16], del[16];
 		bool known;
 		double d = vm_demand(vm, &known);
 
@@ -92,11 +92,15 @@ void vcp_render_vms_text(FILE *f, const struct vcp_host *host,
 			snprintf(dem, sizeof(dem), "%.2f", d);
 		else
 			snprintf(dem, sizeof(dem), "?");
-		fprintf(f, "  %-20s %-10s %-7s %5u %-8s %s\n", vm->name,
+		if (vm->delay >= 0)
+			snprintf(del, sizeof(del), "%.0f%%", 100 * vm->delay);
+		else
+			snprintf(del, sizeof(del), "?");
+		fprintf(f, "  %-20s %-10s %-7s %5u %-8s %-6s %s\n", vm->name,
 			vm_class_label(vm, policy),
 			!vm->has_tag ? "-" :
 			vm->tag.has_class ? "class" : "prio",
-			vm->n_vcpus, dem, fmt_set(&all, buf, sizeof(buf)));
+			vm->n_vcpus, dem, del, fmt_set(&all, buf, sizeof(buf)));
 	}
 	(void)host;
 }
@@ -215,6 +219,8 @@ static struct json_object *vm_json(const struct vcp_vm *vm,
 	json_object_object_add(o, "vcpus", json_object_new_int((int)vm->n_vcpus));
 	json_object_object_add(o, "demand", known ?
 		vcp_json_double3(d) : NULL);
+	json_object_object_add(o, "delay", vm->delay >= 0 ?
+		vcp_json_double3(vm->delay) : NULL);
 	json_object_object_add(o, "pins", pins);
 	json_object_object_add(o, "emulator",
 			       vcp_render_cpuset_json(&vm->emulator_pins));

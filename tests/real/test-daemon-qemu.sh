@@ -53,6 +53,11 @@ w=$(wait_allowed gspread 0 "$excl") && t_pass "vcpackd placed the spread guest's
 w=$(wait_allowed gpack 0 "$shared") && t_pass "vcpackd placed the pack guest's vCPU thread" ||
 	t_fail "pack guest not placed: $(allowed gpack 0), want $shared"
 t_eq "emulator threads off the exclusive core" "$shared" "$(emulator_allowed gspread)"
+st=$("$B/vcpack" --connect "$U" --sample 500 --json status 2>/dev/null)
+t_match "status: real QEMU reports measured demand" '^[0-9.]+$' \
+	"$(echo "$st" | jq -r '.vms[]|select(.name=="gpack")|.demand')"
+t_match "status: and each VM's delay (time waiting for a host CPU)" '^[0-9.]+$' \
+	"$(echo "$st" | jq -r '.vms[]|select(.name=="gpack")|.delay')"
 
 # a started guest is placed within a second
 start_guest "$U" gbal

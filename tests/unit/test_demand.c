@@ -118,12 +118,15 @@ static void test_vanish_and_resize(void **state)
 static void test_two_samples(void **state)
 {
 	struct vcp_sample *x = sample(1 * SEC, 0, 0, 0);
-	struct vcp_sample *y = sample(3 * SEC, SEC, 3 * SEC, 0);
+	struct vcp_sample *y = sample(3 * SEC, SEC, 3 * SEC, SEC);
 	struct vcp_vm vm = { 0 };
 
 	vcp_vm_alloc_vcpus(&vm, 2);
+	assert_true(vm.delay < 0);	/* unknown until measured */
 	vm.name = strdup("a");
 	vcp_demand_from_samples(x, y, &vm, 1);
+	/* vCPU 0 waited 1 s of 2, vCPU 1 not at all: mean 25% */
+	assert_float_equal(vm.delay, 0.25, 1e-9);
 	assert_float_equal(vm.demand[0], 0.5, 1e-9);
 	assert_float_equal(vm.demand[1], 1.0, 1e-9);	/* clamped */
 	vcp_vm_clear(&vm);
