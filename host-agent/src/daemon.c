@@ -43,6 +43,8 @@
 
 #define REPLAN_COALESCE_MS 100
 #define BACKOFF_MAX_S 10
+/* Re-plan at least this often even when nothing seems to change. */
+#define RESYNC_S 600
 
 struct daemon {
 	const char *uri;
@@ -60,6 +62,8 @@ struct daemon {
 	struct vcp_policy policy;
 	struct vcp_tracker *tracker;
 	struct vcp_pin_memo *memo;	/* the pins we set, per VM */
+	uint64_t last_fp;		/* tracker fingerprint last planned on */
+	time_t last_resync;
 	guint replan_src, sample_src, reconnect_src;
 	unsigned int backoff_s;
 	int listen_fd;
@@ -187,6 +191,7 @@ static void replan(struct daemon *d)
 	if (!d->v)
 		return;
 	d->n_replans++;
+	d->last_resync = time(NULL);
 	r = vcp_cycle_observe(d->v, d->k, d->mode, 0, d->tracker, &cy, &err);
 	if (r == 0) {
 		foreign_pins(d, &cy);
@@ -225,6 +230,23 @@ static void schedule_replan(struct daemon *d, unsigned int delay_ms)
 	d->replan_src = g_timeout_add(delay_ms, on_replan, d);
 }
 
+/*
+ * After a sample: re-plan when the demand the planner would see changed
+ * (or a VM was relieved), and in any case every RESYNC_S seconds. An idle
+ * host is left alone between: events (start, stop, tags, re-pins) re-plan
+ * at once anyway.
+ */
+static void resync_or_news(struct daemon *d)
+{
+	uint64_t fp = vcp_tracker_fingerprint(d->tracker);
+	time_t now = time(NULL);
+
+	if (fp == d->last_fp && now - d->last_resync < RESYNC_S)
+		return;
+	d->last_fp = fp;
+	schedule_replan(d, 0);
+}
+
 /* The cost of packing: VMs waiting too long for a host CPU get room. */
 static void relieve(struct daemon *d)
 {
@@ -251,7 +273,7 @@ static gboolean on_sample(gpointer data)
 		else if (s->have_vcpu_time)
 			relieve(d);
 		vcp_sample_free(s);
-		schedule_replan(d, 0);
+		resync_or_news(d);
 	} else {
 		log_msg(LOG_DEBUG, "sampling failed: %s", err ? err : "?");
 	}

@@ -7,6 +7,7 @@
 #include "demand.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -174,6 +175,20 @@ int vcp_tracker_update(struct vcp_tracker *t, const struct vcp_sample *s)
 	return 0;
 }
 
+/* Windowed peak of vCPU @c of @k (-1 with no figure yet). */
+static double peak_of(const struct track *k, unsigned int c)
+{
+	double peak = k->filled ? 0 : -1;
+
+	for (unsigned int w = 0; w < k->filled; w++) {
+		double u = k->ring[(size_t)w * k->n_vcpus + c];
+
+		if (u > peak)
+			peak = u;
+	}
+	return peak;
+}
+
 void vcp_tracker_set_max_delay(struct vcp_tracker *t, double max_delay)
 {
 	t->max_delay = max_delay;
@@ -212,18 +227,38 @@ void vcp_tracker_fill(const struct vcp_tracker *t, struct vcp_vm *vms,
 		if (!k || !k->filled)
 			continue;
 		vms[i].delay = k->delay;
-		for (unsigned int c = 0; c < vms[i].n_vcpus && c < k->n_vcpus; c++) {
-			double peak = k->relief ? 1.0 : 0;
+		for (unsigned int c = 0; c < vms[i].n_vcpus && c < k->n_vcpus; c++)
+			vms[i].demand[c] = k->relief ? 1.0 : peak_of(k, c);
+	}
+}
 
-			for (unsigned int w = 0; w < k->filled; w++) {
-				double u = k->ring[(size_t)w * k->n_vcpus + c];
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
 
-				if (u > peak)
-					peak = u;
-			}
-			vms[i].demand[c] = peak;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 1099511628211ULL;
+	return h;
+}
+
+uint64_t vcp_tracker_fingerprint(const struct vcp_tracker *t)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (size_t i = 0; i < t->n; i++) {
+		const struct track *k = &t->t[i];
+		bool relieved = k->relief > 0;
+
+		h = fnv(h, k->name, strlen(k->name) + 1);
+		h = fnv(h, &relieved, sizeof(relieved));
+		for (unsigned int c = 0; c < k->n_vcpus; c++) {
+			/* steps of 1/20 CPU: noise below that is no news */
+			long q = lround(peak_of(k, c) * 20);
+
+			h = fnv(h, &q, sizeof(q));
 		}
 	}
+	return h;
 }
 
 double vcp_tracker_delay(const struct vcp_tracker *t, const char *name)

@@ -55,4 +55,9 @@ size_t vcp_tracker_relieve(struct vcp_tracker *t, const char **ret_names,
 			   size_t max);
 bool vcp_tracker_relieved(const struct vcp_tracker *t, const char *name);
 
+/* Changes when what vcp_tracker_fill() would hand the planner changes by
+ * 1/20 CPU or more, or a VM is relieved or no longer: the daemon re-plans
+ * on news, not on every sample. */
+uint64_t vcp_tracker_fingerprint(const struct vcp_tracker *t);
+
 #endif

@@ -175,6 +175,25 @@ static void test_delay_relief(void **state)
 	vcp_tracker_free(t);
 }
 
+/* News for the daemon: a step of 1/20 CPU or more, not noise. */
+static void test_fingerprint(void **state)
+{
+	struct vcp_tracker *t;
+	uint64_t f0, f1, f2;
+
+	assert_int_equal(vcp_tracker_new(1, &t), 0);
+	feed(t, 10 * SEC, 0, 0, 0);
+	feed(t, 20 * SEC, 2 * SEC, 2 * SEC, 0);	/* 20% both */
+	f0 = vcp_tracker_fingerprint(t);
+	feed(t, 30 * SEC, 4 * SEC + SEC / 100, 4 * SEC, 0);	/* 20.1% */
+	f1 = vcp_tracker_fingerprint(t);
+	assert_true(f0 == f1);
+	feed(t, 40 * SEC, 7 * SEC, 6 * SEC, 0);	/* 30%, 20% */
+	f2 = vcp_tracker_fingerprint(t);
+	assert_true(f2 != f1);
+	vcp_tracker_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -182,6 +201,7 @@ int main(void)
 		cmocka_unit_test(test_vanish_and_resize),
 		cmocka_unit_test(test_two_samples),
 		cmocka_unit_test(test_delay_relief),
+		cmocka_unit_test(test_fingerprint),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
