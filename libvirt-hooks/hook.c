@@ -16,26 +16,21 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
+#include "ctl.h"
 #include "policy.h"
 #include "tags.h"
 
 #define HOOK_MAX_XML (4u << 20)	/* a domain XML larger than this is refused */
 #define NOTIFY_TIMEOUT_MS 200
 
-#ifndef VCP_RUNDIR
-#define VCP_RUNDIR "/run/vcpack"
-#endif
 
 static const char *env_or(const char *name, const char *def)
 {
@@ -223,30 +218,13 @@ static int check_tag(const char *name)
 /* One line to vcpackd, without ever waiting long. */
 static void notify(const char *name, const char *op, const char *subop)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	const char *path = env_or("VCPACK_SOCKET", VCP_RUNDIR "/vcpackd.sock");
-	struct pollfd pfd;
+	const char *path = env_or("VCPACK_SOCKET", VCP_CTL_SOCKET);
 	char line[512];
-	int fd, n;
+	int n = snprintf(line, sizeof(line), "hook %s %s %s\n", op, subop, name);
 
-	if (strlen(path) >= sizeof(sa.sun_path))
-		return;
-	strcpy(sa.sun_path, path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return;
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 &&
-	    errno != EINPROGRESS && errno != EAGAIN) {
-		close(fd);
-		return;
-	}
-	pfd.fd = fd;
-	pfd.events = POLLOUT;
-	n = snprintf(line, sizeof(line), "hook %s %s %s\n", op, subop, name);
-	if (n > 0 && (size_t)n < sizeof(line) &&
-	    poll(&pfd, 1, NOTIFY_TIMEOUT_MS) == 1 && (pfd.revents & POLLOUT))
-		(void)!write(fd, line, (size_t)n);
-	close(fd);
+	/* best effort: no daemon, or a stuck one, never delays a start */
+	if (n > 0 && (size_t)n < sizeof(line))
+		(void)vcp_ctl_send(path, line, NOTIFY_TIMEOUT_MS);
 }
 
 int main(int argc, char **argv)

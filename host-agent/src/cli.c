@@ -21,6 +21,7 @@
 
 #include "apply.h"
 #include "cli.h"
+#include "ctl.h"
 #include "cycle.h"
 #include "diff.h"
 #include "kernel.h"
@@ -51,6 +52,9 @@ struct ctx {
 	struct vcp_policy policy;
 	enum vcp_mode mode;
 	char mode_reason[512];
+	bool sample_set;	/* --sample given: measure, do not ask vcpackd */
+	const char *daemon_socket;
+	int daemon_pid;		/* > 0: demand and delay came from vcpackd */
 };
 
 int vcp_cli_err(int code, const char *fmt, ...)
@@ -87,7 +91,9 @@ static const char *const usage_text =
 	"  -j, --json             machine-readable output (see vcpack(1))\n"
 	"      --mode auto|pin|kernel  force the mode (default: detect)\n"
 	"      --sample MS        measure vCPU demand over MS ms (default 1000;\n"
-	"                         0: do not measure)\n"
+	"                         0: do not measure); without it, status shows\n"
+	"                         what a running vcpackd measured\n"
+	"      --daemon-socket PATH  vcpackd's socket (default " VCP_CTL_SOCKET ")\n"
 	"  -h, --help             this text; COMMAND --help for one command\n"
 	"  -V, --version\n"
 	"\n"
@@ -249,6 +255,9 @@ static struct json_object *header_json(const struct ctx *c,
 			       json_object_new_string(level_name(p.level, lb, sizeof(lb))));
 	json_object_object_add(o, "demand_measured",
 			       json_object_new_boolean(w->demand_measured));
+	json_object_object_add(o, "demand_source", json_object_new_string(
+			       c->daemon_pid > 0 ? "vcpackd" :
+			       w->demand_measured ? "sampled" : "none"));
 	json_object_object_add(o, "issues", issues);
 	return o;
 }
@@ -270,11 +279,76 @@ static void header_text(const struct ctx *c, const struct vcp_world *w)
 	else
 		printf("level:  policy level %s (no kernel knob)\n",
 		       level_name(p.level, lb, sizeof(lb)));
-	printf("demand: %s\n", w->demand_measured ?
-	       "measured from vcpu.N.time" :
-	       "not measured by this driver; policy default_vcpu_demand assumed");
+	if (c->daemon_pid > 0)
+		printf("demand: as vcpackd (pid %d) measured it: windowed peak of vcpu.N.time, and vcpu.N.delay\n",
+		       c->daemon_pid);
+	else
+		printf("demand: %s\n", w->demand_measured ?
+		       "measured from vcpu.N.time" :
+		       "not measured by this driver; policy default_vcpu_demand assumed");
 	for (size_t i = 0; i < w->n_issues; i++)
 		printf("issue:  '%s': %s\n", w->issues[i].vm, w->issues[i].msg);
+}
+
+/* Lay vcpackd's figures for one VM over the observed VM. */
+static void overlay_vm(struct vcp_vm *vm, struct json_object *v)
+{
+	struct json_object *dem = json_object_object_get(v, "demand");
+	struct json_object *del = json_object_object_get(v, "delay");
+
+	for (unsigned int c = 0; c < vm->n_vcpus &&
+	     c < json_object_array_length(dem); c++) {
+		struct json_object *d = json_object_array_get_idx(dem, c);
+
+		if (d)
+			vm->demand[c] = json_object_get_double(d);
+	}
+	if (del)
+		vm->delay = json_object_get_double(del);
+}
+
+/*
+ * When vcpackd runs for this same URI, show what it measured (its
+ * windowed peak and delay) instead of sampling again, so that both say
+ * the same. 0 when the daemon's view was used; anything else: the caller
+ * measures itself (no daemon, another URI, not root).
+ */
+static int daemon_view(struct ctx *c, struct vcp_world *w)
+{
+	const char *path = c->daemon_socket ? c->daemon_socket :
+			   getenv("VCPACK_SOCKET") ? getenv("VCPACK_SOCKET") :
+			   VCP_CTL_SOCKET;
+	struct json_object *o, *last, *vms;
+	char *reply = NULL;
+	int r = vcp_ctl_request(path, "status\n", 1000, 16 << 20, &reply);
+
+	if (r < 0)
+		return r;
+	o = json_tokener_parse(reply);
+	free(reply);
+	last = json_object_object_get(o, "last");
+	vms = json_object_object_get(last, "vms");
+	if (!json_object_get_boolean(json_object_object_get(o, "connected")) ||
+	    strcmp(json_object_get_string(json_object_object_get(o, "uri")) ?: "",
+		   vcp_virt_uri(c->v)) || !vms) {
+		json_object_put(o);
+		return -ENOENT;
+	}
+	r = observe(c, w, 0, true);
+	for (size_t i = 0; r == 0 && i < w->n_vms; i++)
+		for (size_t k = 0; k < json_object_array_length(vms); k++) {
+			struct json_object *v = json_object_array_get_idx(vms, k);
+
+			if (!strcmp(json_object_get_string(json_object_object_get(
+				    v, "name")) ?: "", w->vms[i].name))
+				overlay_vm(&w->vms[i], v);
+		}
+	if (r == 0) {
+		w->demand_measured = true;
+		c->daemon_pid = json_object_get_int(json_object_object_get(o, "pid"));
+	}
+	json_object_put(o);
+	return r;
 }
 
 static int cmd_status(struct ctx *c, int argc, char **argv)
@@ -287,7 +361,9 @@ static int cmd_status(struct ctx *c, int argc, char **argv)
 		return vcp_cli_err(EXIT_USAGE, "status takes no arguments, got '%s'",
 			       argv[1]);
 	r = setup(c, true);
-	if (!r)
+	if (!r && !c->sample_set && daemon_view(c, &w) == 0)
+		r = 0;
+	else if (!r)
 		r = observe(c, &w, c->sample_ms, true);
 	if (!r && vcp_pkg_map_build(w.host, w.vms, w.n_vms, NULL, &map) < 0)
 		r = vcp_cli_err(EXIT_PARTIAL, "out of memory");
@@ -669,6 +745,7 @@ static int parse_global(struct ctx *c, int argc, char **argv)
 		{ "mode", required_argument, NULL, 'm' },
 		{ "sample", required_argument, NULL, 's' },
 		{ "root", required_argument, NULL, 'r' },
+		{ "daemon-socket", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
@@ -683,6 +760,7 @@ static int parse_global(struct ctx *c, int argc, char **argv)
 		case 'p': c->policy_path = optarg; break;
 		case 'j': c->json = true; break;
 		case 'r': c->root = optarg; break;
+		case 'D': c->daemon_socket = optarg; break;
 		case 'm':
 			c->force_mode = vcp_mode_parse(optarg);
 			if (c->force_mode == -2)
@@ -693,6 +771,7 @@ static int parse_global(struct ctx *c, int argc, char **argv)
 			if (*end || v < 0 || v > 600000)
 				return vcp_cli_err(EXIT_USAGE, "--sample '%s' is not a number of milliseconds from 0 to 600000", optarg);
 			c->sample_ms = (unsigned int)v;
+			c->sample_set = true;
 			break;
 		case 'h': fputs(usage_text, stdout); exit(0);
 		case 'V': puts("vcpack " VCP_VERSION); exit(0);

@@ -29,9 +29,11 @@
 
 #include <glib-unix.h>
 #include <glib.h>
+#include <json-c/json.h>
 #include <libvirt-glib/libvirt-glib-event.h>
 
 #include "apply.h"
+#include "ctl.h"
 #include "cycle.h"
 #include "demand.h"
 #include "kernel.h"
@@ -63,6 +65,7 @@ struct daemon {
 	struct vcp_tracker *tracker;
 	struct vcp_pin_memo *memo;	/* the pins we set, per VM */
 	uint64_t last_fp;		/* tracker fingerprint last planned on */
+	char *last_status;		/* JSON of the last plan, for "status" */
 	time_t last_resync;
 	guint replan_src, sample_src, reconnect_src;
 	unsigned int backoff_s;
@@ -165,6 +168,39 @@ static void log_actions(struct daemon *d, const struct vcp_cycle *cy,
 	free(buf);
 }
 
+/* What the last plan was made from, for `vcpack status` (see answer()). */
+static void remember_status(struct daemon *d, const struct vcp_cycle *cy)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *vms = json_object_new_array();
+
+	for (size_t i = 0; i < cy->w.n_vms; i++) {
+		const struct vcp_vm *vm = &cy->w.vms[i];
+		struct json_object *v = json_object_new_object();
+		struct json_object *dem = json_object_new_array();
+
+		for (unsigned int c = 0; c < vm->n_vcpus; c++)
+			json_object_array_add(dem, vm->demand[c] >= 0 ?
+				json_object_new_double(vm->demand[c]) : NULL);
+		json_object_object_add(v, "name", json_object_new_string(vm->name));
+		json_object_object_add(v, "demand", dem);
+		json_object_object_add(v, "delay", vm->delay >= 0 ?
+				       json_object_new_double(vm->delay) : NULL);
+		json_object_object_add(v, "relieved", json_object_new_boolean(
+				       vcp_tracker_relieved(d->tracker, vm->name)));
+		json_object_array_add(vms, v);
+	}
+	json_object_object_add(o, "at", json_object_new_int64(time(NULL)));
+	json_object_object_add(o, "level", json_object_new_int(cy->plan->level));
+	json_object_object_add(o, "active",
+			       json_object_new_int((int)cy->plan->n_active));
+	json_object_object_add(o, "vms", vms);
+	g_free(d->last_status);
+	d->last_status = g_strdup(json_object_to_json_string_ext(o,
+					JSON_C_TO_STRING_PLAIN));
+	json_object_put(o);
+}
+
 /* Someone else re-pinned a VM: say so once, then restate the plan or
  * leave the VM as it is, as the policy says. */
 static void foreign_pins(struct daemon *d, struct vcp_cycle *cy)
@@ -197,9 +233,11 @@ static void replan(struct daemon *d)
 		foreign_pins(d, &cy);
 		r = vcp_cycle_finish(&d->policy, time(NULL), &cy, &err);
 	}
-	if (r == 0)
+	if (r == 0) {
+		remember_status(d, &cy);
 		r = vcp_apply_actions(d->v, d->k, cy.w.host, cy.w.vms, &cy.acts,
 				      &res);
+	}
 	if (r == 0 && vcp_pin_memo_record(d->memo, cy.w.vms, cy.w.n_vms,
 					  &cy.acts, &res) < 0)
 		r = -ENOMEM;
@@ -370,6 +408,48 @@ static void schedule_reconnect(struct daemon *d)
 
 /* ---- the control socket (hook notifications, queries) ---- */
 
+static void write_all(int fd, const char *s, size_t len)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	/* the reply may exceed the socket buffer: block for it (a client
+	 * that stops reading is the client's problem, and is rare: root) */
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	while (len) {
+		ssize_t n = write(fd, s, len);
+
+		if (n <= 0)
+			return;
+		s += n;
+		len -= (size_t)n;
+	}
+}
+
+/* {"pid", "uri", "connected", "mode", "replans", "last": {at, level,
+ * active, vms: [{name, demand: [per vCPU], delay, relieved}]}}: what the
+ * daemon measured and planned on, so `vcpack status` shows the same. */
+static void answer_status(struct daemon *d, int fd)
+{
+	struct json_object *o = json_object_new_object();
+	const char *s;
+
+	json_object_object_add(o, "pid", json_object_new_int(getpid()));
+	json_object_object_add(o, "uri", json_object_new_string(
+			       d->v ? vcp_virt_uri(d->v) : d->uri ? d->uri : ""));
+	json_object_object_add(o, "connected", json_object_new_boolean(d->v != NULL));
+	json_object_object_add(o, "mode", json_object_new_string(
+			       d->mode == VCP_MODE_KERNEL ? "kernel" : "pin"));
+	json_object_object_add(o, "replans",
+			       json_object_new_int64((int64_t)d->n_replans));
+	json_object_object_add(o, "last", d->last_status ?
+			       json_tokener_parse(d->last_status) : NULL);
+	s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+	write_all(fd, s, strlen(s));
+	write_all(fd, "\n", 1);
+	json_object_put(o);
+}
+
 static void answer(struct daemon *d, int fd, const char *line)
 {
 	char reply[256];
@@ -383,6 +463,9 @@ static void answer(struct daemon *d, int fd, const char *line)
 	if (strcmp(line, "replan") == 0) {
 		replan(d);
 		n = snprintf(reply, sizeof(reply), "ok replans=%lu\n", d->n_replans);
+	} else if (strcmp(line, "status") == 0) {
+		answer_status(d, fd);
+		return;
 	} else if (strcmp(line, "ping") == 0) {
 		n = snprintf(reply, sizeof(reply), "ok %s mode=%s replans=%lu\n",
 			     d->v ? "connected" : "disconnected",
@@ -432,6 +515,10 @@ static int listen_socket(struct daemon *d)
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -errno;
+	if (vcp_ctl_send(d->socket_path, "ping\n", 200) == 0) {
+		close(fd);
+		return -EADDRINUSE;	/* another vcpackd answers there */
+	}
 	unlink(d->socket_path);
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
 	    chmod(d->socket_path, 0600) < 0 || listen(fd, 16) < 0) {
@@ -522,7 +609,7 @@ static const char *const usage_text =
 	"the load allows, reacting to libvirt events and measured load.\n\n"
 	"  -c, --connect URI      libvirt URI (default qemu:///system)\n"
 	"  -p, --policy FILE      policy (default " VCP_SYSCONFDIR "/vcpack/policy.json)\n"
-	"  -s, --socket PATH      control socket (default /run/vcpack/vcpackd.sock)\n"
+	"  -s, --socket PATH      control socket (default " VCP_CTL_SOCKET ")\n"
 	"      --restore-on-exit  on SIGTERM put every VM back as it was\n"
 	"      --mode auto|pin|kernel\n"
 	"  -f, --foreground       log to stderr instead of syslog\n"
@@ -575,7 +662,7 @@ static int parse_args(struct daemon *d, int argc, char **argv)
 int main(int argc, char **argv)
 {
 	struct daemon d = { .uri = "qemu:///system", .force_mode = -1,
-			    .socket_path = "/run/vcpack/vcpackd.sock",
+			    .socket_path = VCP_CTL_SOCKET,
 			    .listen_fd = -1, .last_level = -1 };
 	unsigned int window;
 	int r;
@@ -621,6 +708,7 @@ int main(int argc, char **argv)
 	vcp_pin_memo_free(d.memo);
 	vcp_policy_clear(&d.policy);
 	g_free(d.last_failures);
+	g_free(d.last_status);
 	g_main_loop_unref(d.loop);
 	return 0;
 }

@@ -51,6 +51,14 @@ orig_test=$(pins test)
 
 start_daemon
 t_match "daemon answers on its socket" "^ok connected mode=pin" "$(ask ping)"
+t_eq "status through the daemon: same figures as vcpackd" vcpackd \
+	"$(V --daemon-socket "$SOCK" --json status 2>/dev/null | jq -r .demand_source)"
+t_eq "status with --sample measures itself" none \
+	"$(V --daemon-socket "$SOCK" --sample 0 --json status 2>/dev/null | jq -r .demand_source)"
+out=$("$B/vcpackd" --foreground --connect "$U" --socket "$SOCK" 2>&1)
+t_eq "a second vcpackd on the same socket refuses to start" 1 $?
+t_match "and says why" "Address already in use" "$out"
+t_match "the first one still answers" "^ok connected" "$(ask ping)"
 settle test; t_pass "initial plan applied to the running VM"
 s=$(date +%s%N)
 virsh -q -c "$U" start lowa >/dev/null

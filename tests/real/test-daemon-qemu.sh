@@ -22,7 +22,7 @@ all=$(cat /sys/devices/system/cpu/online)
 ncpu=$(nproc)
 DPID=""
 
-echo '{}' >"$T_TMP/policy.json"
+echo '{"sample_interval": 1}' >"$T_TMP/policy.json"
 start_daemon() {
 	XDG_RUNTIME_DIR=$LVD_RUN "$B/vcpackd" --foreground --debug --connect "$U" \
 		--policy "$T_TMP/policy.json" --socket "$SOCK" "$@" \
@@ -71,14 +71,14 @@ w=$(wait_allowed gbal 0 "$shared") && t_pass "a foreign re-pin is restated (${w}
 t_eq "the foreign re-pin is said once" 1 \
 	"$(grep -c "'gbal' was re-pinned by someone else; restating the plan" "$T_TMP/vcpackd.log")"
 # with foreign_pins: respect (SIGHUP reloads the policy) it is left so
-echo '{"foreign_pins": "respect"}' >"$T_TMP/policy.json"
+echo '{"sample_interval": 1, "foreign_pins": "respect"}' >"$T_TMP/policy.json"
 kill -HUP "$DPID"; sleep 0.5
 virsh -q -c "$U" vcpupin gbal 0 "$all" --live >/dev/null
 sleep 1.5
 t_eq "foreign_pins respect: the re-pin is left as it is" "$all" "$(allowed gbal 0)"
 t_match "foreign_pins respect: said" "'gbal' was re-pinned by someone else; leaving it as it is" \
 	"$(cat "$T_TMP/vcpackd.log")"
-echo '{}' >"$T_TMP/policy.json"
+echo '{"sample_interval": 1}' >"$T_TMP/policy.json"
 kill -HUP "$DPID"; sleep 0.5
 
 # a tag change re-places the guest: gbal asks for spread, but the only
@@ -127,14 +127,21 @@ t_eq "vcpackd survives a guest vanishing mid-apply" 0 "$(kill -0 "$DPID" 2>/dev/
 t_eq "other guests keep their planned pins" "$excl $shared" "$(allowed gpack 0) $(allowed gbal 0)"
 t_eq "plan has nothing left to do" 0 "$(V --json plan 2>/dev/null | jq '.actions|length')"
 
+# vcpack status shows what vcpackd measured (so both say the same)
+sleep 2.5
+st=$("$B/vcpack" --connect "$U" --daemon-socket "$SOCK" --json status 2>/dev/null)
+t_eq "status through vcpackd" vcpackd "$(echo "$st" | jq -r .demand_source)"
+t_match "status through vcpackd: its measured delay per VM" '^[0-9.]+$' \
+	"$(echo "$st" | jq -r '.vms[]|select(.name=="gpack")|.delay')"
+
 # SIGTERM with --restore-on-exit: every guest back as it was
 kill "$DPID"; wait "$DPID" 2>/dev/null
 t_eq "restore on exit: pack guest back to its original pins" "$all" "$(allowed gpack 0)"
 t_eq "restore on exit: other guest back too" "$all" "$(allowed gbal 0)"
 t_eq "restore on exit: emulator back" "$all" "$(emulator_allowed gpack)"
 t_eq "restore on exit: record dropped" "" "$(virsh -c "$U" metadata gpack urn:vcpack:state:1 2>/dev/null)"
-# (connecting fails while libvirtd is down: expected, and said)
+# (connecting and sampling fail while libvirtd is down: expected, said)
 t_nomatch "no failures logged" "([1-9][0-9]* failed|Failed|[Ee]rror)" \
-	"$(grep -v "^Failed to connect to '$U'" "$T_TMP/vcpackd.log")"
+	"$(grep -v -e "^Failed to connect to '$U'" -e "^sampling failed: " "$T_TMP/vcpackd.log")"
 
 t_done
