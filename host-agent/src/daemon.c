@@ -673,6 +673,8 @@ int main(int argc, char **argv)
 		return r;
 	if (!d.foreground)
 		openlog("vcpackd", LOG_PID, LOG_DAEMON);
+	/* a client that hangs up before our reply must not kill us */
+	signal(SIGPIPE, SIG_IGN);
 	if (load_policy(&d, &d.policy) < 0)
 		return 2;
 	window = d.policy.sample_interval_s ?
