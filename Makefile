@@ -5,7 +5,7 @@
 #   make check      every test (installs deps; includes check-kernel)
 #   make check-unit | check-schema | check-integration | check-kernel |
 #        check-real
-#   make bench-planner | bench-daemon | bench | bench-quick
+#   make bench-planner | bench-daemon | bench-fleet | bench | bench-quick
 #   make install [PREFIX=/usr/local] [DESTDIR=]   make install-hooks
 #
 # Plain GNU make; one build directory ($(B)); no recursion.
@@ -53,7 +53,7 @@ DEPS_STAMP := $(B)/.deps-ok
 
 .PHONY: all deps demo check check-unit check-schema check-integration \
 	check-kernel check-real check-deps kernel bench bench-quick bench-planner \
-	bench-daemon \
+	bench-daemon bench-fleet \
 	install install-hooks clean format-check
 
 all: $(PROGS)
@@ -141,6 +141,12 @@ kernel:
 # ---- benchmarks (print figures; not tests) ----
 bench-planner: $(BENCH_BINS)
 	$(B)/bench/bench_planner
+
+# The fleet (issue 5): the pure fleet planner, then status and plan over
+# 100 and 1000 simulated hosts (private test-driver libvirtds).
+bench-fleet: $(BENCH_BINS) $(PROGS)
+	$(B)/bench/bench_fleetplan
+	@sh bench/fleet.sh $(B)
 
 # vcpackd and hook figures (issue 6): hook latency, idle RSS/CPU with 50
 # VMs, re-plan time for 100 VMs, all on libvirt's test driver.
