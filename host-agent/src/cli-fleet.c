@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * cli-fleet.c - `vcpack fleet status|tag|plan`: many hosts over libvirt
- * remote URIs, queried in parallel (fleet.c) with a bound on concurrency
- * and a deadline per host. An unreachable host is shown as such and the
- * others still report; exit 1 says some host or VM failed. The desired
- * state is written where libvirt keeps it (each VM's metadata); `plan`
- * changes nothing.
+ * cli-fleet.c - `vcpack fleet status|tag|plan|apply`: many hosts over
+ * libvirt remote URIs, queried in parallel (fleet.c) with a bound on
+ * concurrency and a deadline per host. An unreachable host is shown as
+ * such and the others still report; exit 1 says some host or VM failed.
+ * The desired state is written where libvirt keeps it (each VM's
+ * metadata); `plan` changes nothing; `apply` carries the plan out with
+ * live migrations, one at a time, checking each on both hosts.
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -82,6 +84,10 @@ static const char *const fleet_usage =
 	"                         tagged=yes|no\n"
 	"  plan                   which hosts live migration could empty, where\n"
 	"                         each VM would go; changes nothing\n"
+	"  apply                  carry the plan out: live migrations one at a\n"
+	"                         time; a host whose migration fails moves no\n"
+	"                         more VMs (libvirt leaves a failed one running\n"
+	"                         where it was); every step is reported\n"
 	"FLEET.json defaults to " DEFAULT_FLEET " (see vcpack(1)).\n"
 	"Credentials are libvirt's own (ssh keys, TLS certificates, SASL).\n";
 
@@ -161,7 +167,7 @@ static int parse_opts(int argc, char **argv, struct fopts *fo,
 	if (r)
 		return r;
 	if (optind != argc - 1)
-		return vcp_cli_err(EXIT_USAGE, "fleet needs one command: status, tag or plan (see 'vcpack fleet --help')");
+		return vcp_cli_err(EXIT_USAGE, "fleet needs one command: status, tag, plan or apply (see 'vcpack fleet --help')");
 	*ret_cmd = argv[optind];
 	return 0;
 }
@@ -848,41 +854,209 @@ static void plan_text(const struct fctx *f, const struct vcp_fleet_plan *p,
 	       p->packages, saved);
 }
 
-static int cmd_plan(struct fctx *f)
+/* Collect, group CPUs, plan: what `plan` prints and `apply` carries out. */
+static int fleet_plan(struct fctx *f, struct fleet_in *in,
+		      struct vcp_fleet_plan **ret)
 {
-	struct fleet_in in = { 0 };
 	struct vcp_fleet_opts opts;
-	struct vcp_fleet_plan *p = NULL;
-	double saved;
 	int r = collect(f, f->sample_ms);
 
 	if (r)
 		return r;
-	r = fleet_input(f, &in);
+	r = fleet_input(f, in);
 	opts = (struct vcp_fleet_opts){ .move_spread = f->cfg.move_spread,
-		.mem_reserve = f->cfg.mem_reserve, .n_groups = in.n_groups,
-		.compat = in.compat };
+		.mem_reserve = f->cfg.mem_reserve, .n_groups = in->n_groups,
+		.compat = in->compat };
 	if (r == 0)
-		r = vcp_fleet_plan_compute(in.hosts, f->cfg.n_hosts,
-					   f->c->policy, &opts, &p);
+		r = vcp_fleet_plan_compute(in->hosts, f->cfg.n_hosts,
+					   f->c->policy, &opts, ret);
 	if (r < 0)
 		return vcp_cli_err(EXIT_PARTIAL, "fleet plan failed: %s",
 				   strerror(-r));
-	saved = (double)(p->awake_before - p->awake_after) *
-		f->cfg.package_watts + (double)p->hosts_emptied * f->cfg.host_watts;
+	return 0;
+}
+
+static void fleet_in_clear(struct fleet_in *in)
+{
+	free(in->hosts);
+	free(in->keys);
+	free(in->compat);
+}
+
+static double saving(const struct fctx *f, const struct vcp_fleet_plan *p)
+{
+	return (double)(p->awake_before - p->awake_after) * f->cfg.package_watts +
+	       (double)p->hosts_emptied * f->cfg.host_watts;
+}
+
+static int cmd_plan(struct fctx *f)
+{
+	struct fleet_in in = { 0 };
+	struct vcp_fleet_plan *p = NULL;
+	int r = fleet_plan(f, &in, &p);
+
+	if (r) {
+		fleet_in_clear(&in);
+		return r;
+	}
 	if (f->json) {
 		struct json_object *o = vcp_fleet_plan_to_json(p, in.hosts);
 
-		json_object_object_add(o, "saving_watts", vcp_json_double3(saved));
+		json_object_object_add(o, "saving_watts",
+				       vcp_json_double3(saving(f, p)));
 		vcp_cli_json(o);
 	} else {
-		plan_text(f, p, &in, saved);
+		plan_text(f, p, &in, saving(f, p));
 	}
 	r = p->hosts_unreachable ? EXIT_PARTIAL : 0;
 	vcp_fleet_plan_free(p);
-	free(in.hosts);
-	free(in.keys);
-	free(in.compat);
+	fleet_in_clear(&in);
+	return r;
+}
+
+/* ---- apply: the plan's migrations, one at a time ---- */
+
+struct mover {
+	struct fctx *f;
+	struct vcp_virt **conn;		/* by host, opened when first needed */
+	bool *failed;			/* by host: stop its migrations */
+	struct json_object *steps;
+	size_t moved, n_failed, skipped;
+};
+
+static struct vcp_virt *conn_of(struct mover *mv, size_t h, char **err)
+{
+	if (!mv->conn[h] &&
+	    vcp_virt_open(mv->f->cfg.hosts[h].uri, false, &mv->conn[h], err) < 0)
+		mv->conn[h] = NULL;
+	return mv->conn[h];
+}
+
+static void step_out(struct mover *mv, const char *vm, size_t from,
+		     size_t to, const char *outcome, const char *msg,
+		     double secs)
+{
+	const struct vcp_fleet_cfg *cfg = &mv->f->cfg;
+	struct json_object *o;
+
+	if (!mv->f->json) {
+		printf("  %-24s %s -> %s: %s", vm, cfg->hosts[from].name,
+		       cfg->hosts[to].name, outcome);
+		if (secs > 0)
+			printf(" (%.1f s)", secs);
+		printf("%s%s\n", msg ? ": " : "", msg ? msg : "");
+		fflush(stdout);
+		return;
+	}
+	o = json_object_new_object();
+	json_object_object_add(o, "vm", json_object_new_string(vm));
+	json_object_object_add(o, "from", json_object_new_string(cfg->hosts[from].name));
+	json_object_object_add(o, "to", json_object_new_string(cfg->hosts[to].name));
+	json_object_object_add(o, "outcome", json_object_new_string(outcome));
+	json_object_object_add(o, "message", msg ? json_object_new_string(msg) : NULL);
+	json_object_object_add(o, "seconds", vcp_json_double3(secs));
+	json_object_array_add(mv->steps, o);
+}
+
+/* After libvirt said done: running on @to and gone from @from? */
+static const char *check_moved(struct mover *mv, size_t from, size_t to,
+			       const char *vm)
+{
+	bool run_to = false, run_from = false;
+	int a = vcp_virt_domain_state(mv->conn[to], vm, &run_to);
+	int b = vcp_virt_domain_state(mv->conn[from], vm, &run_from);
+
+	if (a < 0 || !run_to)
+		return "libvirt reported success but it is not running on the destination";
+	if (b == 0 && run_from)
+		return "libvirt reported success but it still runs on the source";
+	return NULL;
+}
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void one_move(struct mover *mv, const struct fleet_in *in,
+		     const struct vcp_fleet_move *m)
+{
+	const char *vm = in->hosts[m->from].vms[m->vm].name;
+	struct vcp_migrate_opts o = { .p2p = mv->f->cfg.p2p,
+		.address = mv->f->cfg.hosts[m->to].migration_address };
+	char *err = NULL;
+	const char *bad = NULL;
+	double t0 = mono_s();
+	int r = 0;
+
+	if (mv->failed[m->from]) {
+		step_out(mv, vm, m->from, m->to, "skipped",
+			 "an earlier step from this host failed", 0);
+		mv->skipped++;
+		return;
+	}
+	if (!conn_of(mv, m->from, &err) || !conn_of(mv, m->to, &err))
+		r = -EIO;
+	if (r == 0)
+		r = vcp_virt_migrate(mv->conn[m->from], mv->conn[m->to], vm, &o,
+				     &err);
+	if (r == 0)
+		bad = check_moved(mv, m->from, m->to, vm);
+	if (r < 0 || bad) {
+		step_out(mv, vm, m->from, m->to, "failed", bad ? bad :
+			 err ? err : strerror(-r), mono_s() - t0);
+		mv->failed[m->from] = true;
+		mv->n_failed++;
+	} else {
+		step_out(mv, vm, m->from, m->to, "moved", NULL, mono_s() - t0);
+		mv->moved++;
+	}
+	free(err);
+}
+
+static int cmd_apply(struct fctx *f)
+{
+	struct fleet_in in = { 0 };
+	struct vcp_fleet_plan *p = NULL;
+	struct mover mv = { .f = f };
+	size_t n = f->cfg.n_hosts;
+	int r = fleet_plan(f, &in, &p);
+
+	mv.conn = calloc(n ? n : 1, sizeof(*mv.conn));
+	mv.failed = calloc(n ? n : 1, sizeof(*mv.failed));
+	if (!r && (!mv.conn || !mv.failed))
+		r = vcp_cli_err(EXIT_PARTIAL, "out of memory");
+	if (!r) {
+		mv.steps = json_object_new_array();
+		if (!f->json)
+			printf("fleet apply: %zu migrations, one at a time\n",
+			       p->n_moves);
+		for (size_t k = 0; k < p->n_moves; k++)
+			one_move(&mv, &in, &p->moves[k]);
+		if (f->json) {
+			struct json_object *o = json_object_new_object();
+
+			json_object_object_add(o, "moved", json_object_new_int((int)mv.moved));
+			json_object_object_add(o, "failed", json_object_new_int((int)mv.n_failed));
+			json_object_object_add(o, "skipped", json_object_new_int((int)mv.skipped));
+			json_object_object_add(o, "steps", mv.steps);
+			vcp_cli_json(o);
+		} else {
+			json_object_put(mv.steps);
+			printf("fleet apply: %zu moved, %zu failed, %zu skipped\n",
+			       mv.moved, mv.n_failed, mv.skipped);
+		}
+		r = mv.n_failed || p->hosts_unreachable ? EXIT_PARTIAL : 0;
+	}
+	for (size_t i = 0; mv.conn && i < n; i++)
+		vcp_virt_close(mv.conn[i]);
+	free(mv.conn);
+	free(mv.failed);
+	vcp_fleet_plan_free(p);
+	fleet_in_clear(&in);
 	return r;
 }
 
@@ -930,8 +1104,9 @@ int vcp_cli_fleet(int argc, char **argv, const struct vcp_cli_common *c)
 	f.json = c->json || f.o.json;
 	f.sample_ms = f.o.sample_ms >= 0 ? (unsigned int)f.o.sample_ms :
 					   c->sample_ms;
-	if (strcmp(cmd, "status") && strcmp(cmd, "tag") && strcmp(cmd, "plan"))
-		return vcp_cli_err(EXIT_USAGE, "unknown fleet command '%s' (status, tag, plan)", cmd);
+	if (strcmp(cmd, "status") && strcmp(cmd, "tag") && strcmp(cmd, "plan") &&
+	    strcmp(cmd, "apply"))
+		return vcp_cli_err(EXIT_USAGE, "unknown fleet command '%s' (status, tag, plan, apply)", cmd);
 	r = load_cfg(&f);
 	if (r)
 		return r;
@@ -939,8 +1114,10 @@ int vcp_cli_fleet(int argc, char **argv, const struct vcp_cli_common *c)
 		r = cmd_status(&f);
 	else if (!strcmp(cmd, "tag"))
 		r = cmd_tag(&f);
-	else
+	else if (!strcmp(cmd, "plan"))
 		r = cmd_plan(&f);
+	else
+		r = cmd_apply(&f);
 	fflush(stdout);
 	if (f.abandoned)
 		_exit(r);	/* workers still inside libvirt use f's memory */

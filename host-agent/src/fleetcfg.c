@@ -4,14 +4,17 @@
  * contacted; errors name the key path. No I/O beyond reading the file.
  *
  *   {"hosts": [{"uri": "qemu+ssh://h1/system", "name": "h1",
- *               "group": "rack1", "accepts": true}, ...],
+ *               "group": "rack1", "accepts": true,
+ *               "migration_address": "10.0.0.1"}, ...],
  *    "defaults": {"concurrency": 16, "timeout": 10, "move_spread": false,
  *                 "mem_reserve": 0.1, "migrations_per_host": 1,
  *                 "p2p": false, "package_watts": 40, "host_watts": 100}}
  *
  * name defaults to the URI's host part (user@ dropped), or the whole URI
  * when it has none (qemu:///system); names must be unique. accepts false
- * keeps a host out of the receivers (maintenance). The watts are the
+ * keeps a host out of the receivers (maintenance); migration_address is
+ * where migration streams to that host go (default: libvirt's choice, the
+ * destination's host name). The watts are the
  * power model `fleet status` and `fleet plan` quote: what a package
  * saves asleep, and what an emptied host saves beyond its packages.
  */
@@ -42,6 +45,7 @@ void vcp_fleet_cfg_clear(struct vcp_fleet_cfg *c)
 		free(c->hosts[i].uri);
 		free(c->hosts[i].name);
 		free(c->hosts[i].group);
+		free(c->hosts[i].migration_address);
 	}
 	free(c->hosts);
 	memset(c, 0, sizeof(*c));
@@ -139,6 +143,8 @@ static int host_key(const struct fctx *c, const char *hp, const char *key,
 		return get_str(c, path, v, &e->group);
 	if (!strcmp(key, "accepts"))
 		return get_bool(c, path, v, &e->accepts);
+	if (!strcmp(key, "migration_address"))
+		return get_str(c, path, v, &e->migration_address);
 	return vcp_err(c->err, -EINVAL, "%s: %s: unknown key", c->src, path);
 }
 

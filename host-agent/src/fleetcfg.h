@@ -17,6 +17,9 @@ struct vcp_fleet_entry {
 	char *name;		/* shown name; defaults to the URI's host */
 	char *group;		/* e.g. "rack1"; NULL if none */
 	bool accepts;		/* may receive VMs (false: maintenance) */
+	/* Where migration streams to this host go (it listens there); NULL:
+	 * libvirt's default, the host's name. */
+	char *migration_address;
 };
 
 struct vcp_fleet_cfg {

@@ -816,3 +816,67 @@ int vcp_virt_keepalive(struct vcp_virt *v, int interval_s, unsigned int count)
 	virResetLastError();
 	return r < 0 ? -ENOTSUP : 0;
 }
+
+/* ---- live migration (the fleet) ---- */
+
+int vcp_virt_migrate(struct vcp_virt *src, struct vcp_virt *dst,
+		     const char *name, const struct vcp_migrate_opts *o,
+		     char **ret_err)
+{
+	virTypedParameterPtr params = NULL;
+	int nparams = 0, maxp = 0, r = 0;
+	unsigned int flags = VIR_MIGRATE_LIVE | VIR_MIGRATE_ABORT_ON_ERROR;
+	char uri[300];
+	virDomainPtr dom = lookup(src, name, ret_err, &r), moved = NULL;
+
+	if (!dom)
+		return r;
+	if (virDomainIsPersistent(dom) == 1)
+		flags |= VIR_MIGRATE_PERSIST_DEST | VIR_MIGRATE_UNDEFINE_SOURCE;
+	if (o->address && *o->address) {
+		snprintf(uri, sizeof(uri), "tcp://%s", o->address);
+		if (virTypedParamsAddString(&params, &nparams, &maxp,
+					    VIR_MIGRATE_PARAM_URI, uri) < 0 ||
+		    virTypedParamsAddString(&params, &nparams, &maxp,
+					    VIR_MIGRATE_PARAM_LISTEN_ADDRESS,
+					    o->address) < 0)
+			r = -ENOMEM;
+	}
+	if (r == 0 && o->p2p) {
+		if (virDomainMigrateToURI3(dom, vcp_virt_uri(dst), params,
+					   (unsigned int)nparams,
+					   flags | VIR_MIGRATE_PEER2PEER) < 0)
+			r = fail(ret_err, "Failed to migrate '%s' to '%s'", name,
+				 vcp_virt_uri(dst));
+	} else if (r == 0) {
+		moved = virDomainMigrate3(dom, dst->conn, params,
+					  (unsigned int)nparams, flags);
+		if (!moved)
+			r = fail(ret_err, "Failed to migrate '%s' to '%s'", name,
+				 vcp_virt_uri(dst));
+	}
+	if (moved)
+		virDomainFree(moved);
+	virTypedParamsFree(params, nparams);
+	virDomainFree(dom);
+	return r;
+}
+
+int vcp_virt_domain_state(struct vcp_virt *v, const char *name,
+			  bool *ret_running)
+{
+	virDomainPtr d = virDomainLookupByName(v->conn, name);
+	int active;
+
+	if (!d) {
+		virResetLastError();
+		return -ENOENT;
+	}
+	active = virDomainIsActive(d);
+	virDomainFree(d);
+	virResetLastError();
+	if (active < 0)
+		return -EIO;
+	*ret_running = active == 1;
+	return 0;
+}

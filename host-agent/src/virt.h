@@ -111,6 +111,27 @@ char *vcp_virt_capabilities(struct vcp_virt *v);
 int vcp_virt_cpu_runs_here(struct vcp_virt *v, const char *cpu_xml,
 			   bool *ret_ok, char **ret_err);
 
+/* ---- live migration (the fleet) ---- */
+
+struct vcp_migrate_opts {
+	bool p2p;		/* the source libvirtd talks to the destination */
+	/* Address the migration stream uses (the destination listens there):
+	 * NULL to let libvirt use the destination's host name. */
+	const char *address;
+};
+
+/*
+ * Live-migrate running domain @name from @src to @dst (persistent domains
+ * become persistent there and are undefined here). On failure libvirt
+ * leaves the domain running on @src (VIR_MIGRATE_ABORT_ON_ERROR).
+ */
+int vcp_virt_migrate(struct vcp_virt *src, struct vcp_virt *dst,
+		     const char *name, const struct vcp_migrate_opts *o,
+		     char **ret_err);
+/* Does @name exist on @v, and is it running? -ENOENT if not defined. */
+int vcp_virt_domain_state(struct vcp_virt *v, const char *name,
+			  bool *ret_running);
+
 /* ---- events (the caller must have registered an event loop
  * implementation, e.g. libvirt-glib's gvir_event_register(), before
  * vcp_virt_open) ---- */

@@ -23,7 +23,7 @@ static void test_values(void **state)
 	assert_int_equal(vcp_fleet_cfg_parse(
 		"{\"hosts\": [{\"uri\": \"qemu+ssh://root@h1.example:2222/system\"},"
 		" {\"uri\": \"qemu+tls://h2/system\", \"name\": \"b\", \"group\": \"rack1\","
-		"  \"accepts\": false},"
+		"  \"accepts\": false, \"migration_address\": \"10.0.0.2\"},"
 		" {\"uri\": \"qemu:///system\"}],"
 		" \"defaults\": {\"concurrency\": 64, \"timeout\": 3, \"move_spread\": true,"
 		"  \"mem_reserve\": 0.2, \"migrations_per_host\": 2, \"p2p\": true,"
@@ -37,6 +37,8 @@ static void test_values(void **state)
 	assert_string_equal(c.hosts[1].name, "b");
 	assert_string_equal(c.hosts[1].group, "rack1");
 	assert_false(c.hosts[1].accepts);
+	assert_string_equal(c.hosts[1].migration_address, "10.0.0.2");
+	assert_null(c.hosts[0].migration_address);
 	assert_string_equal(c.hosts[2].name, "qemu:///system");
 	assert_int_equal(c.concurrency, 64);
 	assert_int_equal(c.timeout_s, 3);
