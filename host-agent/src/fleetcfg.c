@@ -105,9 +105,9 @@ static int get_uint(const struct fctx *c, const char *path,
 		    struct json_object *v, unsigned int lo, unsigned int hi,
 		    unsigned int *ret)
 {
-	int64_t n = json_object_get_int64(v);
+	int64_t n;
 
-	if (!json_object_is_type(v, json_type_int) || n < lo || n > hi)
+	if (!vcp_json_int_in(v, lo, hi, &n))
 		return vcp_err(c->err, -EINVAL,
 			       "%s: %s: must be a whole number from %u to %u, got %s",
 			       c->src, path, lo, hi, vcp_json_shown(v));
@@ -118,14 +118,10 @@ static int get_uint(const struct fctx *c, const char *path,
 static int get_num(const struct fctx *c, const char *path,
 		   struct json_object *v, double lo, double hi, double *ret)
 {
-	double d = json_object_get_double(v);
-
-	if ((!json_object_is_type(v, json_type_int) &&
-	     !json_object_is_type(v, json_type_double)) || d < lo || d > hi)
+	if (!vcp_json_number_in(v, lo, hi, ret))
 		return vcp_err(c->err, -EINVAL,
 			       "%s: %s: must be a number from %g to %g, got %s",
 			       c->src, path, lo, hi, vcp_json_shown(v));
-	*ret = d;
 	return 0;
 }
 

@@ -18,6 +18,35 @@ const char *vcp_json_shown(struct json_object *v)
 		   "null";
 }
 
+bool vcp_json_int_in(struct json_object *v, int64_t min, int64_t max,
+		     int64_t *ret)
+{
+	int64_t n;
+
+	if (!json_object_is_type(v, json_type_int))
+		return false;
+	n = json_object_get_int64(v);
+	if (n < min || n > max)
+		return false;
+	*ret = n;
+	return true;
+}
+
+bool vcp_json_number_in(struct json_object *v, double min, double max,
+			double *ret)
+{
+	double d;
+
+	if (!json_object_is_type(v, json_type_int) &&
+	    !json_object_is_type(v, json_type_double))
+		return false;
+	d = json_object_get_double(v);
+	if (!(d >= min && d <= max))
+		return false;
+	*ret = d;
+	return true;
+}
+
 static int grow(char **buf, size_t *cap, size_t len)
 {
 	char *t;

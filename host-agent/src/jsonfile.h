@@ -7,7 +7,9 @@
 #ifndef VCP_JSONFILE_H
 #define VCP_JSONFILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <json-c/json.h>
 
@@ -18,6 +20,12 @@ int vcp_file_read(const char *path, size_t max, char **ret, char **ret_err);
  * -EINVAL with "SOURCE: not valid JSON at line N: reason". */
 int vcp_json_parse(const char *text, const char *source,
 		   struct json_object **ret, char **ret_err);
+/* Is @v a JSON integer from @min to @max (then *ret holds it)? */
+bool vcp_json_int_in(struct json_object *v, int64_t min, int64_t max,
+		     int64_t *ret);
+/* Is @v a JSON number (integer or not) from @min to @max? */
+bool vcp_json_number_in(struct json_object *v, double min, double max,
+			double *ret);
 /* How a value looks in a message: its JSON text ("null" for NULL). */
 const char *vcp_json_shown(struct json_object *v);
 

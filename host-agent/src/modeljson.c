@@ -72,14 +72,10 @@ static int get_int(char **err, const char *path, struct json_object *v,
 {
 	int64_t n;
 
-	if (!json_object_is_type(v, json_type_int))
-		goto bad;
-	n = json_object_get_int64(v);
-	if (n < min || n > max)
-		goto bad;
-	*ret = (int)n;
-	return 0;
-bad:
+	if (vcp_json_int_in(v, min, max, &n)) {
+		*ret = (int)n;
+		return 0;
+	}
 	return fail(err, path, "must be a whole number from %d to %d, got %s",
 		    min, max, vcp_json_shown(v));
 }
@@ -379,7 +375,7 @@ static int vm_bool(char **err, const char *path, struct json_object *v,
 static int vm_mem(char **err, const char *path, struct json_object *v,
 		  struct vcp_vm *vm)
 {
-	int mib;
+	int mib = 0;
 	int r = get_int(err, path, v, 0, 1 << 24, &mib);
 
 	if (r == 0)
@@ -428,7 +424,7 @@ static int one_vm(struct json_object *o, size_t i, struct vcp_vm *vm,
 {
 	struct json_object *name, *vcpus;
 	char vp[64], path[80];
-	int n, r;
+	int n = 0, r;
 
 	snprintf(vp, sizeof(vp), "vms[%zu]", i);
 	if (!json_object_is_type(o, json_type_object))

@@ -58,25 +58,11 @@ static int fail(const struct pctx *c, const char *path, const char *fmt, ...)
 	return -EINVAL;
 }
 
-static bool is_number(struct json_object *v)
-{
-	return json_object_is_type(v, json_type_int) ||
-	       json_object_is_type(v, json_type_double);
-}
-
 static int get_fraction(const struct pctx *c, const char *key,
 			struct json_object *v, double max, double *ret)
 {
-	double d;
-
-	if (!is_number(v))
-		goto bad;
-	d = json_object_get_double(v);
-	if (!(d >= 0 && d <= max))
-		goto bad;
-	*ret = d;
-	return 0;
-bad:
+	if (vcp_json_number_in(v, 0, max, ret))
+		return 0;
 	return fail(c, key, "must be a number from 0 to %g, got %s", max,
 		    vcp_json_shown(v));
 }
@@ -87,14 +73,10 @@ static int get_uint(const struct pctx *c, const char *key,
 {
 	int64_t n;
 
-	if (!json_object_is_type(v, json_type_int))
-		goto bad;
-	n = json_object_get_int64(v);
-	if (n < min || n > max)
-		goto bad;
-	*ret = (unsigned int)n;
-	return 0;
-bad:
+	if (vcp_json_int_in(v, min, max, &n)) {
+		*ret = (unsigned int)n;
+		return 0;
+	}
 	return fail(c, key, "must be a whole number from %lld to %lld, got %s",
 		    (long long)min, (long long)max, vcp_json_shown(v));
 }
