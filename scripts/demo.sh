@@ -31,7 +31,7 @@ say "vcpack plan: what apply would do (dry run, changes nothing)"
 "$VCPACK" --connect "$URI" plan
 
 say "vcpack apply: carry it out and read the result back from libvirt"
-"$VCPACK" --connect "$URI" apply || true
+"$VCPACK" --connect "$URI" apply
 
 cat <<TXT
 
@@ -45,4 +45,4 @@ pol=$(mktemp)
 trap 'rm -f "$pol"' EXIT
 echo '{"level": 2}' >"$pol"
 say "vcpack --policy {\"level\": 2} apply"
-"$VCPACK" --connect "$URI" --policy "$pol" apply || true
+"$VCPACK" --connect "$URI" --policy "$pol" apply
