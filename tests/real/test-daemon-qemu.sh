@@ -5,8 +5,9 @@
 # checked on the QEMU vCPU threads themselves. Covers: placement at start
 # and on a guest start, a tag change, a stopped VM freeing its core,
 # libvirtd restarted under running guests, vcpackd killed with -9 and
-# restarted, a guest destroyed while being placed, and SIGTERM with
-# --restore-on-exit putting every guest back exactly.
+# restarted, a guest destroyed while being placed, SIGTERM with
+# --restore-on-exit putting every guest back exactly, and vcpackd killed
+# with -9 mid-apply followed by `vcpack restore`.
 B=$1
 KERNEL=$2
 here=$(cd "$(dirname "$0")" && pwd)
@@ -140,6 +141,22 @@ t_eq "restore on exit: pack guest back to its original pins" "$all" "$(allowed g
 t_eq "restore on exit: other guest back too" "$all" "$(allowed gbal 0)"
 t_eq "restore on exit: emulator back" "$all" "$(emulator_allowed gpack)"
 t_eq "restore on exit: record dropped" "" "$(virsh -c "$U" metadata gpack urn:vcpack:state:1 2>/dev/null)"
+# vcpackd killed with -9 in the middle of applying (a guest just started:
+# save-original and pins under way), then `vcpack restore` without it:
+# every guest back to its recorded original pins exactly
+start_daemon
+wait_allowed gpack 0 "$excl" >/dev/null || t_fail "daemon did not place gpack again"
+virsh -q -c "$U" start gspread >/dev/null && T_PIDS="$T_PIDS $(qemu_pid gspread)"
+sleep 0.05
+kill -9 "$DPID"; wait "$DPID" 2>/dev/null
+rs=$(V --json restore 2>/dev/null); t_eq "restore after kill -9 mid-apply: exit 0" 0 $?
+for g in gpack gbal gspread; do
+	t_eq "restore after kill -9: '$g' back to its original pins" "$all" "$(allowed "$g" 0)"
+	t_eq "restore after kill -9: '$g' emulator back" "$all" "$(emulator_allowed "$g")"
+	t_eq "restore after kill -9: '$g' has no record left" "" \
+		"$(virsh -c "$U" metadata "$g" urn:vcpack:state:1 2>/dev/null)"
+done
+
 # (connecting and sampling fail while libvirtd is down: expected, said)
 t_nomatch "no failures logged" "([1-9][0-9]* failed|Failed|[Ee]rror)" \
 	"$(grep -v -e "^Failed to connect to '$U'" -e "^sampling failed: " "$T_TMP/vcpackd.log")"
