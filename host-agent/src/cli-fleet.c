@@ -300,13 +300,31 @@ struct hsum {
 	size_t by_class[C__N];
 	double saved_w;
 	const char *mode;
+	const struct vcp_vm *rec;	/* vcpackd's newest host record */
 };
 
+/* The newest record a host's vcpackd left in its VMs, or NULL. */
+static const struct vcp_vm *newest_rec(const struct vcp_fleet_view *fv)
+{
+	const struct vcp_vm *best = NULL;
+
+	for (size_t i = 0; i < fv->w.n_vms; i++)
+		if (fv->w.vms[i].has_host_rec &&
+		    (!best || fv->w.vms[i].host_rec_at > best->host_rec_at))
+			best = &fv->w.vms[i];
+	return best;
+}
+
+/* Mode as the host's vcpackd recorded it; else what can be seen from
+ * here (the test driver, this machine); else unknown. */
 static const char *host_mode(const struct vcp_fleet_view *fv, const char *uri)
 {
+	const struct vcp_vm *rec = newest_rec(fv);
 	struct vcp_kernel *k = NULL;
 	enum vcp_mode m;
 
+	if (rec)
+		return rec->host_rec_mode == VCP_MODE_KERNEL ? "kernel" : "pin";
 	if (!strcmp(fv->driver, "TEST") || !strcmp(fv->driver, "Test"))
 		return "pin";
 	if (!strstr(uri, ":///") || vcp_kernel_open("/", &k) < 0)
@@ -335,6 +353,7 @@ static void summarise(const struct fctx *f, size_t i, struct hsum *s)
 		s->by_class[vm_class(&fv->w.vms[v], f->c->policy)]++;
 	s->saved_w = (double)(s->pkgs - s->awake) * f->cfg.package_watts;
 	s->mode = host_mode(fv, f->cfg.hosts[i].uri);
+	s->rec = newest_rec(fv);
 }
 
 static struct json_object *status_host_json(const struct fctx *f, size_t i,
@@ -358,6 +377,10 @@ static struct json_object *status_host_json(const struct fctx *f, size_t i,
 	json_object_object_add(o, "hostname", json_object_new_string(fv->hostname));
 	json_object_object_add(o, "driver", json_object_new_string(fv->driver));
 	json_object_object_add(o, "mode", json_object_new_string(s->mode));
+	json_object_object_add(o, "level", s->rec ?
+			       json_object_new_int(s->rec->host_rec_level) : NULL);
+	json_object_object_add(o, "recorded_at", s->rec ?
+			       json_object_new_int64(s->rec->host_rec_at) : NULL);
 	json_object_object_add(o, "packages", json_object_new_int((int)s->pkgs));
 	json_object_object_add(o, "awake", json_object_new_int((int)s->awake));
 	json_object_object_add(o, "asleep",

@@ -41,6 +41,7 @@
 #include "pinmemo.h"
 #include "policy.h"
 #include "render.h"
+#include "tags.h"
 #include "virt.h"
 
 #define REPLAN_COALESCE_MS 100
@@ -201,6 +202,30 @@ static void remember_status(struct daemon *d, const struct vcp_cycle *cy)
 	json_object_put(o);
 }
 
+/*
+ * Tell the fleet (which reaches this host only through libvirt) the mode
+ * and level: a record in each managed VM, rewritten when they change or
+ * once an hour, so that `vcpack fleet status` can also tell how fresh it
+ * is. Failures are not worth a message: the next pass tries again.
+ */
+static void record_host(struct daemon *d, const struct vcp_cycle *cy)
+{
+	struct vcp_host_rec h = { d->mode, cy->plan->level, time(NULL) };
+
+	for (size_t i = 0; i < cy->w.n_vms; i++) {
+		const struct vcp_vm *vm = &cy->w.vms[i];
+		char *err = NULL;
+
+		if (!vm->managed || (vm->has_host_rec &&
+				     vm->host_rec_mode == h.mode &&
+				     vm->host_rec_level == h.level &&
+				     h.at - vm->host_rec_at < 3600))
+			continue;
+		vcp_virt_set_host_rec(d->v, vm->name, &h, &err);
+		free(err);
+	}
+}
+
 /* Someone else re-pinned a VM: say so once, then restate the plan or
  * leave the VM as it is, as the policy says. */
 static void foreign_pins(struct daemon *d, struct vcp_cycle *cy)
@@ -241,6 +266,8 @@ static void replan(struct daemon *d)
 	if (r == 0 && vcp_pin_memo_record(d->memo, cy.w.vms, cy.w.n_vms,
 					  &cy.acts, &res) < 0)
 		r = -ENOMEM;
+	if (r == 0)
+		record_host(d, &cy);
 	if (r == 0) {
 		log_actions(d, &cy, &res);
 		log_decision(d, &cy, &res);
@@ -444,7 +471,8 @@ static void answer_status(struct daemon *d, int fd)
 			       json_object_new_int64((int64_t)d->n_replans));
 	json_object_object_add(o, "last", d->last_status ?
 			       json_tokener_parse(d->last_status) : NULL);
-	s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+	s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+					       JSON_C_TO_STRING_NOSLASHESCAPE);
 	write_all(fd, s, strlen(s));
 	write_all(fd, "\n", 1);
 	json_object_put(o);

@@ -130,6 +130,11 @@ struct vcp_vm {
 	bool has_cur_class;	/* cpu.consolidate read from its cgroup */
 	enum vcp_class cur_class;
 	bool has_saved;		/* original pins already recorded */
+	/* What its host's vcpackd last recorded here (urn:vcpack:host:1). */
+	bool has_host_rec;
+	enum vcp_mode host_rec_mode;
+	int host_rec_level;
+	long long host_rec_at;
 };
 
 void vcp_vm_clear(struct vcp_vm *vm);

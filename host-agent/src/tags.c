@@ -524,3 +524,76 @@ char *vcp_saved_pins_format(const struct vcp_saved_pins *s)
 	}
 	return out;
 }
+
+/* ---- the host record ---- */
+
+static int host_attr(xmlAttrPtr a, struct vcp_host_rec *h, unsigned int *seen,
+		     char **ret_err)
+{
+	const char *name = (const char *)a->name, *v = attr_value(a);
+	char *end;
+
+	if (a->ns)
+		return unknown_attr(a, ret_err);
+	if (!strcmp(name, "mode")) {
+		if (strcmp(v, "pin") && strcmp(v, "kernel"))
+			return vcp_err(ret_err, -EINVAL, "mode '%s' is not one of pin, kernel", v);
+		h->mode = !strcmp(v, "kernel") ? VCP_MODE_KERNEL : VCP_MODE_PIN;
+		*seen |= 1;
+	} else if (!strcmp(name, "level")) {
+		if (strlen(v) != 1 || v[0] < '0' || v[0] > '2')
+			return vcp_err(ret_err, -EINVAL, "level '%s' is not one of 0, 1, 2", v);
+		h->level = v[0] - '0';
+		*seen |= 2;
+	} else if (!strcmp(name, "at")) {
+		errno = 0;
+		h->at = strtoll(v, &end, 10);
+		if (!*v || *end || errno || h->at < 0 || v[0] == '+')
+			return vcp_err(ret_err, -EINVAL, "at '%s' is not a time in seconds", v);
+		*seen |= 4;
+	} else {
+		return unknown_attr(a, ret_err);
+	}
+	return 0;
+}
+
+int vcp_host_rec_parse(const char *xml, struct vcp_host_rec *ret,
+		       char **ret_err)
+{
+	struct vcp_host_rec h = { 0 };
+	unsigned int seen = 0;
+	xmlDocPtr doc = NULL;
+	xmlNodePtr el;
+	int r;
+
+	if (!xml)
+		return vcp_err(ret_err, -EINVAL, "no record");
+	r = read_fragment(xml, VCP_TAG_MAX_BYTES, "host record", &doc, ret_err);
+	if (r < 0)
+		return r;
+	r = find_root(doc, "host", VCP_HOST_NS, &el, ret_err);
+	for (xmlAttrPtr a = r == 0 ? el->properties : NULL; a && r == 0;
+	     a = a->next)
+		r = host_attr(a, &h, &seen, ret_err);
+	if (r == 0)
+		r = check_empty(el, ret_err);
+	if (r == 0 && seen != 7)
+		r = vcp_err(ret_err, -EINVAL, "'host' needs mode, level and at");
+	xmlFreeDoc(doc);
+	if (r == 0)
+		*ret = h;
+	return r;
+}
+
+char *vcp_host_rec_format(const struct vcp_host_rec *r)
+{
+	char *s = NULL;
+
+	if (r->level < 0 || r->level > 2 || r->at < 0)
+		return NULL;
+	if (asprintf(&s, "<host mode=\"%s\" level=\"%d\" at=\"%lld\"/>",
+		     r->mode == VCP_MODE_KERNEL ? "kernel" : "pin", r->level,
+		     r->at) < 0)
+		return NULL;
+	return s;
+}

@@ -61,4 +61,25 @@ int vcp_saved_pins_parse(const char *xml, struct vcp_saved_pins *ret,
 /* The element text for virDomainSetMetadata; malloc'd, NULL on failure. */
 char *vcp_saved_pins_format(const struct vcp_saved_pins *s);
 
+/*
+ * What a host's vcpackd last said about its host, kept in each VM it
+ * manages (libvirt has no host metadata): <host mode="kernel" level="2"
+ * at="UNIX-SECONDS"/>. `vcpack fleet status` reads it from any VM of a
+ * remote host, whose kernel knobs are out of libvirt's reach.
+ */
+#define VCP_HOST_NS "urn:vcpack:host:1"
+#define VCP_HOST_KEY "vcpack-host"
+
+struct vcp_host_rec {
+	enum vcp_mode mode;
+	int level;		/* 0, 1 or 2 */
+	long long at;		/* when written, seconds since the epoch */
+};
+
+/* All three attributes required, nothing else. 0, -EINVAL with a message
+ * or -ENOMEM; @ret untouched on failure. */
+int vcp_host_rec_parse(const char *xml, struct vcp_host_rec *ret,
+		       char **ret_err);
+char *vcp_host_rec_format(const struct vcp_host_rec *r);
+
 #endif

@@ -329,6 +329,23 @@ static int qemu_pid(const struct vcp_virt *v, const char *name)
 	return pid;
 }
 
+/* A bad or absent host record is simply not there: it is ours, and the
+ * next vcpackd pass rewrites it. */
+static void read_host_rec(virDomainPtr dom, struct vcp_vm *vm)
+{
+	char *xml = get_meta(dom, VCP_HOST_NS), *err = NULL;
+	struct vcp_host_rec h;
+
+	if (xml && vcp_host_rec_parse(xml, &h, &err) == 0) {
+		vm->has_host_rec = true;
+		vm->host_rec_mode = h.mode;
+		vm->host_rec_level = h.level;
+		vm->host_rec_at = h.at;
+	}
+	free(err);
+	free(xml);
+}
+
 static void read_tag(virDomainPtr dom, struct vcp_vm *vm,
 		     struct vcp_vm_issue **issues, size_t *n_issues)
 {
@@ -384,6 +401,7 @@ static int read_vm(struct vcp_virt *v, virDomainPtr dom,
 	saved = get_meta(dom, VCP_STATE_NS);
 	vm->has_saved = saved != NULL;
 	free(saved);
+	read_host_rec(dom, vm);
 	vm->pid = qemu_pid(v, vm->name);
 	virResetLastError();
 	return 0;
@@ -684,6 +702,19 @@ int vcp_virt_clear_saved(struct vcp_virt *v, const char *name,
 			ret_err);
 }
 
+int vcp_virt_set_host_rec(struct vcp_virt *v, const char *name,
+			  const struct vcp_host_rec *h, char **ret_err)
+{
+	char *xml = vcp_host_rec_format(h);
+	int r;
+
+	if (!xml)
+		return -EINVAL;
+	r = set_meta(v, name, xml, VCP_HOST_KEY, VCP_HOST_NS, false, ret_err);
+	free(xml);
+	return r;
+}
+
 int vcp_virt_set_tag(struct vcp_virt *v, const char *name,
 		     const struct vcp_tag *tag, char **ret_err)
 {
@@ -735,8 +766,9 @@ static void on_metadata(virConnectPtr conn, virDomainPtr dom, int type,
 {
 	struct vcp_virt *v = opaque;
 
-	/* our own state record changing is not news */
-	if (nsuri && strcmp(nsuri, VCP_STATE_NS) == 0)
+	/* only the owner's tag is news: not our own records, not other
+	 * applications' metadata */
+	if (nsuri && strcmp(nsuri, VCP_TAG_NS) != 0)
 		return;
 	v->watch.domain(v->watch.opaque, virDomainGetName(dom),
 			VCP_EV_METADATA);

@@ -93,6 +93,10 @@ int vcp_virt_set_saved(struct vcp_virt *v, const char *name,
 int vcp_virt_clear_saved(struct vcp_virt *v, const char *name,
 			 char **ret_err);
 
+/* vcpackd's record of its host in a VM it manages (live only). */
+int vcp_virt_set_host_rec(struct vcp_virt *v, const char *name,
+			  const struct vcp_host_rec *h, char **ret_err);
+
 /* Write the owner's tag, live (if running) and persistent (if defined). */
 int vcp_virt_set_tag(struct vcp_virt *v, const char *name,
 		     const struct vcp_tag *tag, char **ret_err);

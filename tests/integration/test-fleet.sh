@@ -69,8 +69,15 @@ t_eq "status: packages per host" "2 2 2" \
 	"$(echo "$st" | jq -r '[.hosts[0:3][].packages]|map(tostring)|join(" ")')"
 t_eq "status: unpinned VMs keep every package awake" "6 0" \
 	"$(echo "$st" | jq -r '"\(.totals.awake) \(.totals.asleep)"')"
-t_eq "status: mode pin on the test driver" "pin pin pin" \
+t_eq "status: mode pin on the test driver (nothing recorded yet)" "pin pin pin" \
 	"$(echo "$st" | jq -r '[.hosts[0:3][].mode]|join(" ")')"
+# a host's vcpackd records mode and level in its VMs: fleet status shows it
+virsh -q -c "$U_h2" metadata db urn:vcpack:host:1 --key vcpack-host \
+	--set '<host mode="kernel" level="2" at="1796280062"/>' --live >/dev/null
+st=$(F --json status 2>/dev/null)
+t_eq "status: mode and level as h2's vcpackd recorded them" "kernel 2 1796280062" \
+	"$(echo "$st" | jq -r '.hosts[1]|"\(.mode) \(.level) \(.recorded_at)"')"
+t_eq "status: no record, no level" null "$(echo "$st" | jq -r '.hosts[2].level')"
 txt=$(F status 2>&1)
 t_match "status text: unreachable host shown" "h4 +unreachable" "$txt"
 t_match "status text: fleet totals" "fleet: 4 hosts, 3 reachable" "$txt"

@@ -2,7 +2,8 @@
 # run.sh - schema tests for xml/ (libvirt's virschematest habit): every
 # xml/examples/*.xml must validate against its RelaxNG schema, and every
 # *-invalid.xml must fail. state-*.xml are checked against
-# xml/vcpack-state.rng, all others against xml/vcpack-metadata.rng.
+# xml/vcpack-state.rng, host-*.xml against xml/vcpack-host.rng, all
+# others against xml/vcpack-metadata.rng.
 # The C parsers are held to the same examples by tests/unit/test_tags.c.
 # Last line: "schema: N passed, N failed"; exit status 1 on any failure.
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -30,6 +31,7 @@ for f in "$xml"/examples/*.xml; do
 	name=$(basename "$f")
 	case "$name" in
 	state-*) rng="$xml/vcpack-state.rng" ;;
+	host-*) rng="$xml/vcpack-host.rng" ;;
 	*) rng="$xml/vcpack-metadata.rng" ;;
 	esac
 	out=$(xmllint --noout --relaxng "$rng" "$f" 2>&1)

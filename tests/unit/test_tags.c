@@ -409,6 +409,10 @@ static const struct {
 	{ "other-element-invalid.xml", "unexpected element 'policy'" },
 	{ "padded-value-invalid.xml", "priority ' low' is not one of high, normal, low" },
 	{ "priority-bad-value-invalid.xml", "priority 'urgent' is not one of high, normal, low" },
+	{ "host-bad-mode-invalid.xml", "mode 'turbo' is not one of pin, kernel" },
+	{ "host-no-level-invalid.xml", "'host' needs mode, level and at" },
+	{ "host-bad-time-invalid.xml", "at '-5' is not a time in seconds" },
+	{ "host-child-invalid.xml", "unexpected element 'vm' inside 'host'" },
 	{ "state-bad-cpuset-invalid.xml", "vcpu 0: bad cpuset '0-3,'" },
 	{ "state-no-vcpu-invalid.xml", "'original' records no vcpu" },
 	{ "state-unknown-element-invalid.xml", "unexpected element 'iothread' inside 'original'" },
@@ -432,9 +436,12 @@ static bool ends_with(const char *s, const char *tail)
 static int parse_example(const char *name, const char *xml, char **err)
 {
 	struct vcp_saved_pins s = { 0 };
+	struct vcp_host_rec h;
 	struct vcp_tag t;
 	int r;
 
+	if (strncmp(name, "host-", 5) == 0)
+		return vcp_host_rec_parse(xml, &h, err);
 	if (strncmp(name, "state-", 6) != 0)
 		return vcp_tag_parse(xml, &t, err);
 	r = vcp_saved_pins_parse(xml, &s, err);
@@ -496,6 +503,26 @@ static void test_examples(void **state)
 	assert_true(n_valid >= 10);
 }
 
+static void test_host_rec(void **state)
+{
+	struct vcp_host_rec h = { VCP_MODE_KERNEL, 2, 1796280062 }, back;
+	char *xml = vcp_host_rec_format(&h), *err = NULL;
+
+	assert_string_equal(xml, "<host mode=\"kernel\" level=\"2\" at=\"1796280062\"/>");
+	/* as libvirt returns it: unqualified */
+	assert_int_equal(vcp_host_rec_parse(xml, &back, &err), 0);
+	assert_int_equal(back.mode, VCP_MODE_KERNEL);
+	assert_int_equal(back.level, 2);
+	assert_true(back.at == 1796280062);
+	free(xml);
+	assert_int_equal(vcp_host_rec_parse("<host mode=\"pin\" level=\"3\" at=\"1\"/>",
+					    &back, &err), -EINVAL);
+	assert_string_equal(err, "level '3' is not one of 0, 1, 2");
+	free(err);
+	h.level = 5;
+	assert_null(vcp_host_rec_format(&h));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -510,6 +537,7 @@ int main(void)
 		cmocka_unit_test(test_pins_size),
 		cmocka_unit_test(test_pins_format),
 		cmocka_unit_test(test_examples),
+		cmocka_unit_test(test_host_rec),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
