@@ -1,0 +1,131 @@
+#!/bin/sh
+# run-guest.sh KERNEL SCENARIO TOPOLOGY
+#
+# Boots KERNEL (a bzImage) under qemu-system-x86_64 -accel tcg with the
+# testbed initramfs, runs /scenarios/SCENARIO.sh in the guest and extracts
+# what it printed. TOPOLOGY: 2x4 (2 packages x 4 cores), 4x4, numa2x4
+# (2 packages x 4 cores, one NUMA node each), or SxC[xT] in general.
+#
+# Environment:
+#   INITRD   initramfs (default: ../../build/kernel/initramfs.cpio.gz)
+#   OUT      result file prefix; writes OUT.log (whole console),
+#            OUT.result (between the markers), OUT.dmesg (splat lines).
+#            Default: a mktemp dir under $TMPDIR; the result goes to stdout.
+#   TIMEOUT  seconds before QEMU is stopped by its pid (default 400)
+#   ICOUNT   1 (default): -accel tcg,thread=single -icount shift=0,sleep=off
+#            (guest time follows executed instructions: repeatable even on a
+#            busy host); 0: multi-threaded TCG, real time
+#   ICOUNT_SHIFT  guest ns per instruction = 2^shift (default 2: a 250 MIPS
+#            guest; halves the wall time of a measurement window vs 0)
+#   CGROUP   v2 (default) or v1 (the v1 cpu hierarchy)
+#   MEM      guest memory in MiB (default 256)
+#   APPEND   extra kernel command line
+#   LABEL    what to call the kernel in the summary line (default: its path)
+# Exit: 0 the scenario ran and returned 0; 1 it returned non-zero;
+# 2 no result (boot failure, crash, timeout: see OUT.log); 3 usage.
+set -eu
+
+usage() {
+	echo "usage: run-guest.sh KERNEL SCENARIO TOPOLOGY (see the header)" >&2
+	exit 3
+}
+[ $# -eq 3 ] || usage
+kernel=$1
+scenario=$2
+topo=$3
+here=$(cd "$(dirname "$0")" && pwd)
+initrd=${INITRD:-$here/../../build/kernel/initramfs.cpio.gz}
+timeout=${TIMEOUT:-400}
+icount=${ICOUNT:-1}
+cgroup=${CGROUP:-v2}
+mem=${MEM:-256}
+
+[ -f "$kernel" ] || { echo "run-guest: no kernel '$kernel'" >&2; exit 3; }
+[ -f "$initrd" ] || { echo "run-guest: no initramfs '$initrd' (make -C kernel initramfs)" >&2; exit 3; }
+
+numa=
+s=2 c=4
+case $topo in
+numa2x4)
+	smp="8,sockets=2,cores=4,threads=1"
+	half=$((mem / 2))
+	numa="-object memory-backend-ram,id=m0,size=${half}M
+	      -object memory-backend-ram,id=m1,size=$((mem - half))M
+	      -numa node,nodeid=0,cpus=0-3,memdev=m0
+	      -numa node,nodeid=1,cpus=4-7,memdev=m1" ;;
+*x*x*)
+	s=${topo%%x*}; r=${topo#*x}; c=${r%%x*}; t=${r#*x}
+	smp="$((s * c * t)),sockets=$s,cores=$c,threads=$t" ;;
+*x*)
+	s=${topo%%x*}; c=${topo#*x}
+	smp="$((s * c)),sockets=$s,cores=$c,threads=1" ;;
+*)
+	echo "run-guest: unknown topology '$topo'" >&2; exit 3 ;;
+esac
+case $s$c in *[!0-9]*|"") echo "run-guest: bad topology '$topo'" >&2; exit 3 ;; esac
+
+if [ "$icount" = 1 ]; then
+	accel="-accel tcg,thread=single -icount shift=${ICOUNT_SHIFT:-2},sleep=off"
+else
+	accel="-accel tcg,thread=multi"
+fi
+
+if [ -n "${OUT:-}" ]; then
+	out=$OUT
+	mkdir -p "$(dirname "$out")"
+	to_stdout=0
+else
+	tmpd=$(mktemp -d "${TMPDIR:-/tmp}/run-guest.XXXXXX")
+	out=$tmpd/guest
+	to_stdout=1
+fi
+log=$out.log
+
+# shellcheck disable=SC2086
+qemu-system-x86_64 $accel -m "$mem" -smp "$smp" $numa \
+	-nographic -no-reboot -nodefaults -serial stdio -display none \
+	-kernel "$kernel" -initrd "$initrd" \
+	-append "console=ttyS0 quiet panic=-1 vcpack.scenario=$scenario vcpack.cgroup=$cgroup ${APPEND:-}" \
+	</dev/null >"$log" 2>&1 &
+qpid=$!
+start=$(date +%s)
+status=running
+while kill -0 "$qpid" 2>/dev/null; do
+	now=$(date +%s)
+	if [ $((now - start)) -ge "$timeout" ]; then
+		status=timeout
+		kill "$qpid" 2>/dev/null || true
+		break
+	fi
+	# the guest is done: give poweroff 15 s, then stop QEMU ourselves
+	if grep -q '===VCPACK-DMESG-END===' "$log" 2>/dev/null; then
+		[ -n "${done_at:-}" ] || done_at=$now
+		if [ $((now - done_at)) -ge 15 ]; then
+			kill "$qpid" 2>/dev/null || true
+			break
+		fi
+	fi
+	sleep 1
+done
+wait "$qpid" 2>/dev/null || true
+secs=$(($(date +%s) - start))
+
+# Console lines may carry terminal escapes before the markers.
+: >"$out.result"
+: >"$out.dmesg"
+tr -d '\r' <"$log" | sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g; s/\x1b[a-z]//g' | awk -v res="$out.result" -v dm="$out.dmesg" '
+	index($0, "===VCPACK-BEGIN") { inres = 1; next }
+	index($0, "===VCPACK-END") { inres = 0; next }
+	index($0, "===VCPACK-DMESG===") { indm = 1; next }
+	index($0, "===VCPACK-DMESG-END===") { indm = 0; next }
+	inres { print > res }
+	indm { print > dm }
+'
+touch "$out.result" "$out.dmesg"
+rc=$(tr -d '\r' <"$log" | sed -n 's/.*===VCPACK-END rc=\([0-9]*\)===.*/\1/p' | tail -1)
+echo "run-guest: ${LABEL:-$kernel}: $scenario on $topo: ${secs}s, ${status}, rc=${rc:-none}" >&2
+[ "$to_stdout" = 1 ] && cat "$out.result" && { [ -s "$out.dmesg" ] && sed 's/^/DMESG: /' "$out.dmesg"; true; }
+[ "$status" = timeout ] && { echo "run-guest: timeout after ${timeout}s, QEMU (pid $qpid) stopped; see $log" >&2; exit 2; }
+[ -n "$rc" ] || { echo "run-guest: no result markers; see $log" >&2; exit 2; }
+[ "$rc" = 0 ] || exit 1
+exit 0

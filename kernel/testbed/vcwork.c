@@ -1,0 +1,980 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vcwork - a guest workload that imitates the vCPU threads of KVM guests.
+ *
+ * Each --vm is one process in its own cgroup (v2, or the v1 cpu hierarchy)
+ * with N threads; its class is written to cpu.consolidate when that file
+ * exists (and read back). A thread is steady (always busy), bursty (busy
+ * for `burst`, then sleeps so that it is busy `duty` percent of the time)
+ * or, with pattern=mixed, every other thread of the VM is steady. Threads
+ * may start and stop at given offsets, to make the load grow and shrink.
+ *
+ * Measured over the window [warmup, warmup + duration), never during the
+ * warm-up:
+ *  - placement: sched_getcpu() every --sample-ms of the thread's own
+ *    running time, per CPU and per package, package migrations (a change
+ *    of package between two samples), and a timeline of the package each
+ *    thread ran on most in every --slot-ms slot;
+ *  - wakeup latency of bursty threads: the intended wake time (absolute,
+ *    clock_nanosleep TIMER_ABSTIME on CLOCK_MONOTONIC) to the first
+ *    instruction after the wakeup;
+ *  - per-package busy time from the guest's own accounting: /proc/stat
+ *    per-CPU deltas summed by physical_package_id, busy percentage per
+ *    slot, and the share of --mon-ms intervals in which no CPU of the
+ *    package was busy at all (a cheap package-idle residency estimate).
+ *
+ * Output: one JSON object per line on stdout ("type" says which kind),
+ * ending with {"type":"end",...}; errors go to stderr, exit status 1
+ * (2 for a usage error). Promises: every created cgroup is removed again
+ * unless --keep is given; the tool never leaves threads behind.
+ *
+ *   vcwork --duration 10 --warmup 2 \
+ *     --vm name=a,threads=3,class=pack,duty=100,burst=10ms --vm ...
+ *   vcwork --write FILE VALUE      (prints ok or the errno name: EINVAL)
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define VCP_MAX_CPUS	64
+#define VCP_MAX_PKGS	16
+#define VCP_MAX_VMS	32
+#define VCP_MAX_THREADS	64
+#define VCP_MAX_SLOTS	600
+#define VCP_MAX_LAT	20000
+#define NSEC_PER_SEC	1000000000LL
+#define NSEC_PER_MSEC	1000000LL
+
+enum vcp_pattern { VCP_STEADY, VCP_BURSTY, VCP_MIXED };
+
+struct vcp_vm_spec {
+	char name[32];
+	char class[16];
+	char cg[128];		/* relative to the cgroup root */
+	char cpus[64];		/* affinity list, "" = all */
+	int threads;
+	int duty;		/* percent */
+	long long burst_ns;
+	long long start_ns;	/* offsets from t0 */
+	long long stop_ns;	/* 0 = until the end */
+	enum vcp_pattern pattern;
+};
+
+struct vcp_opts {
+	double duration;
+	double warmup;
+	long long sample_ns;
+	long long slot_ns;
+	long long mon_ns;
+	int mon_cpu;
+	bool keep;
+	char cg_root[128];
+	struct vcp_vm_spec vms[VCP_MAX_VMS];
+	int n_vms;
+};
+
+/* Topology and time base, set before any fork, read-only afterwards. */
+static int vcp_pkg_of[VCP_MAX_CPUS];
+static int vcp_n_pkgs;
+static long long vcp_t0, vcp_win_start, vcp_win_end, vcp_end;
+static struct vcp_opts vcp_o;
+
+struct vcp_thread {
+	pthread_t th;
+	const struct vcp_vm_spec *vm;
+	int idx;
+	bool steady;
+	long long samples;
+	long long cpu_samples[VCP_MAX_CPUS];
+	long long pkg_samples[VCP_MAX_PKGS];
+	long long pkg_migr, cpu_migr;
+	int last_cpu, last_pkg;
+	unsigned short (*slot_pkg)[VCP_MAX_PKGS];
+	long long *lat;
+	int n_lat;
+	long long wakes;
+};
+
+static long long vcp_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+static void vcp_sleep_until(long long t)
+{
+	struct timespec ts = { .tv_sec = t / NSEC_PER_SEC,
+			       .tv_nsec = t % NSEC_PER_SEC };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
+	       EINTR)
+		;
+}
+
+static void vcp_die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("vcwork: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	exit(1);
+}
+
+static void vcp_usage(const char *msg)
+{
+	fprintf(stderr,
+		"vcwork: %s\n"
+		"usage: vcwork [--duration S] [--warmup S] [--sample-ms MS] [--slot-ms MS]\n"
+		"              [--mon-ms MS] [--mon-cpu N] [--cgroup-root DIR] [--keep]\n"
+		"              --vm name=N,threads=T[,class=C][,duty=PCT][,burst=DUR]\n"
+		"                   [,pattern=steady|bursty|mixed][,start=DUR][,stop=DUR]\n"
+		"                   [,cg=REL/PATH][,cpus=LIST] ...\n"
+		"DUR: a number with ns, us, ms or s (plain numbers are ms)\n",
+		msg);
+	exit(2);
+}
+
+/* "10ms", "2s", "500us", "7" (ms). Returns -1 on garbage. */
+static long long vcp_parse_dur(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || v < 0)
+		return -1;
+	if (!*end || !strcmp(end, "ms"))
+		return (long long)(v * NSEC_PER_MSEC);
+	if (!strcmp(end, "s"))
+		return (long long)(v * NSEC_PER_SEC);
+	if (!strcmp(end, "us"))
+		return (long long)(v * 1000);
+	if (!strcmp(end, "ns"))
+		return (long long)v;
+	return -1;
+}
+
+static int vcp_parse_int(const char *s, int lo, int hi, int *ret)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi)
+		return -EINVAL;
+	*ret = (int)v;
+	return 0;
+}
+
+static void vcp_copy(char *dst, size_t size, const char *src, const char *what)
+{
+	if (strlen(src) >= size) {
+		fprintf(stderr, "vcwork: %s '%s' is too long\n", what, src);
+		exit(2);
+	}
+	strcpy(dst, src);
+}
+
+static void vcp_parse_vm_kv(struct vcp_vm_spec *vm, const char *k,
+			    const char *v)
+{
+	char msg[160];
+
+	snprintf(msg, sizeof(msg), "--vm: bad value '%s' for '%s'", v, k);
+	if (!strcmp(k, "name")) {
+		vcp_copy(vm->name, sizeof(vm->name), v, "VM name");
+	} else if (!strcmp(k, "class")) {
+		vcp_copy(vm->class, sizeof(vm->class), v, "class");
+	} else if (!strcmp(k, "cg")) {
+		vcp_copy(vm->cg, sizeof(vm->cg), v, "cgroup path");
+	} else if (!strcmp(k, "cpus")) {
+		vcp_copy(vm->cpus, sizeof(vm->cpus), v, "cpu list");
+	} else if (!strcmp(k, "threads")) {
+		if (vcp_parse_int(v, 1, VCP_MAX_THREADS, &vm->threads))
+			vcp_usage(msg);
+	} else if (!strcmp(k, "duty")) {
+		if (vcp_parse_int(v, 1, 100, &vm->duty))
+			vcp_usage(msg);
+	} else if (!strcmp(k, "burst")) {
+		vm->burst_ns = vcp_parse_dur(v);
+		if (vm->burst_ns < 100000)
+			vcp_usage(msg);
+	} else if (!strcmp(k, "start")) {
+		vm->start_ns = vcp_parse_dur(v);
+		if (vm->start_ns < 0)
+			vcp_usage(msg);
+	} else if (!strcmp(k, "stop")) {
+		vm->stop_ns = vcp_parse_dur(v);
+		if (vm->stop_ns < 0)
+			vcp_usage(msg);
+	} else if (!strcmp(k, "pattern")) {
+		if (!strcmp(v, "steady"))
+			vm->pattern = VCP_STEADY;
+		else if (!strcmp(v, "bursty"))
+			vm->pattern = VCP_BURSTY;
+		else if (!strcmp(v, "mixed"))
+			vm->pattern = VCP_MIXED;
+		else
+			vcp_usage(msg);
+	} else {
+		snprintf(msg, sizeof(msg), "--vm: unknown key '%s'", k);
+		vcp_usage(msg);
+	}
+}
+
+static void vcp_parse_vm(struct vcp_vm_spec *vm, char *spec)
+{
+	char *save = NULL, *kv;
+	int pattern_set = 0;
+
+	memset(vm, 0, sizeof(*vm));
+	vm->threads = 1;
+	vm->duty = 100;
+	vm->burst_ns = 10 * NSEC_PER_MSEC;
+	vm->pattern = VCP_STEADY;
+	for (kv = strtok_r(spec, ",", &save); kv;
+	     kv = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(kv, '=');
+
+		if (!eq)
+			vcp_usage("--vm: expected key=value");
+		*eq = '\0';
+		if (!strcmp(kv, "pattern"))
+			pattern_set = 1;
+		vcp_parse_vm_kv(vm, kv, eq + 1);
+	}
+	if (!vm->name[0])
+		vcp_usage("--vm: name= is required");
+	if (!pattern_set && vm->duty < 100)
+		vm->pattern = VCP_BURSTY;
+	if (vm->pattern != VCP_STEADY && vm->duty == 100)
+		vm->duty = 30;
+	if (!vm->cg[0]) {
+		strcpy(vm->cg, "vcwork-");
+		strcat(vm->cg, vm->name);	/* name < 32 < sizeof(cg) - 7 */
+	}
+}
+
+static void vcp_parse_args(int argc, char **argv)
+{
+	int i;
+
+	vcp_o.duration = 10;
+	vcp_o.warmup = 2;
+	vcp_o.sample_ns = 10 * NSEC_PER_MSEC;
+	vcp_o.slot_ns = 1000 * NSEC_PER_MSEC;
+	vcp_o.mon_ns = 250 * NSEC_PER_MSEC;
+	vcp_o.mon_cpu = -1;
+	strcpy(vcp_o.cg_root, "/sys/fs/cgroup");
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(a, "--keep")) {
+			vcp_o.keep = true;
+			continue;
+		}
+		if (!v)
+			vcp_usage("missing value");
+		i++;
+		if (!strcmp(a, "--duration")) {
+			vcp_o.duration = atof(v);
+		} else if (!strcmp(a, "--warmup")) {
+			vcp_o.warmup = atof(v);
+		} else if (!strcmp(a, "--sample-ms")) {
+			vcp_o.sample_ns = vcp_parse_dur(v);
+		} else if (!strcmp(a, "--slot-ms")) {
+			vcp_o.slot_ns = vcp_parse_dur(v);
+		} else if (!strcmp(a, "--mon-ms")) {
+			vcp_o.mon_ns = vcp_parse_dur(v);
+		} else if (!strcmp(a, "--mon-cpu")) {
+			if (vcp_parse_int(v, 0, VCP_MAX_CPUS - 1, &vcp_o.mon_cpu))
+				vcp_usage("bad --mon-cpu");
+		} else if (!strcmp(a, "--cgroup-root")) {
+			vcp_copy(vcp_o.cg_root, sizeof(vcp_o.cg_root), v,
+				 "cgroup root");
+		} else if (!strcmp(a, "--vm")) {
+			char buf[512];
+
+			if (vcp_o.n_vms == VCP_MAX_VMS)
+				vcp_usage("too many --vm");
+			vcp_copy(buf, sizeof(buf), v, "--vm");
+			vcp_parse_vm(&vcp_o.vms[vcp_o.n_vms++], buf);
+		} else {
+			vcp_usage("unknown option");
+		}
+	}
+	if (vcp_o.duration <= 0 || vcp_o.warmup < 0 || vcp_o.sample_ns <= 0 ||
+	    vcp_o.slot_ns <= 0 || vcp_o.mon_ns <= 0)
+		vcp_usage("durations must be positive");
+	if ((vcp_o.warmup + vcp_o.duration) * NSEC_PER_SEC / vcp_o.slot_ns >=
+	    VCP_MAX_SLOTS)
+		vcp_usage("too many slots: raise --slot-ms");
+	if (!vcp_o.n_vms)
+		vcp_usage("no --vm given");
+}
+
+/* ---- files ---- */
+
+static int vcp_read_file(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	while (n > 0 && buf[n - 1] == '\n')
+		buf[--n] = '\0';
+	return 0;
+}
+
+static int vcp_write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+	int r = 0;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	if (n < 0)
+		r = -errno;
+	close(fd);
+	return r;
+}
+
+static void vcp_load_topology(void)
+{
+	char path[96], buf[32];
+	int cpu, pkg;
+
+	for (cpu = 0; cpu < VCP_MAX_CPUS; cpu++) {
+		vcp_pkg_of[cpu] = -1;
+		snprintf(path, sizeof(path),
+			 "/sys/devices/system/cpu/cpu%d/topology/physical_package_id",
+			 cpu);
+		if (vcp_read_file(path, buf, sizeof(buf)))
+			continue;
+		pkg = atoi(buf);
+		if (pkg < 0 || pkg >= VCP_MAX_PKGS)
+			vcp_die("cpu%d: package id %d out of range", cpu, pkg);
+		vcp_pkg_of[cpu] = pkg;
+		if (pkg + 1 > vcp_n_pkgs)
+			vcp_n_pkgs = pkg + 1;
+	}
+	if (!vcp_n_pkgs)
+		vcp_die("no CPU topology in /sys/devices/system/cpu");
+}
+
+/* ---- cgroups ---- */
+
+static bool vcp_cg_v2(void)
+{
+	char path[192];
+
+	snprintf(path, sizeof(path), "%s/cgroup.controllers", vcp_o.cg_root);
+	return access(path, F_OK) == 0;
+}
+
+/* mkdir -p below the root; on v2 enable +cpu for every new level. */
+static void vcp_cg_create(const char *rel)
+{
+	char path[320], ctl[352];
+	size_t len = strlen(vcp_o.cg_root);
+	const char *p = rel;
+
+	snprintf(path, sizeof(path), "%s", vcp_o.cg_root);
+	while (*p) {
+		const char *slash = strchr(p, '/');
+		size_t n = slash ? (size_t)(slash - p) : strlen(p);
+
+		if (vcp_cg_v2()) {
+			snprintf(ctl, sizeof(ctl), "%s/cgroup.subtree_control",
+				 path);
+			vcp_write_file(ctl, "+cpu");
+		}
+		len = strlen(path);
+		snprintf(path + len, sizeof(path) - len, "/%.*s", (int)n, p);
+		if (mkdir(path, 0755) && errno != EEXIST)
+			vcp_die("cannot create cgroup '%s': %s", path,
+				strerror(errno));
+		p += n;
+		while (*p == '/')
+			p++;
+	}
+}
+
+static void vcp_cg_path(const struct vcp_vm_spec *vm, const char *file,
+			char *buf, size_t size)
+{
+	snprintf(buf, size, "%s/%s%s%s", vcp_o.cg_root, vm->cg,
+		 file ? "/" : "", file ? file : "");
+}
+
+/*
+ * Writes the VM's class when cpu.consolidate exists. Returns the value
+ * read back into @got ("" when the file is absent).
+ */
+static void vcp_cg_set_class(const struct vcp_vm_spec *vm, char *got,
+			     size_t size)
+{
+	char path[352];
+	int r;
+
+	got[0] = '\0';
+	vcp_cg_path(vm, "cpu.consolidate", path, sizeof(path));
+	if (access(path, F_OK))
+		return;
+	if (vm->class[0]) {
+		r = vcp_write_file(path, vm->class);
+		if (r)
+			vcp_die("VM '%s': writing '%s' to %s: %s", vm->name,
+				vm->class, path, strerror(-r));
+	}
+	if (vcp_read_file(path, got, size))
+		got[0] = '\0';
+}
+
+static void vcp_cg_enter(const struct vcp_vm_spec *vm)
+{
+	char path[352], pid[24];
+	int r;
+
+	vcp_cg_path(vm, "cgroup.procs", path, sizeof(path));
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	r = vcp_write_file(path, pid);
+	if (r)
+		vcp_die("VM '%s': cannot join %s: %s", vm->name, path,
+			strerror(-r));
+}
+
+/* ---- the threads ---- */
+
+static bool vcp_in_window(long long t)
+{
+	return t >= vcp_win_start && t < vcp_win_end;
+}
+
+static void vcp_sample(struct vcp_thread *t, long long now)
+{
+	int cpu = sched_getcpu();
+	int pkg;
+	long long slot;
+
+	if (cpu < 0 || cpu >= VCP_MAX_CPUS)
+		return;
+	pkg = vcp_pkg_of[cpu] < 0 ? 0 : vcp_pkg_of[cpu];
+	slot = (now - vcp_t0) / vcp_o.slot_ns;
+	if (slot >= 0 && slot < VCP_MAX_SLOTS &&
+	    t->slot_pkg[slot][pkg] < USHRT_MAX)
+		t->slot_pkg[slot][pkg]++;
+	if (!vcp_in_window(now))
+		return;
+	t->samples++;
+	t->cpu_samples[cpu]++;
+	t->pkg_samples[pkg]++;
+	if (t->last_cpu >= 0 && t->last_cpu != cpu)
+		t->cpu_migr++;
+	if (t->last_pkg >= 0 && t->last_pkg != pkg)
+		t->pkg_migr++;
+	t->last_cpu = cpu;
+	t->last_pkg = pkg;
+}
+
+/* Spins until @until, sampling every sample_ns; returns the time. */
+static long long vcp_spin(struct vcp_thread *t, long long until,
+			  long long *next_sample)
+{
+	long long now = vcp_now();
+
+	while (now < until) {
+		if (now >= *next_sample) {
+			vcp_sample(t, now);
+			*next_sample = now + vcp_o.sample_ns;
+		}
+		now = vcp_now();
+	}
+	return now;
+}
+
+static void vcp_run_bursty(struct vcp_thread *t, long long start,
+			   long long stop)
+{
+	const struct vcp_vm_spec *vm = t->vm;
+	long long period = vm->burst_ns * 100 / vm->duty;
+	long long next = start, next_sample = start, now, lat;
+
+	while (next < stop) {
+		vcp_spin(t, next + vm->burst_ns < stop ? next + vm->burst_ns :
+			 stop, &next_sample);
+		next += period;
+		if (next >= stop)
+			break;
+		vcp_sleep_until(next);
+		now = vcp_now();
+		lat = now - next;
+		vcp_sample(t, now);
+		next_sample = now + vcp_o.sample_ns;
+		if (vcp_in_window(next)) {
+			t->wakes++;
+			if (t->n_lat < VCP_MAX_LAT)
+				t->lat[t->n_lat++] = lat;
+		}
+	}
+}
+
+static void *vcp_thread_main(void *arg)
+{
+	struct vcp_thread *t = arg;
+	const struct vcp_vm_spec *vm = t->vm;
+	long long start = vcp_t0 + vm->start_ns;
+	long long stop = vm->stop_ns ? vcp_t0 + vm->stop_ns : vcp_end;
+	long long next_sample = start;
+
+	if (stop > vcp_end)
+		stop = vcp_end;
+	vcp_sleep_until(start);
+	if (t->steady)
+		vcp_spin(t, stop, &next_sample);
+	else
+		vcp_run_bursty(t, start, stop);
+	return NULL;
+}
+
+/* ---- per-thread results ---- */
+
+static int vcp_cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static char vcp_pkg_char(int pkg)
+{
+	return pkg < 10 ? (char)('0' + pkg) : (char)('a' + pkg - 10);
+}
+
+static void vcp_timeline(const struct vcp_thread *t, char *buf, size_t size)
+{
+	long long n_slots = (vcp_end - vcp_t0 + vcp_o.slot_ns - 1) /
+			    vcp_o.slot_ns;
+	long long s;
+	int p, best;
+
+	for (s = 0; s < n_slots && s < (long long)size - 1; s++) {
+		best = -1;
+		for (p = 0; p < vcp_n_pkgs; p++)
+			if (t->slot_pkg[s][p] &&
+			    (best < 0 || t->slot_pkg[s][p] > t->slot_pkg[s][best]))
+				best = p;
+		buf[s] = best < 0 ? '-' : vcp_pkg_char(best);
+	}
+	buf[s] = '\0';
+}
+
+static void vcp_print_thread(const struct vcp_thread *t)
+{
+	char pk[VCP_MAX_PKGS * 12] = "", tl[VCP_MAX_SLOTS + 1];
+	char line[2048];
+	size_t len = 0;
+	int p, main_pkg = -1;
+	long long p50 = 0, p99 = 0, max = 0, sum = 0;
+	int i;
+
+	for (p = 0; p < vcp_n_pkgs; p++) {
+		len += snprintf(pk + len, sizeof(pk) - len, "%s%lld",
+				p ? "," : "", t->pkg_samples[p]);
+		if (t->pkg_samples[p] &&
+		    (main_pkg < 0 || t->pkg_samples[p] > t->pkg_samples[main_pkg]))
+			main_pkg = p;
+	}
+	if (t->n_lat) {
+		qsort(t->lat, t->n_lat, sizeof(*t->lat), vcp_cmp_ll);
+		for (i = 0; i < t->n_lat; i++)
+			sum += t->lat[i];
+		p50 = t->lat[t->n_lat / 2];
+		p99 = t->lat[(t->n_lat * 99) / 100];
+		max = t->lat[t->n_lat - 1];
+	}
+	vcp_timeline(t, tl, sizeof(tl));
+	snprintf(line, sizeof(line),
+		 "{\"type\":\"thread\",\"vm\":\"%s\",\"thread\":%d,\"class\":\"%s\","
+		 "\"steady\":%s,\"samples\":%lld,\"pkg_samples\":\"%s\","
+		 "\"main_pkg\":%d,\"pkg_migrations\":%lld,\"cpu_migrations\":%lld,"
+		 "\"wakes\":%lld,\"wake_mean_us\":%.1f,\"wake_p50_us\":%.1f,"
+		 "\"wake_p99_us\":%.1f,\"wake_max_us\":%.1f,\"timeline\":\"%s\"}\n",
+		 t->vm->name, t->idx, t->vm->class[0] ? t->vm->class : "-",
+		 t->steady ? "true" : "false", t->samples, pk, main_pkg,
+		 t->pkg_migr, t->cpu_migr, t->wakes,
+		 t->n_lat ? sum / 1000.0 / t->n_lat : 0.0, p50 / 1000.0,
+		 p99 / 1000.0, max / 1000.0, tl);
+	/* one write per line: VM processes share the console */
+	if (write(STDOUT_FILENO, line, strlen(line)) < 0)
+		exit(1);
+}
+
+static int vcp_parse_cpulist(const char *s, cpu_set_t *set)
+{
+	char *end;
+	long a, b;
+
+	CPU_ZERO(set);
+	while (*s) {
+		a = strtol(s, &end, 10);
+		if (end == s)
+			return -EINVAL;
+		b = a;
+		if (*end == '-') {
+			s = end + 1;
+			b = strtol(s, &end, 10);
+			if (end == s)
+				return -EINVAL;
+		}
+		if (a < 0 || b < a || b >= CPU_SETSIZE)
+			return -EINVAL;
+		for (; a <= b; a++)
+			CPU_SET(a, set);
+		s = end;
+		if (*s == ',' || *s == ':')
+			s++;
+		else if (*s)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/* The body of one VM process: join the cgroup, run, report, exit. */
+static void vcp_vm_main(const struct vcp_vm_spec *vm)
+{
+	struct vcp_thread *ts = calloc(vm->threads, sizeof(*ts));
+	cpu_set_t set;
+	int i, r;
+
+	if (!ts)
+		vcp_die("out of memory");
+	vcp_cg_enter(vm);
+	if (vm->cpus[0]) {
+		if (vcp_parse_cpulist(vm->cpus, &set))
+			vcp_die("VM '%s': bad cpus '%s'", vm->name, vm->cpus);
+		if (sched_setaffinity(0, sizeof(set), &set))
+			vcp_die("VM '%s': sched_setaffinity: %s", vm->name,
+				strerror(errno));
+	}
+	for (i = 0; i < vm->threads; i++) {
+		struct vcp_thread *t = &ts[i];
+
+		t->vm = vm;
+		t->idx = i;
+		t->steady = vm->pattern == VCP_STEADY ||
+			    (vm->pattern == VCP_MIXED && !(i & 1));
+		t->last_cpu = t->last_pkg = -1;
+		t->slot_pkg = calloc(VCP_MAX_SLOTS, sizeof(*t->slot_pkg));
+		t->lat = calloc(VCP_MAX_LAT, sizeof(*t->lat));
+		if (!t->slot_pkg || !t->lat)
+			vcp_die("out of memory");
+		r = pthread_create(&t->th, NULL, vcp_thread_main, t);
+		if (r)
+			vcp_die("VM '%s': pthread_create: %s", vm->name,
+				strerror(r));
+	}
+	for (i = 0; i < vm->threads; i++)
+		pthread_join(ts[i].th, NULL);
+	for (i = 0; i < vm->threads; i++)
+		vcp_print_thread(&ts[i]);
+	exit(0);
+}
+
+/* ---- /proc/stat monitor (the parent) ---- */
+
+struct vcp_stat {
+	long long busy[VCP_MAX_CPUS];
+	long long total[VCP_MAX_CPUS];
+	bool online[VCP_MAX_CPUS];
+};
+
+static void vcp_read_stat(struct vcp_stat *st)
+{
+	FILE *f = fopen("/proc/stat", "re");
+	char line[512];
+
+	memset(st, 0, sizeof(*st));
+	if (!f)
+		vcp_die("cannot open /proc/stat: %s", strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		long long v[10] = { 0 };
+		int cpu;
+
+		if (strncmp(line, "cpu", 3) || line[3] < '0' || line[3] > '9')
+			continue;
+		if (sscanf(line + 3, "%d %lld %lld %lld %lld %lld %lld %lld %lld",
+			   &cpu, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+			   &v[6], &v[7]) < 8 || cpu < 0 || cpu >= VCP_MAX_CPUS)
+			continue;
+		/* user nice system idle iowait irq softirq steal */
+		st->busy[cpu] = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
+		st->total[cpu] = st->busy[cpu] + v[3] + v[4];
+		st->online[cpu] = true;
+	}
+	fclose(f);
+}
+
+struct vcp_pkgacc {
+	long long busy[VCP_MAX_PKGS], total[VCP_MAX_PKGS];
+};
+
+static void vcp_stat_delta(const struct vcp_stat *a, const struct vcp_stat *b,
+			   struct vcp_pkgacc *acc)
+{
+	int cpu, p;
+
+	memset(acc, 0, sizeof(*acc));
+	for (cpu = 0; cpu < VCP_MAX_CPUS; cpu++) {
+		p = vcp_pkg_of[cpu];
+		if (p < 0 || !a->online[cpu] || !b->online[cpu])
+			continue;
+		acc->busy[p] += b->busy[cpu] - a->busy[cpu];
+		acc->total[p] += b->total[cpu] - a->total[cpu];
+	}
+}
+
+static double vcp_pct(long long part, long long whole)
+{
+	return whole > 0 ? 100.0 * part / whole : 0.0;
+}
+
+struct vcp_mon {
+	struct vcp_stat first, last;
+	struct vcp_pkgacc slot_acc[VCP_MAX_SLOTS];
+	long long intervals, idle_intervals[VCP_MAX_PKGS];
+};
+
+static void vcp_monitor(struct vcp_mon *m)
+{
+	struct vcp_stat prev, cur;
+	struct vcp_pkgacc d;
+	long long t = vcp_t0, slot;
+	bool started = false;
+	int p;
+
+	vcp_read_stat(&prev);
+	while (t < vcp_end) {
+		t += vcp_o.mon_ns;
+		vcp_sleep_until(t);
+		vcp_read_stat(&cur);
+		vcp_stat_delta(&prev, &cur, &d);
+		slot = (t - vcp_o.mon_ns / 2 - vcp_t0) / vcp_o.slot_ns;
+		for (p = 0; slot < VCP_MAX_SLOTS && p < vcp_n_pkgs; p++) {
+			m->slot_acc[slot].busy[p] += d.busy[p];
+			m->slot_acc[slot].total[p] += d.total[p];
+		}
+		if (t > vcp_win_start && t <= vcp_win_end) {
+			if (!started)
+				m->first = prev;
+			started = true;
+			m->last = cur;
+			m->intervals++;
+			for (p = 0; p < vcp_n_pkgs; p++)
+				if (d.busy[p] == 0)
+					m->idle_intervals[p]++;
+		}
+		prev = cur;
+	}
+}
+
+static void vcp_print_pkgs(const struct vcp_mon *m)
+{
+	struct vcp_pkgacc d;
+	int p, cpu;
+
+	vcp_stat_delta(&m->first, &m->last, &d);
+	for (p = 0; p < vcp_n_pkgs; p++) {
+		char cpus[256] = "";
+		size_t len = 0;
+
+		for (cpu = 0; cpu < VCP_MAX_CPUS; cpu++)
+			if (vcp_pkg_of[cpu] == p)
+				len += snprintf(cpus + len, sizeof(cpus) - len,
+						"%s%d", len ? "," : "", cpu);
+		printf("{\"type\":\"pkg\",\"pkg\":%d,\"cpus\":\"%s\","
+		       "\"busy_pct\":%.1f,\"idle_pct\":%.1f,"
+		       "\"all_idle_pct\":%.1f}\n",
+		       p, cpus, vcp_pct(d.busy[p], d.total[p]),
+		       100.0 - vcp_pct(d.busy[p], d.total[p]),
+		       vcp_pct(m->idle_intervals[p], m->intervals));
+	}
+	for (cpu = 0; cpu < VCP_MAX_CPUS; cpu++) {
+		if (vcp_pkg_of[cpu] < 0 || !m->last.online[cpu])
+			continue;
+		printf("{\"type\":\"cpu\",\"cpu\":%d,\"pkg\":%d,\"busy_pct\":%.1f}\n",
+		       cpu, vcp_pkg_of[cpu],
+		       vcp_pct(m->last.busy[cpu] - m->first.busy[cpu],
+			       m->last.total[cpu] - m->first.total[cpu]));
+	}
+}
+
+static void vcp_print_slots(const struct vcp_mon *m)
+{
+	long long n_slots = (vcp_end - vcp_t0 + vcp_o.slot_ns - 1) /
+			    vcp_o.slot_ns;
+	long long s;
+	int p;
+
+	for (s = 0; s < n_slots && s < VCP_MAX_SLOTS; s++) {
+		char buf[VCP_MAX_PKGS * 8] = "";
+		size_t len = 0;
+
+		for (p = 0; p < vcp_n_pkgs; p++)
+			len += snprintf(buf + len, sizeof(buf) - len, "%s%.0f",
+					p ? "," : "",
+					vcp_pct(m->slot_acc[s].busy[p],
+						m->slot_acc[s].total[p]));
+		printf("{\"type\":\"slot\",\"slot\":%lld,\"t_ms\":%lld,"
+		       "\"warmup\":%s,\"pkg_busy\":\"%s\"}\n",
+		       s, s * vcp_o.slot_ns / NSEC_PER_MSEC,
+		       (vcp_t0 + (s + 1) * vcp_o.slot_ns <= vcp_win_start) ?
+		       "true" : "false", buf);
+	}
+}
+
+/* ---- main ---- */
+
+static void vcp_setup_vms(void)
+{
+	char got[32];
+	int i;
+
+	for (i = 0; i < vcp_o.n_vms; i++) {
+		const struct vcp_vm_spec *vm = &vcp_o.vms[i];
+		char path[352];
+
+		vcp_cg_create(vm->cg);
+		vcp_cg_set_class(vm, got, sizeof(got));
+		vcp_cg_path(vm, NULL, path, sizeof(path));
+		printf("{\"type\":\"vm\",\"vm\":\"%s\",\"threads\":%d,"
+		       "\"class\":\"%s\",\"class_applied\":%s,"
+		       "\"consolidate\":\"%s\",\"cgroup\":\"%s\",\"duty\":%d,"
+		       "\"burst_ms\":%.1f,\"start_ms\":%lld,\"stop_ms\":%lld}\n",
+		       vm->name, vm->threads, vm->class[0] ? vm->class : "-",
+		       got[0] ? "true" : "false", got, path, vm->duty,
+		       vm->burst_ns / 1e6, vm->start_ns / NSEC_PER_MSEC,
+		       vm->stop_ns / NSEC_PER_MSEC);
+	}
+	fflush(stdout);
+}
+
+static void vcp_cleanup_vms(void)
+{
+	char path[352];
+	int i;
+
+	if (vcp_o.keep)
+		return;
+	for (i = vcp_o.n_vms - 1; i >= 0; i--) {
+		vcp_cg_path(&vcp_o.vms[i], NULL, path, sizeof(path));
+		if (rmdir(path) && errno != ENOENT && errno != EBUSY)
+			fprintf(stderr, "vcwork: cannot remove cgroup '%s': %s\n",
+				path, strerror(errno));
+	}
+}
+
+/*
+ * vcwork --write FILE VALUE: one write(2) of VALUE plus a newline (as echo
+ * does; --write-raw: VALUE alone), then prints "ok" or the errno name, so
+ * that scripts can check for EINVAL exactly. Exit 0 on success, 1 if not.
+ */
+static int vcp_write_cmd(const char *path, const char *val, bool raw)
+{
+	char buf[512];
+	int fd, e;
+	ssize_t n;
+
+	snprintf(buf, sizeof(buf), "%s%s", val, raw ? "" : "\n");
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0) {
+		e = errno;
+		printf("open: %s (%s)\n", strerrorname_np(e), strerror(e));
+		return 1;
+	}
+	n = write(fd, buf, strlen(buf));
+	e = errno;
+	close(fd);
+	if (n < 0) {
+		printf("%s (%s)\n", strerrorname_np(e), strerror(e));
+		return 1;
+	}
+	printf(n == (ssize_t)strlen(buf) ? "ok\n" : "short write\n");
+	return n == (ssize_t)strlen(buf) ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+	static struct vcp_mon mon;
+	pid_t pids[VCP_MAX_VMS];
+	int i, status, failed = 0;
+	cpu_set_t set;
+
+	if (argc == 4 && !strcmp(argv[1], "--write"))
+		return vcp_write_cmd(argv[2], argv[3], false);
+	if (argc == 4 && !strcmp(argv[1], "--write-raw"))
+		return vcp_write_cmd(argv[2], argv[3], true);
+	vcp_parse_args(argc, argv);
+	vcp_load_topology();
+	vcp_setup_vms();
+	vcp_t0 = vcp_now() + 300 * NSEC_PER_MSEC;
+	vcp_win_start = vcp_t0 + (long long)(vcp_o.warmup * NSEC_PER_SEC);
+	vcp_win_end = vcp_win_start + (long long)(vcp_o.duration * NSEC_PER_SEC);
+	vcp_end = vcp_win_end;
+	printf("{\"type\":\"start\",\"pkgs\":%d,\"cgroup\":\"%s\","
+	       "\"warmup_s\":%.1f,\"duration_s\":%.1f,\"vms\":%d}\n",
+	       vcp_n_pkgs, vcp_cg_v2() ? "v2" : "v1", vcp_o.warmup,
+	       vcp_o.duration, vcp_o.n_vms);
+	fflush(stdout);
+	for (i = 0; i < vcp_o.n_vms; i++) {
+		pids[i] = fork();
+		if (pids[i] < 0)
+			vcp_die("fork: %s", strerror(errno));
+		if (!pids[i])
+			vcp_vm_main(&vcp_o.vms[i]);
+	}
+	if (vcp_o.mon_cpu >= 0) {
+		CPU_ZERO(&set);
+		CPU_SET(vcp_o.mon_cpu, &set);
+		sched_setaffinity(0, sizeof(set), &set);
+	}
+	vcp_monitor(&mon);
+	for (i = 0; i < vcp_o.n_vms; i++) {
+		if (waitpid(pids[i], &status, 0) < 0 || !WIFEXITED(status) ||
+		    WEXITSTATUS(status))
+			failed++;
+	}
+	vcp_print_pkgs(&mon);
+	vcp_print_slots(&mon);
+	vcp_cleanup_vms();
+	printf("{\"type\":\"end\",\"failed_vms\":%d}\n", failed);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,26 @@
+# gather: placement of three steady tasks on a 2x4 guest by level and
+# class. Stock and level 0: spread over both packages (stock 6.12);
+# level 1 gathers `pack` only; `spread` is never gathered.
+. /scenarios/lib.sh
+
+vcp_have_knobs && vcp_set_level 0
+vcp_steady3 level0-balanced balanced
+vcp_expect_spread level0-balanced 2
+
+if ! vcp_have_knobs; then
+	for t in level0-pack level1-pack level1-balanced level1-spread; do
+		vcp_skip $t "knob absent (stock kernel)"
+	done
+	exit 0
+fi
+vcp_steady3 level0-pack pack
+vcp_expect_spread level0-pack 2
+
+vcp_set_level 1
+vcp_steady3 level1-pack pack
+vcp_expect_gathered level1-pack
+vcp_steady3 level1-balanced balanced
+vcp_expect_spread level1-balanced 2
+vcp_steady3 level1-spread spread
+vcp_expect_spread level1-spread 2
+vcp_set_level 0

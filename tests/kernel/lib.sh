@@ -1,0 +1,127 @@
+# lib.sh - helpers for the guest-side scenarios of tests/kernel (sourced
+# by /scenarios/*.sh inside the testbed guest; busybox sh + awk only).
+#
+# A scenario reports each check as one line
+#   VCP-RESULT PASS|FAIL|SKIP NAME free text
+# which tests/kernel/run.sh counts. vcwork's JSON lines are echoed with
+# a "VCP-DATA NAME " prefix so a failure can be read from the log.
+
+LEVEL=/sys/devices/system/cpu/sched_mc_power_savings
+CGROOT=${VCP_CG_ROOT:-/sys/fs/cgroup}
+
+vcp_result() {	# STATUS NAME TEXT...
+	st=$1; nm=$2; shift 2
+	echo "VCP-RESULT $st $nm $*"
+}
+
+vcp_pass() { vcp_result PASS "$@"; }
+vcp_fail() { vcp_result FAIL "$@"; }
+vcp_skip() { vcp_result SKIP "$@"; }
+
+# 0 when the patched kernel's level file exists.
+vcp_have_level() { [ -f "$LEVEL" ]; }
+
+# 0 when cgroups below the root have cpu.consolidate.
+vcp_have_class() {
+	mkdir -p "$CGROOT/vcp-probe" 2>/dev/null || return 1
+	[ -f "$CGROOT/vcp-probe/cpu.consolidate" ]
+	r=$?
+	rmdir "$CGROOT/vcp-probe" 2>/dev/null
+	return $r
+}
+
+vcp_have_knobs() { vcp_have_level && vcp_have_class; }
+
+vcp_set_level() { echo "$1" >"$LEVEL"; }
+
+# vcp_run NAME vcwork-args... : runs vcwork, keeps its output in
+# /tmp/NAME.out, echoes it prefixed. Returns vcwork's status.
+vcp_run() {
+	rn=$1; shift
+	vcwork "$@" >"/tmp/$rn.out" 2>"/tmp/$rn.err"
+	r=$?
+	sed "s/^/VCP-DATA $rn /" "/tmp/$rn.out"
+	sed "s/^/VCP-DATA $rn stderr: /" "/tmp/$rn.err"
+	return $r
+}
+
+# jsel NAME TYPE KEY: the values of KEY in NAME's lines of "type":TYPE.
+jsel() {
+	awk -v type="$2" -v key="$3" '
+	index($0, "\"type\":\"" type "\"") {
+		s = $0
+		if (match(s, "\"" key "\":(\"[^\"]*\"|[^,}]*)")) {
+			v = substr(s, RSTART + length(key) + 3,
+				   RLENGTH - length(key) - 3)
+			gsub(/"/, "", v); print v
+		}
+	}' "/tmp/$1.out"
+}
+
+# Packages whose busy share over the window is >= PCT.
+pkgs_busy() { jsel "$1" pkg busy_pct | awk -v t="$2" '$1 >= t { n++ } END { print n + 0 }'; }
+# Packages idle >= PCT of the window.
+pkgs_idle() { jsel "$1" pkg idle_pct | awk -v t="$2" '$1 >= t { n++ } END { print n + 0 }'; }
+# "busy%/busy%/..." of all packages, for messages.
+pkg_summary() { jsel "$1" pkg busy_pct | tr '\n' '/' | sed 's|/$||'; }
+# Distinct main packages of the threads of VM (all VMs if VM is empty).
+thread_pkgs() {
+	awk -v vm="$2" 'index($0, "\"type\":\"thread\"") &&
+		(vm == "" || index($0, "\"vm\":\"" vm "\"")) {
+		match($0, /"main_pkg":-?[0-9]+/)
+		print substr($0, RSTART + 11, RLENGTH - 11)
+	}' "/tmp/$1.out" | sort -u | wc -l
+}
+# Sum of package migrations of all threads.
+pkg_migrations() { jsel "$1" thread pkg_migrations | awk '{ s += $1 } END { print s + 0 }'; }
+
+# dmesg lines that are splats (lockdep, WARNING, BUG, ...).
+vcp_splats() {
+	dmesg | grep -E 'WARNING:|BUG:|BUG |INFO: |Oops|Kernel panic|DEBUG_LOCKS_WARN_ON|turning off the locking correctness validator|Call Trace'
+}
+
+# Measurement window of the placement checks (seconds of guest time).
+WARMUP=${VCP_WARMUP:-2}
+DURATION=${VCP_DURATION:-6}
+
+# vcp_check_run RUN: 0 when vcwork completed; else reports FAIL RUN.
+vcp_check_run() {
+	if [ "$(jsel "$1" end failed_vms)" != 0 ]; then
+		vcp_fail "$1" "vcwork failed: $(head -3 "/tmp/$1.err" | tr '\n' ' ')"
+		return 1
+	fi
+}
+
+vcp_describe() {
+	echo "threads-in=$(thread_pkgs "$1")pkg busy%=$(pkg_summary "$1") pkg-migrations=$(pkg_migrations "$1")"
+}
+
+# vcp_expect_gathered RUN: every thread ran in one package and all other
+# packages stayed idle >= 90% of the window.
+vcp_expect_gathered() {
+	vcp_check_run "$1" || return
+	np=$(jsel "$1" start pkgs)
+	if [ "$(thread_pkgs "$1")" = 1 ] &&
+	   [ "$(pkgs_idle "$1" 90)" -ge $((np - 1)) ]; then
+		vcp_pass "$1" "gathered: $(vcp_describe "$1")"
+	else
+		vcp_fail "$1" "not gathered (want 1 package busy, $((np - 1)) idle >= 90%): $(vcp_describe "$1")"
+	fi
+}
+
+# vcp_expect_spread RUN MIN: threads ran in >= MIN packages and >= MIN
+# packages were busy >= 15% (one busy CPU of 4 is 25%).
+vcp_expect_spread() {
+	vcp_check_run "$1" || return
+	if [ "$(thread_pkgs "$1")" -ge "$2" ] && [ "$(pkgs_busy "$1" 15)" -ge "$2" ]; then
+		vcp_pass "$1" "spread over >= $2 packages: $(vcp_describe "$1")"
+	else
+		vcp_fail "$1" "not spread over >= $2 packages: $(vcp_describe "$1")"
+	fi
+}
+
+# vcp_steady3 RUN CLASS: three steady vCPU threads of one VM.
+vcp_steady3() {
+	vcp_run "$1" --warmup "$WARMUP" --duration "$DURATION" \
+		--vm "name=$1,threads=3,class=$2,duty=100"
+}

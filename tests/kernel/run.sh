@@ -1,0 +1,118 @@
+#!/bin/sh
+# run.sh --stock BZIMAGE --patched BZIMAGE --initrd INITRD --out DIR
+#        [--only REGEX] [--kernels "stock patched"] [--jobs N]
+#
+# The host side of tests/kernel: boots every (kernel, guest) pair of the
+# matrix below with kernel/testbed/run-guest.sh, at most --jobs (default 2)
+# QEMUs at a time, and counts the guests' VCP-RESULT lines as
+# "KERNEL/GUEST/CHECK". Each guest also yields a KERNEL/GUEST/dmesg check
+# (no WARNING/BUG/lockdep line) and a boot failure or timeout is a FAIL.
+# The last line is "N passed, N failed, N skipped"; exit 1 on any failure.
+# Guest-side scenarios and their assertions are the other *.sh here.
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+rg=$here/../../kernel/testbed/run-guest.sh
+stock= patched= initrd= out= only= kernels="patched stock" jobs=2
+while [ $# -gt 0 ]; do
+	case $1 in
+	--stock) stock=$2 ;;
+	--patched) patched=$2 ;;
+	--initrd) initrd=$2 ;;
+	--out) out=$2 ;;
+	--only) only=$2 ;;
+	--kernels) kernels=$2 ;;
+	--jobs) jobs=$2 ;;
+	*) echo "run.sh: unknown option '$1'" >&2; exit 2 ;;
+	esac
+	shift 2
+done
+[ -n "$initrd" ] && [ -n "$out" ] || { echo "run.sh: --initrd and --out are required" >&2; exit 2; }
+
+# GUEST  SCENARIOS  TOPOLOGY  CGROUP  TIMEOUT(s)   (longest first)
+matrix="
+gather        gather             2x4      v2 500
+level2        level2             2x4      v2 500
+overload      overload           2x4      v2 400
+gather-4x4    gather-topo        4x4      v2 500
+gather-numa   gather-topo        numa2x4  v2 400
+stress        stress             2x4      v2 400
+knobs-v2      knobs,kselftest    2x4      v2 200
+knobs-v1      knobs              2x4      v1 200
+"
+
+rm -rf "$out"
+mkdir -p "$out"
+echo "$matrix" | grep -v '^$' >"$out/matrix"
+start=$(date +%s)
+running=
+n_running=0
+
+# Waits until fewer than $jobs guests run.
+reap() {
+	while [ "$n_running" -ge "$1" ]; do
+		still=
+		n_running=0
+		for p in $running; do
+			if kill -0 "$p" 2>/dev/null; then
+				still="$still $p"
+				n_running=$((n_running + 1))
+			else
+				wait "$p" 2>/dev/null
+			fi
+		done
+		running=$still
+		[ "$n_running" -ge "$1" ] && sleep 1
+	done
+}
+
+while read -r id scen topo cg tmo; do
+	for k in $kernels; do
+		eval img=\$$k
+		[ -n "$img" ] || continue
+		[ -z "$only" ] || echo "$k/$id" | grep -Eq "$only" || continue
+		reap "$jobs"
+		(
+			LABEL=$k OUT=$out/$k-$id INITRD=$initrd TIMEOUT=$tmo CGROUP=$cg \
+				sh "$rg" "$img" "$scen" "$topo" </dev/null 2>"$out/$k-$id.stderr"
+			echo $? >"$out/$k-$id.rc"
+			sed "s/^/  /" "$out/$k-$id.stderr" >&2
+		) &
+		running="$running $!"
+		n_running=$((n_running + 1))
+	done
+done <"$out/matrix"
+reap 1
+
+# ---- tally ----
+: >"$out/summary"
+while read -r id scen topo cg tmo; do
+	for k in $kernels; do
+		f=$out/$k-$id
+		[ -f "$f.rc" ] || continue
+		rc=$(cat "$f.rc")
+		grep -a '^VCP-RESULT ' "$f.result" 2>/dev/null |
+			while read -r _ st name rest; do
+				echo "$st $k/$id/$name $rest"
+			done >>"$out/summary"
+		if [ "$rc" = 2 ] || [ "$rc" = 3 ]; then
+			echo "FAIL $k/$id/boot no result: $(tail -1 "$f.stderr") (see $f.log)" >>"$out/summary"
+		elif [ "$rc" != 0 ]; then
+			echo "FAIL $k/$id/scenario exited non-zero (see $f.log)" >>"$out/summary"
+		fi
+		if [ "$rc" != 2 ] && [ "$rc" != 3 ]; then
+			if [ -s "$f.dmesg" ]; then
+				echo "FAIL $k/$id/dmesg $(head -2 "$f.dmesg" | tr '\n' ' ')" >>"$out/summary"
+			else
+				echo "PASS $k/$id/dmesg no WARNING/BUG/lockdep lines" >>"$out/summary"
+			fi
+		fi
+	done
+done <"$out/matrix"
+cat "$out/summary"
+p=$(grep -c '^PASS ' "$out/summary")
+f=$(grep -c '^FAIL ' "$out/summary")
+s=$(grep -c '^SKIP ' "$out/summary")
+echo "kernel tests: $(($(date +%s) - start)) s of guests; results in $out"
+echo "$p passed, $f failed, $s skipped"
+[ "$f" = 0 ]
