@@ -125,18 +125,22 @@ check-integration: $(PROGS)
 # guests, which boot the testbed's stock kernel (built when missing).
 GUEST_KERNEL := $(abspath $(B))/kernel/stock/arch/x86/boot/bzImage
 
-check-real: $(PROGS)
+check-real: $(PROGS) $(KDEPS_STAMP)
 	@if [ ! -r $(GUEST_KERNEL) ]; then \
 		$(MAKE) -C kernel stock B=$(abspath $(B)); fi
 	@sh tests/real/run.sh $(B) $(GUEST_KERNEL)
 
 # The kernel testbed (kernel/README.md). Builds patched and stock 6.12.
-check-kernel:
-	@if [ -f kernel/Makefile ]; then $(MAKE) -C kernel check; \
-	else echo "check-kernel: kernel/ testbed not present yet"; fi
+KDEPS_STAMP := $(B)/.kdeps-ok
+$(KDEPS_STAMP): scripts/deps.sh
+	@scripts/deps.sh --check --kernel >/dev/null 2>&1 || scripts/deps.sh --kernel
+	@mkdir -p $(B) && touch $@
 
-kernel:
-	$(MAKE) -C kernel all
+check-kernel: $(KDEPS_STAMP)
+	$(MAKE) -C kernel check B=$(abspath $(B))
+
+kernel: $(KDEPS_STAMP)
+	$(MAKE) -C kernel all B=$(abspath $(B))
 
 # ---- benchmarks (print figures; not tests) ----
 bench-planner: $(BENCH_BINS)
@@ -153,9 +157,8 @@ bench-fleet: $(BENCH_BINS) $(PROGS)
 bench-daemon: $(PROGS)
 	@sh bench/daemon.sh $(B) $(BENCH_SECONDS)
 
-bench bench-quick:
-	@if [ -f kernel/Makefile ]; then $(MAKE) -C kernel $@; \
-	else echo "$@: the kernel testbed is not present yet" >&2; exit 1; fi
+bench bench-quick: $(KDEPS_STAMP)
+	$(MAKE) -C kernel $@ B=$(abspath $(B))
 
 # ---- install ----
 install: all
