@@ -157,8 +157,14 @@ bench-fleet: $(BENCH_BINS) $(PROGS)
 bench-daemon: $(PROGS)
 	@sh bench/daemon.sh $(B) $(BENCH_SECONDS)
 
-bench bench-quick: $(KDEPS_STAMP)
-	$(MAKE) -C kernel $@ B=$(abspath $(B))
+# The kernel benchmark (package-idle residency, latency and modelled power
+# against stock 6.12, issue 4) is still to come: say so, run the others.
+bench: bench-planner bench-daemon bench-fleet
+	@echo "make bench: agent benchmarks done; the kernel benchmark (residency against stock 6.12) is not written yet"
+
+bench-quick: bench-planner
+	@$(MAKE) --no-print-directory bench-daemon BENCH_SECONDS=10
+	@echo "make bench-quick: the kernel benchmark is not written yet"
 
 # ---- install ----
 install: all
