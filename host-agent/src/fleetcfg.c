@@ -7,8 +7,8 @@
  *               "group": "rack1", "accepts": true,
  *               "migration_address": "10.0.0.1"}, ...],
  *    "defaults": {"concurrency": 16, "timeout": 10, "move_spread": false,
- *                 "mem_reserve": 0.1, "migrations_per_host": 1,
- *                 "p2p": false, "package_watts": 40, "host_watts": 100}}
+ *                 "mem_reserve": 0.1, "p2p": false, "package_watts": 40,
+ *                 "host_watts": 100}}
  *
  * name defaults to the URI's host part (user@ dropped), or the whole URI
  * when it has none (qemu:///system); names must be unique. accepts false
@@ -57,7 +57,6 @@ static void defaults(struct vcp_fleet_cfg *c)
 	c->concurrency = 16;
 	c->timeout_s = 10;
 	c->mem_reserve = 0.1;
-	c->migrations_per_host = 1;
 	c->package_watts = 40;
 	c->host_watts = 100;
 }
@@ -217,8 +216,6 @@ static int default_key(const struct fctx *c, const char *key,
 		return get_bool(c, path, v, &cfg->move_spread);
 	if (!strcmp(key, "mem_reserve"))
 		return get_num(c, path, v, 0, 0.9, &cfg->mem_reserve);
-	if (!strcmp(key, "migrations_per_host"))
-		return get_uint(c, path, v, 1, 64, &cfg->migrations_per_host);
 	if (!strcmp(key, "p2p"))
 		return get_bool(c, path, v, &cfg->p2p);
 	if (!strcmp(key, "package_watts"))

@@ -29,7 +29,6 @@ struct vcp_fleet_cfg {
 	unsigned int timeout_s;		/* per host */
 	bool move_spread;		/* fleet plan may migrate spread VMs */
 	double mem_reserve;		/* receiver memory kept free */
-	unsigned int migrations_per_host;	/* at once, per source */
 	bool p2p;			/* peer-to-peer migration */
 	double package_watts;		/* modelled saving per package asleep */
 	double host_watts;		/* and per host emptied, beyond that */
