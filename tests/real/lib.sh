@@ -101,3 +101,15 @@ start_guest() {
 	virsh -q -c "$1" start "$2" >/dev/null || return 1
 	T_PIDS="$T_PIDS $(qemu_pid "$2")"
 }
+
+# qemu_host KERNEL: the usual set-up of a suite with one host: temp dir,
+# guest assets, a private qemu:///session libvirtd; sets U, and on exit
+# destroys its guests and stops everything. Exits the suite on failure.
+qemu_host() {
+	t_setup
+	guest_assets "$1" || { t_fail "guest kernel '$1'"; t_done; exit 1; }
+	LVD_PROBE=qemu+unix:///session
+	start_libvirtd qemu || { t_fail "start libvirtd"; t_done; exit 1; }
+	U="qemu+unix:///session?socket=$LVD_SOCK"
+	trap 'destroy_all "$U"; t_cleanup' EXIT
+}

@@ -12,12 +12,7 @@ B=$1
 KERNEL=$2
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
-t_setup
-guest_assets "$KERNEL" || { t_fail "guest kernel '$KERNEL'"; t_done; exit 1; }
-LVD_PROBE=qemu+unix:///session
-start_libvirtd qemu || { t_fail "start libvirtd"; t_done; exit 1; }
-U="qemu+unix:///session?socket=$LVD_SOCK"
-trap 'destroy_all "$U"; t_cleanup' EXIT
+qemu_host "$KERNEL"
 SOCK=$T_TMP/vcpackd.sock
 all=$(cat /sys/devices/system/cpu/online)
 ncpu=$(nproc)
