@@ -40,6 +40,8 @@ struct shared {
 	struct vcp_fleet_pool pool;
 	struct job *jobs;
 	size_t n, next, finished;	/* finished: done or abandoned */
+	unsigned int alive;		/* workers not yet exited */
+	unsigned int stuck;		/* of them, inside an abandoned job */
 };
 
 static double now_s(void)
@@ -89,6 +91,7 @@ static void store(struct shared *s, size_t i, struct vcp_fleet_result res)
 
 	if (j->state == J_ABANDONED) {
 		/* the caller gave up on this host: drop what came late */
+		s->stuck--;
 		if (res.data && s->pool.free_data)
 			s->pool.free_data(res.data);
 		free(res.err);
@@ -116,6 +119,8 @@ static void *worker(void *p)
 		pthread_mutex_lock(&s->lock);
 		store(s, i, res);
 	}
+	s->alive--;
+	pthread_cond_signal(&s->cond);
 	pthread_mutex_unlock(&s->lock);
 	unref(s);
 	return NULL;
@@ -131,10 +136,13 @@ static int spawn(struct shared *s)
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	s->refs++;
+	s->alive++;
 	r = pthread_create(&t, &attr, worker, s);
 	pthread_attr_destroy(&attr);
-	if (r)
+	if (r) {
 		s->refs--;
+		s->alive--;
+	}
 	return -r;
 }
 
@@ -156,6 +164,7 @@ static size_t expire(struct shared *s, size_t *abandoned)
 		vcp_err(&j->res.err, 0, "no answer within %u s",
 			s->pool.timeout_s);
 		s->finished++;
+		s->stuck++;
 		(*abandoned)++;
 		n++;
 	}
@@ -196,6 +205,20 @@ static struct shared *shared_new(const char *const *uris, size_t n,
 	return s;
 }
 
+/* Called with the lock held: no worker left and none can be started
+ * (out of threads): the hosts not started yet fail, rather than wait. */
+static void fail_pending(struct shared *s)
+{
+	for (; s->next < s->n; s->next++) {
+		struct job *j = &s->jobs[s->next];
+
+		j->state = J_DONE;
+		j->res.r = -EAGAIN;
+		vcp_err(&j->res.err, 0, "no worker thread could be started");
+		s->finished++;
+	}
+}
+
 /* Wait for every host, replacing workers stuck past their deadline. */
 static void supervise(struct shared *s, size_t *abandoned)
 {
@@ -206,6 +229,8 @@ static void supervise(struct shared *s, size_t *abandoned)
 		for (size_t k = expire(s, abandoned); k; k--)
 			if (s->next < s->n)
 				spawn(s);
+		if (s->alive == s->stuck && s->next < s->n && spawn(s) < 0)
+			fail_pending(s);
 		if (s->pool.progress && s->finished != reported) {
 			reported = s->finished;
 			s->pool.progress(s->pool.progress_opaque, reported, s->n);
