@@ -12,6 +12,8 @@
  */
 #include "kernel.h"
 
+#include "sysfile.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -67,26 +69,6 @@ static bool exists(const char *path)
 }
 
 /* Read a small file into @buf, trailing whitespace removed. */
-static int read_small(const char *path, char *buf, size_t len)
-{
-	ssize_t n;
-	int fd, r = 0;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	if (n < 0)
-		r = -errno;
-	close(fd);
-	if (r < 0)
-		return r;
-	while (n > 0 && strchr(" \t\n", buf[n - 1]))
-		n--;
-	buf[n] = '\0';
-	return 0;
-}
-
 /*
  * One write(2) of @s to an existing file (never created: kernfs files
  * cannot be). O_TRUNC keeps fixture files exact; kernfs ignores it.
@@ -575,7 +557,7 @@ static int level_path(const struct vcp_kernel *k, char **ret)
 static int read_level(const char *path, int *ret_level)
 {
 	char buf[32];
-	int r = read_small(path, buf, sizeof(buf));
+	int r = vcp_read_line(path, buf, sizeof(buf));
 
 	if (r < 0)
 		return r;
@@ -623,7 +605,7 @@ int vcp_kernel_set_level(const struct vcp_kernel *k, int level)
 static int read_class(const char *path, enum vcp_class *ret)
 {
 	char buf[64];
-	int r = read_small(path, buf, sizeof(buf));
+	int r = vcp_read_line(path, buf, sizeof(buf));
 
 	if (r < 0)
 		return r;

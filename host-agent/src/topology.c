@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "errmsg.h"
+#include "sysfile.h"
 #include <unistd.h>
 
 #include <libxml/parser.h>
@@ -364,24 +365,11 @@ static int read_line(const char *root, const char *rel, char *buf,
 		     size_t len)
 {
 	char path[PATH_MAX];
-	ssize_t n;
-	int fd, r = 0;
 
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s", root, rel) >=
 	    sizeof(path))
 		return -ENAMETOOLONG;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	if (n < 0)
-		r = -errno;
-	close(fd);
-	if (r < 0)
-		return r;
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	return 0;
+	return vcp_read_line(path, buf, len);
 }
 
 static int sysfs_fail(char **ret_err, int r, const char *root,

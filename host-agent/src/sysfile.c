@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * sysfile.c - one read() of a small kernel file (see sysfile.h).
+ */
+#include "sysfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+int vcp_read_line(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd, r = 0;
+
+	if (len < 2)
+		return -EINVAL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	if (n < 0)
+		r = -errno;
+	close(fd);
+	if (r < 0)
+		return r;
+	buf[n] = '\0';
+	n = (ssize_t)strcspn(buf, "\n");
+	while (n > 0 && strchr(" \t", buf[n - 1]))
+		n--;
+	buf[n] = '\0';
+	return 0;
+}

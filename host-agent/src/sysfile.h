@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * sysfile.h - reading the one-line files of sysfs, procfs and cgroupfs
+ * (or a fixture tree standing in for them).
+ */
+#ifndef VCP_SYSFILE_H
+#define VCP_SYSFILE_H
+
+#include <stddef.h>
+
+/* The first line of @path, trailing white space cut, in @buf (@len
+ * bytes, longer content truncated). 0 or -errno. */
+int vcp_read_line(const char *path, char *buf, size_t len);
+
+#endif
