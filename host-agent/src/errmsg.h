@@ -6,6 +6,8 @@
 #ifndef VCP_ERRMSG_H
 #define VCP_ERRMSG_H
 
+#include <stdarg.h>
+
 /*
  * Format a message into *ret_err (when ret_err is not NULL; *ret_err
  * must be NULL or an earlier message, which is freed) and return @r, or
@@ -14,5 +16,10 @@
  */
 __attribute__((format(printf, 3, 4)))
 int vcp_err(char **ret_err, int r, const char *fmt, ...);
+/* The same from a va_list, prefixed "WHERE: " when @where is neither
+ * NULL nor empty (a key path, a file name). */
+__attribute__((format(printf, 4, 0)))
+int vcp_verr_at(char **ret_err, int r, const char *where, const char *fmt,
+		va_list ap);
 
 #endif

@@ -38,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "errmsg.h"
 #include "jsonfile.h"
 
 #include "policy.h"
@@ -47,24 +48,13 @@
 __attribute__((format(printf, 3, 4)))
 static int fail(char **ret_err, const char *path, const char *fmt, ...)
 {
-	char *msg = NULL, *full = NULL;
 	va_list ap;
 	int r;
 
 	va_start(ap, fmt);
-	r = vasprintf(&msg, fmt, ap);
+	r = vcp_verr_at(ret_err, -EINVAL, path, fmt, ap);
 	va_end(ap);
-	if (r < 0)
-		return -ENOMEM;
-	r = asprintf(&full, "%s: %s", path, msg);
-	free(msg);
-	if (r < 0)
-		return -ENOMEM;
-	if (ret_err)
-		*ret_err = full;
-	else
-		free(full);
-	return -EINVAL;
+	return r;
 }
 
 static int get_int(char **err, const char *path, struct json_object *v,

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "errmsg.h"
 #include "jsonfile.h"
 
 struct pctx {
@@ -35,27 +36,18 @@ static const char *const day_names[7] = {
 __attribute__((format(printf, 3, 4)))
 static int fail(const struct pctx *c, const char *path, const char *fmt, ...)
 {
-	char *msg = NULL, *full = NULL;
+	char where[256];
 	va_list ap;
 	int r;
 
-	va_start(ap, fmt);
-	r = vasprintf(&msg, fmt, ap);
-	va_end(ap);
-	if (r < 0)
-		return -ENOMEM;
 	if (path && *path)
-		r = asprintf(&full, "%s: %s: %s", c->source, path, msg);
+		snprintf(where, sizeof(where), "%s: %s", c->source, path);
 	else
-		r = asprintf(&full, "%s: %s", c->source, msg);
-	free(msg);
-	if (r < 0)
-		return -ENOMEM;
-	if (c->ret_err)
-		*c->ret_err = full;
-	else
-		free(full);
-	return -EINVAL;
+		snprintf(where, sizeof(where), "%s", c->source);
+	va_start(ap, fmt);
+	r = vcp_verr_at(c->ret_err, -EINVAL, where, fmt, ap);
+	va_end(ap);
+	return r;
 }
 
 static int get_fraction(const struct pctx *c, const char *key,
