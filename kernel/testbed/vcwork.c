@@ -8,6 +8,11 @@
  * for `burst`, then sleeps so that it is busy `duty` percent of the time)
  * or, with pattern=mixed, every other thread of the VM is steady. Threads
  * may start and stop at given offsets, to make the load grow and shrink.
+ * A burst is `burst` of wall time (work=wall, the default) or of the
+ * thread's own CPU time (work=cpu: a fixed amount of work, as a vCPU's
+ * guest code is; a burst that overruns its period skips the periods it
+ * missed). --seed gives each bursty thread its own phase in its period
+ * (else all start together); pins= pins each thread on its own CPU list.
  *
  * Measured over the window [warmup, warmup + duration), never during the
  * warm-up:
@@ -18,10 +23,16 @@
  *  - wakeup latency of bursty threads: the intended wake time (absolute,
  *    clock_nanosleep TIMER_ABSTIME on CLOCK_MONOTONIC) to the first
  *    instruction after the wakeup;
+ *  - work done: bursts completed and missed, and `work`, the number of
+ *    spin-loop chunks the thread executed (CPU work actually received);
  *  - per-package busy time from the guest's own accounting: /proc/stat
  *    per-CPU deltas summed by physical_package_id, busy percentage per
  *    slot, and the share of --mon-ms intervals in which no CPU of the
  *    package was busy at all (a cheap package-idle residency estimate).
+ *
+ *  - per class, over all VMs: the pooled wakeup latencies (p50/p99/max)
+ *    and the work done, and the limit: the all-idle residency a perfect
+ *    packer would reach on this schedule (see vcp_print_limit()).
  *
  * Output: one JSON object per line on stdout ("type" says which kind),
  * ending with {"type":"end",...}; errors go to stderr, exit status 1
@@ -44,6 +55,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -72,6 +84,9 @@ struct vcp_vm_spec {
 	long long start_ns;	/* offsets from t0 */
 	long long stop_ns;	/* 0 = until the end */
 	enum vcp_pattern pattern;
+	bool cpu_work;		/* work=cpu: bursts of thread CPU time */
+	char pins[256];		/* per-thread CPU lists, '/'-separated */
+	int index;		/* position on the command line */
 };
 
 struct vcp_opts {
@@ -82,10 +97,23 @@ struct vcp_opts {
 	long long mon_ns;
 	int mon_cpu;
 	bool keep;
+	unsigned long long seed;
 	char cg_root[128];
 	struct vcp_vm_spec vms[VCP_MAX_VMS];
 	int n_vms;
 };
+
+/*
+ * What each thread hands to the parent, in memory shared across fork():
+ * the parent pools the latencies per class. One per thread, in command
+ * line order.
+ */
+struct vcp_shared {
+	long long n_lat, wakes, bursts, missed, work, phase_ns;
+	long long lat[VCP_MAX_LAT];
+};
+
+static struct vcp_shared *vcp_shm;
 
 /* Topology and time base, set before any fork, read-only afterwards. */
 static int vcp_pkg_of[VCP_MAX_CPUS];
@@ -107,6 +135,10 @@ struct vcp_thread {
 	long long *lat;
 	int n_lat;
 	long long wakes;
+	long long phase_ns;
+	long long bursts, missed, work;
+	cpu_set_t pins;
+	bool pins_set;
 };
 
 static long long vcp_now(void)
@@ -145,9 +177,13 @@ static void vcp_usage(const char *msg)
 		"vcwork: %s\n"
 		"usage: vcwork [--duration S] [--warmup S] [--sample-ms MS] [--slot-ms MS]\n"
 		"              [--mon-ms MS] [--mon-cpu N] [--cgroup-root DIR] [--keep]\n"
+		"              [--seed N]\n"
 		"              --vm name=N,threads=T[,class=C][,duty=PCT][,burst=DUR]\n"
 		"                   [,pattern=steady|bursty|mixed][,start=DUR][,stop=DUR]\n"
-		"                   [,cg=REL/PATH][,cpus=LIST] ...\n"
+		"                   [,work=wall|cpu][,cg=REL/PATH][,cpus=LIST]\n"
+		"                   [,pins=LIST/LIST/...] ...\n"
+		"LIST: CPU numbers and ranges joined by ':' (0:2-3); pins: thread i\n"
+		"gets the (i mod n)-th list\n"
 		"DUR: a number with ns, us, ms or s (plain numbers are ms)\n",
 		msg);
 	exit(2);
@@ -208,6 +244,13 @@ static void vcp_parse_vm_kv(struct vcp_vm_spec *vm, const char *k,
 		vcp_copy(vm->cg, sizeof(vm->cg), v, "cgroup path");
 	} else if (!strcmp(k, "cpus")) {
 		vcp_copy(vm->cpus, sizeof(vm->cpus), v, "cpu list");
+	} else if (!strcmp(k, "pins")) {
+		vcp_copy(vm->pins, sizeof(vm->pins), v, "pin lists");
+	} else if (!strcmp(k, "work")) {
+		if (!strcmp(v, "cpu"))
+			vm->cpu_work = true;
+		else if (strcmp(v, "wall"))
+			vcp_usage(msg);
 	} else if (!strcmp(k, "threads")) {
 		if (vcp_parse_int(v, 1, VCP_MAX_THREADS, &vm->threads))
 			vcp_usage(msg);
@@ -304,6 +347,13 @@ static void vcp_parse_args(int argc, char **argv)
 			vcp_o.sample_ns = vcp_parse_dur(v);
 		} else if (!strcmp(a, "--slot-ms")) {
 			vcp_o.slot_ns = vcp_parse_dur(v);
+		} else if (!strcmp(a, "--seed")) {
+			char *end;
+
+			errno = 0;
+			vcp_o.seed = strtoull(v, &end, 10);
+			if (errno || end == v || *end)
+				vcp_usage("bad --seed");
 		} else if (!strcmp(a, "--mon-ms")) {
 			vcp_o.mon_ns = vcp_parse_dur(v);
 		} else if (!strcmp(a, "--mon-cpu")) {
@@ -318,7 +368,9 @@ static void vcp_parse_args(int argc, char **argv)
 			if (vcp_o.n_vms == VCP_MAX_VMS)
 				vcp_usage("too many --vm");
 			vcp_copy(buf, sizeof(buf), v, "--vm");
-			vcp_parse_vm(&vcp_o.vms[vcp_o.n_vms++], buf);
+			vcp_parse_vm(&vcp_o.vms[vcp_o.n_vms], buf);
+			vcp_o.vms[vcp_o.n_vms].index = vcp_o.n_vms;
+			vcp_o.n_vms++;
 		} else {
 			vcp_usage("unknown option");
 		}
@@ -505,33 +557,87 @@ static void vcp_sample(struct vcp_thread *t, long long now)
 	t->last_pkg = pkg;
 }
 
-/* Spins until @until, sampling every sample_ns; returns the time. */
-static long long vcp_spin(struct vcp_thread *t, long long until,
-			  long long *next_sample)
+static long long vcp_thread_cpu(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+/* One unit of work: a fixed number of instructions. */
+volatile unsigned int vcp_sink;
+
+static void vcp_chunk(struct vcp_thread *t, long long now)
+{
+	unsigned int i, x = (unsigned int)now;
+
+	for (i = 0; i < 64; i++)
+		x = x * 1103515245u + 12345u;
+	vcp_sink = x;
+	if (vcp_in_window(now))
+		t->work++;
+}
+
+/*
+ * Spins until @until (wall time), or with @cpu_until >= 0 until the
+ * thread's CPU time reaches it, sampling every sample_ns; returns the time.
+ */
+static long long vcp_spin_cpu(struct vcp_thread *t, long long until,
+			      long long cpu_until, long long *next_sample)
 {
 	long long now = vcp_now();
 
-	while (now < until) {
+	while (cpu_until >= 0 ? vcp_thread_cpu() < cpu_until : now < until) {
 		if (now >= *next_sample) {
 			vcp_sample(t, now);
 			*next_sample = now + vcp_o.sample_ns;
 		}
+		vcp_chunk(t, now);
 		now = vcp_now();
+		if (now >= vcp_end)
+			break;
 	}
 	return now;
+}
+
+static long long vcp_spin(struct vcp_thread *t, long long until,
+			  long long *next_sample)
+{
+	return vcp_spin_cpu(t, until, -1, next_sample);
+}
+
+static long long vcp_period(const struct vcp_vm_spec *vm)
+{
+	return vm->burst_ns * 100 / vm->duty;
 }
 
 static void vcp_run_bursty(struct vcp_thread *t, long long start,
 			   long long stop)
 {
 	const struct vcp_vm_spec *vm = t->vm;
-	long long period = vm->burst_ns * 100 / vm->duty;
-	long long next = start, next_sample = start, now, lat;
+	long long period = vcp_period(vm);
+	long long next = start + t->phase_ns, next_sample = start, now, lat;
+	long long begun;
 
+	if (next > start)
+		vcp_sleep_until(next);
 	while (next < stop) {
-		vcp_spin(t, next + vm->burst_ns < stop ? next + vm->burst_ns :
-			 stop, &next_sample);
+		begun = next;
+		if (vm->cpu_work)
+			now = vcp_spin_cpu(t, 0, vcp_thread_cpu() + vm->burst_ns,
+					   &next_sample);
+		else
+			now = vcp_spin(t, next + vm->burst_ns < stop ?
+				       next + vm->burst_ns : stop, &next_sample);
+		if (vcp_in_window(begun) && now < stop)
+			t->bursts++;
 		next += period;
+		while (vm->cpu_work && next < now) {
+			if (vcp_in_window(next))
+				t->missed++;
+			next += period;
+		}
 		if (next >= stop)
 			break;
 		vcp_sleep_until(next);
@@ -557,6 +663,10 @@ static void *vcp_thread_main(void *arg)
 
 	if (stop > vcp_end)
 		stop = vcp_end;
+	if (t->pins_set &&
+	    sched_setaffinity(0, sizeof(t->pins), &t->pins))
+		vcp_die("VM '%s' thread %d: sched_setaffinity: %s", vm->name,
+			t->idx, strerror(errno));
 	vcp_sleep_until(start);
 	if (t->steady)
 		vcp_spin(t, stop, &next_sample);
@@ -600,7 +710,7 @@ static void vcp_timeline(const struct vcp_thread *t, char *buf, size_t size)
 static void vcp_print_thread(const struct vcp_thread *t)
 {
 	char pk[VCP_MAX_PKGS * 12] = "", tl[VCP_MAX_SLOTS + 1];
-	char line[2048];
+	char line[2560];
 	size_t len = 0;
 	int p, main_pkg = -1;
 	long long p50 = 0, p99 = 0, max = 0, sum = 0;
@@ -627,12 +737,21 @@ static void vcp_print_thread(const struct vcp_thread *t)
 		 "\"steady\":%s,\"samples\":%lld,\"pkg_samples\":\"%s\","
 		 "\"main_pkg\":%d,\"pkg_migrations\":%lld,\"cpu_migrations\":%lld,"
 		 "\"wakes\":%lld,\"wake_mean_us\":%.1f,\"wake_p50_us\":%.1f,"
-		 "\"wake_p99_us\":%.1f,\"wake_max_us\":%.1f,\"timeline\":\"%s\"}\n",
+		 "\"wake_p99_us\":%.1f,\"wake_max_us\":%.1f,"
+		 "\"period_us\":%.1f,\"burst_us\":%.1f,\"phase_us\":%.1f,"
+		 "\"start_ms\":%lld,\"stop_ms\":%lld,\"cpu_work\":%s,"
+		 "\"bursts\":%lld,\"missed\":%lld,\"work\":%lld,"
+		 "\"timeline\":\"%s\"}\n",
 		 t->vm->name, t->idx, t->vm->class[0] ? t->vm->class : "-",
 		 t->steady ? "true" : "false", t->samples, pk, main_pkg,
 		 t->pkg_migr, t->cpu_migr, t->wakes,
 		 t->n_lat ? sum / 1000.0 / t->n_lat : 0.0, p50 / 1000.0,
-		 p99 / 1000.0, max / 1000.0, tl);
+		 p99 / 1000.0, max / 1000.0,
+		 t->steady ? 0.0 : vcp_period(t->vm) / 1000.0,
+		 t->steady ? 0.0 : t->vm->burst_ns / 1000.0, t->phase_ns / 1000.0,
+		 t->vm->start_ns / NSEC_PER_MSEC, t->vm->stop_ns / NSEC_PER_MSEC,
+		 t->vm->cpu_work ? "true" : "false", t->bursts, t->missed,
+		 t->work, tl);
 	/* one write per line: VM processes share the console */
 	if (write(STDOUT_FILENO, line, strlen(line)) < 0)
 		exit(1);
@@ -668,6 +787,59 @@ static int vcp_parse_cpulist(const char *s, cpu_set_t *set)
 	return 0;
 }
 
+/* splitmix64 of (seed, vm, thread): a fixed pseudo-random phase. */
+static unsigned long long vcp_mix(unsigned long long seed, int vm, int thread)
+{
+	unsigned long long z = seed + 0x9e3779b97f4a7c15ULL *
+			       (1 + ((unsigned long long)vm << 20) + thread);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* The (@idx mod n)-th '/'-separated list of vm->pins. */
+static int vcp_pin_list(const struct vcp_vm_spec *vm, int idx, cpu_set_t *set)
+{
+	const char *p = vm->pins, *e;
+	char one[64];
+	int n = 1, k;
+
+	for (e = p; *e; e++)
+		n += *e == '/';
+	for (k = idx % n; k > 0; k--)
+		p = strchr(p, '/') + 1;
+	e = strchr(p, '/');
+	if (!e)
+		e = p + strlen(p);
+	if (e == p || (size_t)(e - p) >= sizeof(one))
+		return -EINVAL;
+	memcpy(one, p, e - p);
+	one[e - p] = '\0';
+	return vcp_parse_cpulist(one, set);
+}
+
+/* Index of @vm's first thread among all threads. */
+static int vcp_first_thread(const struct vcp_vm_spec *vm)
+{
+	int i, n = 0;
+
+	for (i = 0; i < vm->index; i++)
+		n += vcp_o.vms[i].threads;
+	return n;
+}
+
+static int vcp_total_threads(void)
+{
+	return vcp_first_thread(&vcp_o.vms[vcp_o.n_vms - 1]) +
+	       vcp_o.vms[vcp_o.n_vms - 1].threads;
+}
+
+static bool vcp_thread_steady(const struct vcp_vm_spec *vm, int i)
+{
+	return vm->pattern == VCP_STEADY || (vm->pattern == VCP_MIXED && !(i & 1));
+}
+
 /* The body of one VM process: join the cgroup, run, report, exit. */
 static void vcp_vm_main(const struct vcp_vm_spec *vm)
 {
@@ -690,9 +862,15 @@ static void vcp_vm_main(const struct vcp_vm_spec *vm)
 
 		t->vm = vm;
 		t->idx = i;
-		t->steady = vm->pattern == VCP_STEADY ||
-			    (vm->pattern == VCP_MIXED && !(i & 1));
+		t->steady = vcp_thread_steady(vm, i);
 		t->last_cpu = t->last_pkg = -1;
+		if (!t->steady && vcp_o.seed)
+			t->phase_ns = (long long)(vcp_mix(vcp_o.seed, vm->index,
+						  i) % (unsigned long long)
+						  vcp_period(vm));
+		if (vm->pins[0] && vcp_pin_list(vm, i, &t->pins))
+			vcp_die("VM '%s': bad pins '%s'", vm->name, vm->pins);
+		t->pins_set = vm->pins[0] != '\0';
 		t->slot_pkg = calloc(VCP_MAX_SLOTS, sizeof(*t->slot_pkg));
 		t->lat = calloc(VCP_MAX_LAT, sizeof(*t->lat));
 		if (!t->slot_pkg || !t->lat)
@@ -704,8 +882,18 @@ static void vcp_vm_main(const struct vcp_vm_spec *vm)
 	}
 	for (i = 0; i < vm->threads; i++)
 		pthread_join(ts[i].th, NULL);
-	for (i = 0; i < vm->threads; i++)
+	for (i = 0; i < vm->threads; i++) {
+		struct vcp_shared *sh = &vcp_shm[vcp_first_thread(vm) + i];
+
+		sh->n_lat = ts[i].n_lat;
+		memcpy(sh->lat, ts[i].lat, ts[i].n_lat * sizeof(*sh->lat));
+		sh->wakes = ts[i].wakes;
+		sh->bursts = ts[i].bursts;
+		sh->missed = ts[i].missed;
+		sh->work = ts[i].work;
+		sh->phase_ns = ts[i].phase_ns;
 		vcp_print_thread(&ts[i]);
+	}
 	exit(0);
 }
 
@@ -861,6 +1049,153 @@ static void vcp_print_slots(const struct vcp_mon *m)
 	}
 }
 
+/* ---- per class and the limit (the parent, after the VMs) ---- */
+
+static const char *vcp_class_of(const struct vcp_vm_spec *vm)
+{
+	return vm->class[0] ? vm->class : "-";
+}
+
+static long long vcp_due(const struct vcp_vm_spec *vm, long long phase);
+
+/*
+ * Pooled over every thread of every VM of one class: wakeup latencies,
+ * bursts done against those due in the window, work chunks.
+ */
+static void vcp_print_classes(void)
+{
+	static const char *const classes[] = { "spread", "balanced", "pack", "-" };
+	size_t c;
+
+	for (c = 0; c < sizeof(classes) / sizeof(*classes); c++) {
+		long long n = 0, bursts = 0, due = 0, missed = 0, work = 0;
+		long long *all, sum = 0;
+		int v, i, threads = 0;
+
+		for (v = 0; v < vcp_o.n_vms; v++)
+			if (!strcmp(vcp_class_of(&vcp_o.vms[v]), classes[c]))
+				for (i = 0; i < vcp_o.vms[v].threads; i++)
+					n += vcp_shm[vcp_first_thread(&vcp_o.vms[v]) + i].n_lat;
+		all = malloc((n ? n : 1) * sizeof(*all));
+		if (!all)
+			vcp_die("out of memory");
+		n = 0;
+		for (v = 0; v < vcp_o.n_vms; v++) {
+			const struct vcp_vm_spec *vm = &vcp_o.vms[v];
+
+			if (strcmp(vcp_class_of(vm), classes[c]))
+				continue;
+			for (i = 0; i < vm->threads; i++) {
+				const struct vcp_shared *sh =
+					&vcp_shm[vcp_first_thread(vm) + i];
+
+				memcpy(all + n, sh->lat, sh->n_lat * sizeof(*all));
+				n += sh->n_lat;
+				bursts += sh->bursts;
+				missed += sh->missed;
+				work += sh->work;
+				threads++;
+				if (!vcp_thread_steady(vm, i))
+					due += vcp_due(vm, sh->phase_ns);
+			}
+		}
+		if (threads) {
+			qsort(all, n, sizeof(*all), vcp_cmp_ll);
+			for (i = 0; i < n; i++)
+				sum += all[i];
+			printf("{\"type\":\"class\",\"class\":\"%s\",\"threads\":%d,"
+			       "\"wakes\":%lld,\"wake_mean_us\":%.1f,\"wake_p50_us\":%.1f,"
+			       "\"wake_p99_us\":%.1f,\"wake_max_us\":%.1f,\"bursts\":%lld,"
+			       "\"bursts_due\":%lld,\"missed\":%lld,\"work\":%lld}\n",
+			       classes[c], threads, n, n ? sum / 1000.0 / n : 0.0,
+			       n ? all[n / 2] / 1000.0 : 0.0,
+			       n ? all[(n * 99) / 100] / 1000.0 : 0.0,
+			       n ? all[n - 1] / 1000.0 : 0.0, bursts, due, missed,
+			       work);
+		}
+		free(all);
+	}
+}
+
+/* Bursts of a bursty thread that start inside the window, by schedule. */
+static long long vcp_due(const struct vcp_vm_spec *vm, long long phase)
+{
+	long long period = vcp_period(vm), k = 0;
+	long long t = vcp_t0 + vm->start_ns + phase;
+	long long stop = vm->stop_ns ? vcp_t0 + vm->stop_ns : vcp_end;
+
+	for (; t < stop && t < vcp_win_end; t += period)
+		k += t >= vcp_win_start;
+	return k;
+}
+
+/* Is thread (@vm, @i, @phase) meant to be running at @t? */
+static bool vcp_meant_busy(const struct vcp_vm_spec *vm, int i, long long phase,
+			   long long t)
+{
+	long long start = vcp_t0 + vm->start_ns;
+	long long stop = vm->stop_ns ? vcp_t0 + vm->stop_ns : vcp_end;
+	long long period, off;
+
+	if (t < start || t >= stop)
+		return false;
+	if (vcp_thread_steady(vm, i))
+		return true;
+	period = vcp_period(vm);
+	off = t - start - phase;
+	if (off < 0)
+		return false;
+	return off % period < vm->burst_ns;
+}
+
+/*
+ * The limit: the all-idle residency of a perfect packer on this schedule.
+ * At each instant (20 us steps over the window) the threads meant to run
+ * then each need a CPU; threads of `spread` VMs need distinct packages
+ * (that is what spread means) and everything else fills the fewest
+ * packages: awake = max(min(spread running, P), ceil(running / cores per
+ * package)), capped at P. limit = mean over the window of (P - awake) / P.
+ * Also printed: the mean and peak number of threads meant to run.
+ */
+static void vcp_print_limit(void)
+{
+	const long long step = 20000;
+	int cores = 0, cpu, v, i;
+	long long t, steps = 0, sleeping = 0, sum_run = 0, peak = 0;
+
+	for (cpu = 0; cpu < VCP_MAX_CPUS; cpu++)
+		cores += vcp_pkg_of[cpu] == 0;
+	for (t = vcp_win_start; t < vcp_win_end; t += step) {
+		int run = 0, spread = 0, awake;
+
+		for (v = 0; v < vcp_o.n_vms; v++) {
+			const struct vcp_vm_spec *vm = &vcp_o.vms[v];
+			int first = vcp_first_thread(vm);
+
+			for (i = 0; i < vm->threads; i++) {
+				if (!vcp_meant_busy(vm, i, vcp_shm[first + i].phase_ns, t))
+					continue;
+				run++;
+				spread += !strcmp(vm->class, "spread");
+			}
+		}
+		awake = (run + cores - 1) / cores;
+		if (spread > awake)
+			awake = spread;
+		if (awake > vcp_n_pkgs)
+			awake = vcp_n_pkgs;
+		sleeping += vcp_n_pkgs - awake;
+		sum_run += run;
+		if (run > peak)
+			peak = run;
+		steps++;
+	}
+	printf("{\"type\":\"limit\",\"pkgs\":%d,\"cores_per_pkg\":%d,"
+	       "\"limit_pct\":%.2f,\"demand_mean\":%.3f,\"demand_peak\":%lld}\n",
+	       vcp_n_pkgs, cores, steps ? 100.0 * sleeping / steps / vcp_n_pkgs : 0,
+	       steps ? (double)sum_run / steps : 0, peak);
+}
+
 /* ---- main ---- */
 
 static void vcp_setup_vms(void)
@@ -944,15 +1279,20 @@ int main(int argc, char **argv)
 		return vcp_write_cmd(argv[2], argv[3], true);
 	vcp_parse_args(argc, argv);
 	vcp_load_topology();
+	vcp_shm = mmap(NULL, vcp_total_threads() * sizeof(*vcp_shm),
+		       PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (vcp_shm == MAP_FAILED)
+		vcp_die("mmap: %s", strerror(errno));
 	vcp_setup_vms();
 	vcp_t0 = vcp_now() + 300 * NSEC_PER_MSEC;
 	vcp_win_start = vcp_t0 + (long long)(vcp_o.warmup * NSEC_PER_SEC);
 	vcp_win_end = vcp_win_start + (long long)(vcp_o.duration * NSEC_PER_SEC);
 	vcp_end = vcp_win_end;
 	printf("{\"type\":\"start\",\"pkgs\":%d,\"cgroup\":\"%s\","
-	       "\"warmup_s\":%.1f,\"duration_s\":%.1f,\"vms\":%d}\n",
+	       "\"warmup_s\":%.1f,\"duration_s\":%.1f,\"vms\":%d,"
+	       "\"t0_ns\":%lld,\"win_start_ns\":%lld,\"win_end_ns\":%lld}\n",
 	       vcp_n_pkgs, vcp_cg_v2() ? "v2" : "v1", vcp_o.warmup,
-	       vcp_o.duration, vcp_o.n_vms);
+	       vcp_o.duration, vcp_o.n_vms, vcp_t0, vcp_win_start, vcp_win_end);
 	fflush(stdout);
 	for (i = 0; i < vcp_o.n_vms; i++) {
 		pids[i] = fork();
@@ -973,6 +1313,8 @@ int main(int argc, char **argv)
 			failed++;
 	}
 	vcp_print_pkgs(&mon);
+	vcp_print_classes();
+	vcp_print_limit();
 	vcp_print_slots(&mon);
 	vcp_cleanup_vms();
 	printf("{\"type\":\"end\",\"failed_vms\":%d}\n", failed);
