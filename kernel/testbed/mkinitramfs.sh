@@ -1,10 +1,11 @@
 #!/bin/sh
-# mkinitramfs.sh OUT VCWORK KSFT INIT SCENARIODIR
+# mkinitramfs.sh OUT VCWORK KSFT INIT SCENARIODIR [BIN...]
 #
 # Builds the testbed guest's initramfs (gzip'd newc cpio) at OUT:
 # busybox-static with all its applets as symlinks, /bin/vcwork, the
-# series' selftest as /bin/consolidate_test when KSFT exists, /init, and
-# every SCENARIODIR/*.sh under /scenarios. OUT is replaced atomically;
+# series' selftest as /bin/consolidate_test when KSFT exists, /init,
+# every SCENARIODIR/*.sh under /scenarios, and each further BIN (static
+# binaries: vcresid) in /bin. OUT is replaced atomically;
 # nothing outside OUT's directory is written.
 set -eu
 
@@ -13,6 +14,7 @@ vcwork=$2
 ksft=$3
 init=$4
 scen=$5
+shift 5
 bb=${BUSYBOX:-/bin/busybox}
 
 [ -x "$bb" ] || { echo "mkinitramfs: no static busybox at $bb (apt-get install busybox-static)" >&2; exit 1; }
@@ -28,6 +30,9 @@ for a in $("$bb" --list); do
 	[ "$a" = busybox ] || ln -s busybox "$stage/bin/$a"
 done
 cp "$vcwork" "$stage/bin/vcwork"
+for b in "$@"; do
+	cp "$b" "$stage/bin/"
+done
 [ -f "$ksft" ] && cp "$ksft" "$stage/bin/consolidate_test"
 cp "$init" "$stage/init"
 chmod 0755 "$stage/init"
