@@ -1,0 +1,138 @@
+# bench/kernel/report.jq - results.jsonl (run.sh) -> summary (report.sh).
+# Input: --slurp of every tagged JSON line; $model: power-model.json.
+# Output: {runs, rows, targets, model}: one run per job and repeat, one
+# row per (topo, scenario, load, config) with medians and the spread
+# (min, max) over repeats and passes, and every target with its verdict.
+
+def median: sort | if length == 0 then null
+	else (if length % 2 == 1 then .[length / 2 | floor]
+	      else (.[length / 2 - 1] + .[length / 2]) / 2 end) end;
+def stats: map(select(. != null)) |
+	{med: median, min: min, max: max, n: length};
+def r2: if . == null then null else (. * 100 | round) / 100 end;
+def stretch_key: {"0": "all_idle_pct", "200us": "all_idle_200us_pct",
+	"1ms": "all_idle_1ms_pct", "10ms": "all_idle_10ms_pct"}[$model.min_stretch];
+
+def power($p; $pkgs): $pkgs | map(
+	(.[stretch_key] / 100) as $r |
+	$r * $p.sleep_w + (1 - $r) * $p.awake_idle_w +
+	(.busy_pct / 100) * .cpus * $p.core_w) | add;
+
+def class_of($lines; $c): $lines | map(select(.type == "class" and .class == $c)) | .[0];
+
+# ---- one record per run ----
+(group_by(.job) | map(
+	. as $l |
+	($l | map(select(.type == "job")) | .[0]) as $job |
+	($l | map(select(.type == "rtotal")) | .[0]) as $tot |
+	($l | map(select(.type == "limit")) | .[0]) as $lim |
+	($l | map(select(.type == "resid"))) as $pkgs |
+	select($job != null) |
+	{job: $job.job, topo: $job.topo, config: $job.config,
+	 scenario: $job.scenario, load: $job.load, pass: $job.pass, rep: $job.rep,
+	 ok: ($job.ok and $tot != null and ($tot.lost_in_window | not)),
+	 resid: $tot.all_idle_pct, resid_deep: $tot[stretch_key],
+	 limit: $lim.limit_pct, demand: $lim.demand_mean,
+	 limit_peak: (if $lim == null then null else
+		100 * ($lim.pkgs - ([$lim.pkgs, (($lim.demand_peak + $lim.cores_per_pkg - 1) / $lim.cores_per_pkg | floor)] | min)) / $lim.pkgs end),
+	 pkg_resid: ($pkgs | map(.all_idle_pct)),
+	 classes: ([ "spread", "balanced", "pack" ] | map(. as $c |
+		class_of($l; $c) | select(. != null) |
+		{key: $c, value: {p50: .wake_p50_us, p99: .wake_p99_us,
+			max: .wake_max_us, done: (if .bursts_due > 0 then
+				.bursts / .bursts_due else null end),
+			work: .work}}) | from_entries),
+	 power: ($model.profiles | map({key: .name,
+		value: (. as $p | if ($pkgs | length) > 0 then power($p; $pkgs)
+			else null end)}) | from_entries)}
+)) as $runs |
+
+# ---- one row per (topo, scenario, load, config) ----
+($runs | map(select(.ok)) | group_by([.topo, .scenario, (.load // -1), .config]) |
+ map(. as $g | $g[0] as $f |
+	{topo: $f.topo, scenario: $f.scenario, load: $f.load, config: $f.config,
+	 n: length,
+	 resid: ($g | map(.resid) | stats),
+	 resid_deep: ($g | map(.resid_deep) | stats),
+	 limit: ($g | map(.limit) | stats),
+	 limit_peak: ($g | map(.limit_peak) | median),
+	 demand: ($g | map(.demand) | median),
+	 pass_resid: ($g | group_by(.pass) | map(map(.resid) | median)),
+	 classes: ([ "spread", "balanced", "pack" ] | map(. as $c |
+		($g | map(.classes[$c]) | map(select(. != null))) as $cs |
+		select(($cs | length) > 0) |
+		{key: $c, value: {p50: ($cs | map(.p50) | stats),
+			p99: ($cs | map(.p99) | stats),
+			max: ($cs | map(.max) | stats),
+			done: ($cs | map(.done) | stats),
+			work: ($cs | map(.work) | stats)}}) | from_entries),
+	 power: ($model.profiles | map(.name as $n |
+		{key: $n, value: ($g | map(.power[$n]) | stats)}) | from_entries)}
+ )) as $rows0 |
+
+# ---- against stock and the limit ----
+($rows0 | map(. as $r |
+	($rows0 | map(select(.topo == $r.topo and .scenario == $r.scenario and
+		.load == $r.load and .config == "stock")) | .[0]) as $s |
+	$r + {
+	 of_limit: (if ($r.limit.med // 0) > 0 then $r.resid.med / $r.limit.med else null end),
+	 saving: ($model.profiles | map(.name as $n | {key: $n,
+		value: (if $s != null and ($s.power[$n].med // 0) > 0
+			then 1 - $r.power[$n].med / $s.power[$n].med else null end)}) | from_entries),
+	 p99_vs_stock: ($r.classes | to_entries | map(.key as $c | {key: $c,
+		value: (if $s != null and $s.classes[$c] != null and
+			($s.classes[$c].p99.med // 0) > 0
+			then .value.p99.med / $s.classes[$c].p99.med else null end)}) | from_entries)
+	})) as $rows |
+
+def row($t; $s; $c): $rows | map(select(.topo == $t and .scenario == $s and .config == $c));
+def topos: $rows | map(.topo) | unique;
+
+# ---- targets ----
+([
+ (topos[] as $t | row($t; "steady"; "L1")[] |
+	{target: "steady packable load at level 1 >= 95% of the limit", topo: $t,
+	 scenario: "steady", config: "L1", value: .of_limit, goal: 0.95,
+	 met: (.of_limit != null and .of_limit >= 0.95)}),
+ (topos[] as $t | row($t; "bursty"; "L2")[] |
+	{target: "bursty load at level 2 >= 85% of the limit", topo: $t,
+	 scenario: "bursty", config: "L2", value: .of_limit, goal: 0.85,
+	 met: (.of_limit != null and .of_limit >= 0.85)}),
+ (topos[] as $t | ("L1", "L2", "stock-pin") as $c | row($t; "mixed"; $c)[] |
+	{target: "p99 wakeup latency of spread tasks within 5% of stock", topo: $t,
+	 scenario: "mixed", config: $c, value: .p99_vs_stock.spread, goal: 1.05,
+	 met: (.p99_vs_stock.spread != null and .p99_vs_stock.spread <= 1.05)}),
+ (topos[] as $t | ("L1", "L2", "stock-pin") as $c |
+	($rows | map(select(.topo == $t and .config == $c and
+		(.scenario == "steady" or .scenario == "bursty" or .scenario == "mixed" or
+		 (.scenario == "ramp" and .load <= 50)))))[] |
+	{target: "p99 wakeup latency of packed tasks within 25% of stock up to half load",
+	 topo: $t, scenario: .scenario, load: .load, config: $c,
+	 value: .p99_vs_stock.pack, goal: 1.25,
+	 met: (.p99_vs_stock.pack != null and .p99_vs_stock.pack <= 1.25)}),
+ (topos[] as $t | ($rows | map(select(.topo == $t and .config == "L0")))[] as $z |
+	(row($t; $z.scenario; "stock") | map(select(.load == $z.load)) | .[0]) as $s |
+	select($s != null) |
+	(($z.resid.med - $s.resid.med) | fabs) as $d |
+	([$z.resid.max - $z.resid.min, $s.resid.max - $s.resid.min] | max) as $sp |
+	{target: "level 0 residency indistinguishable from stock (difference within the repeat spread)",
+	 topo: $t, scenario: $z.scenario, load: $z.load, config: "L0",
+	 value: $d, goal: $sp, met: ($d <= $sp)}),
+ (topos[] as $t | ($rows | map(select(.topo == $t and .config == "L0")))[] as $z |
+	(row($t; $z.scenario; "stock") | map(select(.load == $z.load)) | .[0]) as $s |
+	select($s != null) | ($z.classes | keys[]) as $c |
+	select($s.classes[$c] != null) |
+	($z.classes[$c].p99) as $zp | ($s.classes[$c].p99) as $sp |
+	{target: "level 0 p99 latency indistinguishable from stock (the two repeat ranges overlap)",
+	 topo: $t, scenario: $z.scenario, load: $z.load, config: "L0", class: $c,
+	 value: ($zp.med / $sp.med), goal: null,
+	 met: ($zp.min <= $sp.max and $sp.min <= $zp.max)})
+]) as $targets |
+
+# ---- run to run: the two passes of the whole benchmark ----
+($rows | map(select((.pass_resid | length) >= 2) |
+	(.pass_resid[0] - .pass_resid[1]) | fabs)) as $pd |
+{rows: ($pd | length),
+ resid_median_diff: ($pd | median), resid_max_diff: ($pd | max)} as $passes |
+
+{model: $model, passes: $passes, runs: $runs, rows: $rows, targets: $targets}

@@ -1,0 +1,240 @@
+#!/bin/sh
+# bench/kernel/run.sh - the kernel benchmark's runs (BENCHMARKS.md).
+#
+#   run.sh --out DIR --stock IMG --patched IMG --initrd BASE.cpio.gz
+#          --vcpack BIN [--quick] [--topos "2x4 4x4 numa2x4"]
+#          [--repeats N] [--passes N] [--parallel N] [--testbed paced|nohz]
+#
+# For every topology and pass, two guests boot (TCG, -icount: guest time
+# follows executed instructions, so a busy host slows the run down but does
+# not change what the guest sees): the stock kernel runs every job as
+# `stock` and, with the agent's pin-mode plan, as `stock-pin`; the patched
+# kernel runs every job at levels 0, 1 and 2 (`L0`, `L1`, `L2`). A job is
+# one scenario (scenarios.sh) at one load, repeated --repeats times, in
+# interleaved order (repeat 1 of every job, then repeat 2, ...).
+#
+# stock-pin: the plan comes from the real CLI, `vcpack plan --mode pin
+# --json`, on libvirt's test driver given the guest's topology and the
+# scenario's VMs with their class tags; the test driver measures no demand,
+# so the policy says each vCPU needs the scenario's highest duty. vcwork
+# then pins every thread as the plan pins the vCPU (sched_setaffinity, what
+# virDomainPinVcpu does to a vCPU thread).
+#
+# --testbed paced (the default): the guests run with nohz=off skew_tick=1
+# and the RTC interrupt at 8192 Hz (vcresid pace). Single-threaded TCG
+# runs one vCPU until the next virtual-clock deadline, so under NO_HZ a
+# woken vCPU waits milliseconds behind a spinning one: wakeup latencies
+# would measure QEMU, not the kernel (BENCHMARKS.md, "The testbed's own
+# floor"). nohz: the kernels' own NO_HZ_IDLE, unpaced, as a cross-check of
+# the residency figures.
+#
+# Writes DIR/results.jsonl (every JSON line of every job, tagged with
+# topo, config, scenario, load, pass, rep), DIR/boots.txt, DIR/raw/*.
+# Exit 1 if a boot or a job failed (the rest are still written).
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+. "$here/scenarios.sh"
+
+out= stock= patched= initrd= vcpack= quick=0
+topos="2x4 4x4 numa2x4" repeats=3 passes=1 parallel=2 testbed=paced
+while [ $# -gt 0 ]; do
+	case $1 in
+	--out) out=$2; shift 2 ;;
+	--stock) stock=$2; shift 2 ;;
+	--patched) patched=$2; shift 2 ;;
+	--initrd) initrd=$2; shift 2 ;;
+	--vcpack) vcpack=$2; shift 2 ;;
+	--quick) quick=1; shift ;;
+	--topos) topos=$2; shift 2 ;;
+	--repeats) repeats=$2; shift 2 ;;
+	--passes) passes=$2; shift 2 ;;
+	--parallel) parallel=$2; shift 2 ;;
+	--testbed) testbed=$2; shift 2 ;;
+	*) echo "run.sh: unknown argument '$1'" >&2; exit 2 ;;
+	esac
+done
+for v in out stock patched initrd vcpack; do
+	eval "[ -n \"\$$v\" ]" || { echo "run.sh: --$v is required" >&2; exit 2; }
+done
+for f in "$stock" "$patched" "$initrd" "$vcpack"; do
+	[ -f "$f" ] || { echo "run.sh: no such file '$f'" >&2; exit 2; }
+done
+
+if [ $quick = 1 ]; then
+	loads="10 30 60 90"
+	warmup=1 duration=4
+else
+	loads="5 15 30 50 70 90"
+	warmup=1 duration=6
+fi
+case $testbed in
+paced) append="nohz=off skew_tick=1 vcpack.pace=8192" ;;
+nohz) append="vcpack.pace=0" ;;
+*) echo "run.sh: --testbed is paced or nohz, not '$testbed'" >&2; exit 2 ;;
+esac
+mkdir -p "$out/raw" "$out/plans"
+: >"$out/boots.txt"
+
+# jobs_for TOPO -> "SCENARIO LOAD" lines
+jobs_for() {
+	echo "steady -"
+	echo "bursty -"
+	echo "mixed -"
+	for l in $loads; do echo "ramp $l"; done
+}
+
+# vm_args TOPO SCEN LOAD [PINFILE] -> the --vm arguments of vcwork
+vm_args() {
+	set -- "$1" "$2" "$3" "${4:-}"
+	# shellcheck disable=SC2046
+	set -- "$@" $(topo_size "$1")
+	_pins=$4
+	scen_vms "$2" "$5" "$6" "$([ "$3" = - ] || echo "$3")" |
+	while read -r name th cl duty burst; do
+		a="--vm name=$name,threads=$th,class=$cl,duty=$duty,burst=${burst}ms,work=cpu"
+		if [ -n "$_pins" ]; then
+			p=$(awk -v n="$name" '$1 == n { print $2 }' "$_pins")
+			# no plan for the VM: vcwork refuses the job ("bad pins")
+			a="$a,pins=${p:-no-plan-for-$name}"
+		fi
+		printf ' %s' "$a"
+	done
+}
+
+# plan_pins TOPO SCEN LOAD FILE: the agent's pin-mode plan, "VM LIST/LIST"
+plan_pins() {
+	# shellcheck disable=SC2046
+	set -- "$@" $(topo_size "$1")
+	_p=$5 _c=$6 _nodes=$7
+	x=$out/plans/$1-$2-$3.xml
+	pol=$out/plans/$1-$2-$3.policy.json
+	maxd=$(scen_vms "$2" "$_p" "$_c" "$([ "$3" = - ] || echo "$3")" |
+		awk '$4 > m { m = $4 } END { printf "%.2f", m / 100 }')
+	{
+		echo "<node><cpu><mhz>2400</mhz><model>x86_64</model>"
+		echo "<active>$((_p * _c))</active><max>$((_p * _c))</max>"
+		echo "<nodes>$_nodes</nodes><sockets>$((_p / _nodes))</sockets>"
+		echo "<cores>$_c</cores><threads>1</threads></cpu>"
+		echo "<memory>16777216</memory>"
+		scen_vms "$2" "$_p" "$_c" "$([ "$3" = - ] || echo "$3")" |
+		while read -r name th cl duty burst; do
+			tag=
+			[ "$cl" = balanced ] ||
+				tag="<metadata><vcpack:consolidation xmlns:vcpack=\"urn:vcpack:metadata:1\" class=\"$cl\"/></metadata>"
+			echo "<domain type=\"test\"><name>$name</name><memory unit=\"MiB\">512</memory><vcpu>$th</vcpu>$tag<os><type>hvm</type></os></domain>"
+		done
+		echo "</node>"
+	} >"$x"
+	printf '{"level": "auto", "windows": [], "default_vcpu_demand": %s}\n' \
+		"$maxd" >"$pol"
+	"$vcpack" -c "test://$x" -p "$pol" --mode pin --sample 0 --json plan \
+		>"$out/plans/$1-$2-$3.plan.json" ||
+		{ echo "run.sh: vcpack plan failed for $1 $2 $3" >&2; return 1; }
+	jq -r '.plan.vms[] | .name + " " + ([.vcpus[] | gsub(","; ":")] | join("/"))' \
+		"$out/plans/$1-$2-$3.plan.json" >"$4"
+}
+
+# make_boot TOPO PASS KIND: writes the jobs file and the boot's initrd
+make_boot() {
+	topo=$1 pass=$2 kind=$3
+	name=$topo-p$pass-$kind
+	st=$out/raw/$name.stage
+	rm -rf "$st" && mkdir -p "$st/bench"
+	if [ "$kind" = stock ]; then confs="stock stock-pin"; else confs="L0 L1 L2"; fi
+	rep=1
+	while [ $rep -le "$repeats" ]; do
+		jobs_for "$topo" | while read -r scen load; do
+			for conf in $confs; do
+				pins=
+				if [ "$conf" = stock-pin ]; then
+					pins=$out/plans/$topo-$scen-$load.pins
+					[ -f "$pins" ] || plan_pins "$topo" "$scen" "$load" "$pins"
+				fi
+				case $conf in L?) level=${conf#L} ;; *) level=- ;; esac
+				seed=$((pass * 1000 + rep))
+				echo "$topo/$conf/$scen/$load/$pass/$rep $level --warmup $warmup --duration $duration --seed $seed --mon-ms 1000 $(vm_args "$topo" "$scen" "$load" "$pins")"
+			done
+		done
+		rep=$((rep + 1))
+	done >"$st/bench/jobs"
+	cp "$st/bench/jobs" "$out/raw/$name.jobs"
+	(cd "$st" && find bench | cpio -o -H newc --quiet -R 0:0) >"$st.cpio"
+	# the kernel reads concatenated archives, but each must start on a
+	# 4-byte boundary: pad the compressed base with zeros (skipped)
+	sz=$(wc -c <"$initrd")
+	{ cat "$initrd"; head -c $(( (512 - sz % 512) % 512 )) /dev/zero
+	  cat "$st.cpio"; } >"$out/raw/$name.cpio"
+	rm -rf "$st" "$st.cpio"
+}
+
+# run_boot TOPO PASS KIND
+run_boot() {
+	name=$1-p$2-$3
+	if [ "$3" = stock ]; then img=$stock; else img=$patched; fi
+	n=$(wc -l <"$out/raw/$name.jobs")
+	# per job: (warmup + duration + 2 s) of guest time, at most ~8x slower
+	# than real time on a loaded 2-core host, plus the boot
+	to=$((120 + n * (warmup + duration + 2) * 8))
+	rc=0
+	APPEND=$append INITRD=$out/raw/$name.cpio OUT=$out/raw/$name MEM=512 TIMEOUT=$to \
+		LABEL="$3 kernel" sh "$top/kernel/testbed/run-guest.sh" \
+		"$img" bench "$1" 2>>"$out/raw/$name.run" || rc=$?
+	echo "$name rc=$rc jobs=$n $(tail -1 "$out/raw/$name.run")" >>"$out/boots.txt"
+	rm -f "$out/raw/$name.cpio"
+	return $rc
+}
+
+boots=
+for pass in $(seq "$passes"); do
+	for topo in $topos; do
+		for kind in stock patched; do
+			make_boot "$topo" "$pass" "$kind" >/dev/null
+			boots="$boots $topo:$pass:$kind"
+		done
+	done
+done
+
+# run the boots, --parallel at a time (one TCG thread each)
+fail=0
+pids=
+running=0
+for b in $boots; do
+	IFS=: read -r t p k <<EOF
+$b
+EOF
+	run_boot "$t" "$p" "$k" &
+	pids="$pids $!"
+	running=$((running + 1))
+	if [ $running -ge "$parallel" ]; then
+		set -- $pids
+		wait "$1" || fail=1
+		shift
+		pids=$*
+		running=$((running - 1))
+	fi
+done
+for p in $pids; do wait "$p" || fail=1; done
+
+# tag every JSON line of every job
+: >"$out/results.jsonl"
+for r in "$out"/raw/*.result; do
+	awk '
+		/^VCB-JOB-BEGIN / { split($2, f, "/"); job = $2; ok = 0
+			tag = sprintf("\"job\":\"%s\",\"topo\":\"%s\",\"config\":\"%s\",\"scenario\":\"%s\",\"load\":%s,\"pass\":%s,\"rep\":%s,\"testbed\":\"%s\",",
+				job, f[1], f[2], f[3], f[4] == "-" ? "null" : f[4], f[5], f[6], tb)
+			injob = 1; next }
+		/^VCB-JOB-END / { injob = 0
+			printf "{%s\"type\":\"job\",\"ok\":%s}\n", tag, $3 == "ok=1" ? "true" : "false"
+			next }
+		injob && /^\{/ { sub(/^\{/, "{" tag); print; next }
+		injob && /^ERR / { gsub(/\\/, "\\\\"); gsub(/"/, "\\\"")
+			printf "{%s\"type\":\"error\",\"text\":\"%s\"}\n", tag, substr($0, 5) }
+	' tb="$testbed" "$r" >>"$out/results.jsonl"
+done
+bad=$(jq -r 'select(.type == "job" and .ok == false) | .job' "$out/results.jsonl" | wc -l)
+jobs=$(jq -r 'select(.type == "job") | .job' "$out/results.jsonl" | wc -l)
+echo "run.sh: $jobs jobs, $bad failed; boots:" >&2
+sed 's/^/  /' "$out/boots.txt" >&2
+[ "$bad" = 0 ] && [ $fail = 0 ]

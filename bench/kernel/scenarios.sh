@@ -1,0 +1,63 @@
+# bench/kernel/scenarios.sh - the benchmark's workloads, sourced by run.sh.
+#
+# scen_vms SCENARIO PACKAGES CORES [LOAD] prints one VM per line:
+#   NAME THREADS CLASS DUTY BURST_MS
+# Every vCPU thread is periodic: BURST_MS of its own CPU time (a fixed
+# amount of work) every BURST_MS * 100 / DUTY ms, with its own phase.
+# Sizes scale with the host (N = PACKAGES * CORES CPUs):
+#   steady  N/2 vCPUs of pack VMs (2 vCPUs each), duty cycles 60, 10, 35,
+#           20, 50, 30 % by VM, long bursts (period 100 ms)
+#   bursty  N vCPUs of pack VMs, 1-2 ms bursts, duty 5-10 % (period 20 ms)
+#   mixed   one spread latency VM (2 vCPUs, 0.5 ms bursts, duty 5 %) beside
+#           N/4 vCPUs of pack batch VMs at duty 50 % (20 ms bursts)
+#   ramp    N vCPUs at duty LOAD % (5 ms bursts), half in pack VMs and half
+#           in balanced (untagged) ones: the host at LOAD % of its CPUs
+scen_vms() {
+	_s=$1 _p=$2 _c=$3 _l=${4:-}
+	_n=$((_p * _c))
+	case $_s in
+	steady)
+		_i=0
+		while [ $_i -lt $((_n / 4)) ]; do
+			set -- 60 10 35 20 50 30
+			_k=$((_i % 6))
+			shift $_k
+			echo "st$_i 2 pack $1 $1"
+			_i=$((_i + 1))
+		done ;;
+	bursty)
+		_i=0
+		while [ $_i -lt $((_n / 2)) ]; do
+			if [ $((_i % 2)) = 0 ]; then echo "bu$_i 2 pack 5 1"
+			else echo "bu$_i 2 pack 10 2"; fi
+			_i=$((_i + 1))
+		done ;;
+	mixed)
+		echo "lat 2 spread 5 0.5"
+		_i=0
+		while [ $_i -lt $((_n / 8 > 0 ? _n / 8 : 1)) ]; do
+			echo "ba$_i 2 pack 50 20"
+			_i=$((_i + 1))
+		done ;;
+	ramp)
+		[ -n "$_l" ] || { echo "scen_vms: ramp needs a LOAD" >&2; return 1; }
+		_i=0
+		while [ $_i -lt $((_n / 2)) ]; do
+			if [ $((_i % 2)) = 0 ]; then _cl=pack; else _cl=balanced; fi
+			echo "r$_i 2 $_cl $_l 5"
+			_i=$((_i + 1))
+		done ;;
+	*)
+		echo "scen_vms: unknown scenario '$_s'" >&2
+		return 1 ;;
+	esac
+}
+
+# topo_size TOPOLOGY -> "PACKAGES CORES NODES" (run-guest.sh's topologies)
+topo_size() {
+	case $1 in
+	numa2x4) echo "2 4 2" ;;
+	*x*) echo "${1%%x*} ${1#*x} 1" ;;
+	*) echo "topo_size: unknown topology '$1'" >&2; return 1 ;;
+	esac
+}

@@ -1,0 +1,156 @@
+#!/bin/sh
+# tests/bench/run.sh BUILD_DIR - the kernel benchmark's own arithmetic,
+# on inputs whose answers are worked out by hand (no guest needed):
+#   vcresid report   all-idle residency, stretch thresholds, busy share,
+#                    timeline slots and lost-event detection, from a
+#                    synthetic tracefs (per_cpu/cpuN/trace) and sysfs
+#   report.jq        medians and spread over repeats, fraction of the
+#                    limit, modelled power and saving, target verdicts
+# Last line: "bench: N passed, N failed"; exit 1 on any failure.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+B=$(cd "${1:-$top/build}" && pwd)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/vcp-bench-test.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+passed=0 failed=0
+ok() { passed=$((passed + 1)); }
+ko() { echo "FAIL: $1"; failed=$((failed + 1)); }
+# eq NAME GOT WANT
+eq() { if [ "$2" = "$3" ]; then ok; else ko "$1: got '$2', want '$3'"; fi; }
+
+command -v jq >/dev/null || { echo "bench: jq not found" >&2; exit 1; }
+cc -std=gnu11 -Wall -Wextra -Werror -O2 -D_GNU_SOURCE -o "$tmp/vcresid" \
+	"$top/kernel/testbed/vcresid.c" || { echo "bench: cannot build vcresid" >&2; exit 1; }
+
+# ---- a 2 x 2 topology and a trace ----
+sys=$tmp/sys tr=$tmp/tracing
+for c in 0 1 2 3; do
+	mkdir -p "$sys/cpu$c/topology" "$tr/per_cpu/cpu$c"
+	echo $((c / 2)) >"$sys/cpu$c/topology/physical_package_id"
+	printf 'entries: 4\noverrun: 0\n' >"$tr/per_cpu/cpu$c/stats"
+	: >"$tr/per_cpu/cpu$c/trace"
+done
+: >"$tr/tracing_on"
+# sw CPU TIME PREV NEXT: one sched_switch line as the kernel prints it
+sw() {
+	printf '          task-%s     [%03d] d..2.  %s: sched_switch: prev_comm=x prev_pid=%s prev_prio=120 prev_state=S ==> next_comm=y next_pid=%s next_prio=120\n' \
+		"$3" "$1" "$2" "$3" "$4" >>"$tr/per_cpu/cpu$1/trace"
+}
+echo '# tracer: nop' >>"$tr/per_cpu/cpu0/trace"
+# Window [10, 11) s. Package 0: cpu0 busy, idle [10.2, 10.6), busy, idle
+# [10.8, 10.8001), busy; cpu1 idle but for [10.5, 10.55). All-idle:
+# [10.2, 10.5) + [10.55, 10.6) + [10.8, 10.8001) = 350.1 ms: 35.01 %, in
+# stretches >= 200 us 35.00 %, >= 10 ms 35.00 %; 3 stretches; busy
+# (599.9 + 50) / 2 CPUs = 32.495 %, printed 32.49.
+sw 0 9.500000 0 100
+sw 0 10.200000 100 0
+sw 0 10.600000 0 100
+sw 0 10.800000 100 0
+sw 0 10.800100 0 100
+sw 1 9.000000 100 0
+sw 1 10.500000 0 101
+sw 1 10.550000 101 0
+# Package 1: cpu2 has no event at all (idle: every CPU is visited at
+# start); cpu3 idle but for [10.3, 10.3001) and from 10.9 on. All-idle
+# [10, 10.3) + [10.3001, 10.9) = 899.9 ms; 2 stretches; busy 100.1 / 2.
+sw 3 9.000000 200 0
+sw 3 10.300000 0 200
+sw 3 10.300100 200 0
+sw 3 10.900000 0 200
+echo '{"type":"start","pkgs":2,"win_start_ns":10000000000,"win_end_ns":11000000000}' >"$tmp/w.out"
+
+VCRESID_TRACEFS=$tr VCRESID_SYSFS=$sys "$tmp/vcresid" report --window "$tmp/w.out" \
+	--slot-ms 500 >"$tmp/r.out" 2>"$tmp/r.err"
+eq "report exit status" $? 0
+j() { jq -r "$1" "$tmp/r.out" | tr '\n' ' ' | sed 's/ $//'; }
+eq "pkg 0 all-idle" "$(j 'select(.type=="resid" and .pkg==0) | .all_idle_pct')" 35.01
+eq "pkg 0 all-idle >= 200us" "$(j 'select(.type=="resid" and .pkg==0) | .all_idle_200us_pct')" 35
+eq "pkg 0 all-idle >= 10ms" "$(j 'select(.type=="resid" and .pkg==0) | .all_idle_10ms_pct')" 35
+eq "pkg 0 stretches" "$(j 'select(.type=="resid" and .pkg==0) | .stretches')" 3
+eq "pkg 0 busy" "$(j 'select(.type=="resid" and .pkg==0) | .busy_pct')" 32.49
+eq "pkg 1 all-idle" "$(j 'select(.type=="resid" and .pkg==1) | .all_idle_pct')" 89.99
+eq "pkg 1 stretches" "$(j 'select(.type=="resid" and .pkg==1) | .stretches')" 2
+eq "pkg 1 busy" "$(j 'select(.type=="resid" and .pkg==1) | .busy_pct')" 5
+eq "total all-idle" "$(j 'select(.type=="rtotal") | .all_idle_pct')" 62.5
+eq "total >= 1ms" "$(j 'select(.type=="rtotal") | .all_idle_1ms_pct')" 62.49
+eq "events" "$(j 'select(.type=="rtotal") | .events')" 12
+eq "cpus without events" "$(j 'select(.type=="rtotal") | .cpus_without_events')" 1
+eq "nothing lost" "$(j 'select(.type=="rtotal") | .lost_in_window')" false
+# slots of 500 ms: package 0 idle 300 of the first 500 ms (60 %) and 50.1
+# of the second (10 %); package 1 499.9 / 500 (100 %) and 400 / 500 (80 %)
+eq "timeline" "$(j 'select(.type=="rslot") | .all_idle')" "60,100 10,80"
+
+# ---- an overrun that ate the start of the window is refused ----
+printf 'overrun: 7\noldest event ts: 10.100000\n' >"$tr/per_cpu/cpu1/stats"
+VCRESID_TRACEFS=$tr VCRESID_SYSFS=$sys "$tmp/vcresid" report --window "$tmp/w.out" \
+	>"$tmp/r.out" 2>/dev/null
+eq "lost events: exit status" $? 1
+eq "lost events: flagged" "$(j 'select(.type=="rtotal") | .lost_in_window')" true
+eq "lost events: overruns" "$(j 'select(.type=="rtotal") | .overruns')" 7
+# an overrun before the window is harmless
+printf 'overrun: 7\noldest event ts: 9.900000\n' >"$tr/per_cpu/cpu1/stats"
+VCRESID_TRACEFS=$tr VCRESID_SYSFS=$sys "$tmp/vcresid" report --window "$tmp/w.out" \
+	>"$tmp/r.out" 2>/dev/null
+eq "overrun before the window: exit status" $? 0
+# no window in the vcwork output: a clear error
+echo '{"type":"start"}' >"$tmp/bad.out"
+VCRESID_TRACEFS=$tr VCRESID_SYSFS=$sys "$tmp/vcresid" report --window "$tmp/bad.out" \
+	>/dev/null 2>"$tmp/r.err"
+eq "no window: exit status" $? 1
+grep -q "no window (win_start_ns/win_end_ns) in $tmp/bad.out" "$tmp/r.err" && ok ||
+	ko "no window: message '$(cat "$tmp/r.err")'"
+
+# ---- report.jq ----
+# 2x4, steady, three repeats each of stock and L1, plus L0; each run has
+# two packages of 4 CPUs. Residencies: stock 30/34/32, L1 50/52/49, L0
+# 31/33/35; limit 54 in every run.
+{
+	run() { # CONFIG REP RESID PKG0 PKG1 P99 BUSY0 BUSY1
+		t="\"job\":\"2x4/$1/steady/-/1/$2\",\"topo\":\"2x4\",\"config\":\"$1\",\"scenario\":\"steady\",\"load\":null,\"pass\":1,\"rep\":$2,\"testbed\":\"paced\""
+		echo "{$t,\"type\":\"resid\",\"pkg\":0,\"cpus\":4,\"all_idle_pct\":$4,\"all_idle_200us_pct\":$4,\"all_idle_1ms_pct\":$4,\"all_idle_10ms_pct\":$4,\"busy_pct\":$7}"
+		echo "{$t,\"type\":\"resid\",\"pkg\":1,\"cpus\":4,\"all_idle_pct\":$5,\"all_idle_200us_pct\":$5,\"all_idle_1ms_pct\":$5,\"all_idle_10ms_pct\":$5,\"busy_pct\":$8}"
+		echo "{$t,\"type\":\"rtotal\",\"all_idle_pct\":$3,\"all_idle_1ms_pct\":$3,\"lost_in_window\":false}"
+		echo "{$t,\"type\":\"class\",\"class\":\"pack\",\"wake_p50_us\":80,\"wake_p99_us\":$6,\"wake_max_us\":900,\"bursts\":90,\"bursts_due\":100,\"work\":1000}"
+		echo "{$t,\"type\":\"limit\",\"pkgs\":2,\"cores_per_pkg\":4,\"limit_pct\":54,\"demand_mean\":1.4,\"demand_peak\":4}"
+		echo "{$t,\"type\":\"job\",\"ok\":true}"
+	}
+	run stock 1 30 30 30 100 20 20
+	run stock 2 34 34 34 110 20 20
+	run stock 3 32 32 32 120 20 20
+	run L1 1 50 0 100 130 40 0
+	run L1 2 52 4 100 140 40 0
+	run L1 3 49 0 98 150 40 0
+	run L0 1 31 31 31 100 20 20
+	run L0 2 33 33 33 100 20 20
+	run L0 3 35 35 35 100 20 20
+} >"$tmp/results.jsonl"
+cat >"$tmp/model.json" <<'EOF'
+{"min_stretch": "1ms", "profiles": [{"name": "m", "awake_idle_w": 40, "sleep_w": 10, "core_w": 5}]}
+EOF
+jq -s --argjson model "$(cat "$tmp/model.json")" -f "$top/bench/kernel/report.jq" \
+	"$tmp/results.jsonl" >"$tmp/sum.json" 2>"$tmp/jq.err"
+eq "report.jq exit status" $? 0
+s() { jq -r "$1" "$tmp/sum.json" | tr '\n' ' ' | sed 's/ $//'; }
+row='.rows[] | select(.config == "L1")'
+eq "median over repeats" "$(s "$row | .resid.med")" 50
+eq "spread over repeats" "$(s "$row | [.resid.min, .resid.max] | @csv")" "49,52"
+eq "fraction of the limit" "$(s "$row | .of_limit * 1000 | round")" 926
+eq "peak limit (4 threads fit one package)" "$(s "$row | .limit_peak")" 50
+eq "p99 against stock" "$(s "$row | .p99_vs_stock.pack")" 1.2727272727272727
+# power of one stock run: 2 x (0.30 * 10 + 0.70 * 40 + 0.2 * 4 * 5) = 70
+eq "modelled power, stock run 1" "$(s '.runs[] | select(.job == "2x4/stock/steady/-/1/1") | .power.m')" 70
+# L1 run 1: pkg0 40 + 0.4*4*5 = 48, pkg1 10: 58; run 2: 46.8 + 10 = 56.8;
+# run 3: 48 + 10.6 = 58.6; median 58. Stock: 70, 67.6, 68.8; median 68.8.
+eq "modelled power, L1 median" "$(s "$row | .power.m.med * 10 | round")" 580
+eq "saving against stock: 1 - 58 / 68.8" "$(s "$row | .saving.m * 1000 | round")" 157
+eq "steady L1 target: 92.6% < 95% is not met" \
+	"$(s '.targets[] | select(.target | test("steady")) | .met')" false
+eq "packed p99 target: 1.27x > 1.25x is not met" \
+	"$(s '.targets[] | select((.target | test("packed")) and .config == "L1") | .met')" false
+# L0 33 against stock 32: difference 1 <= the larger spread (4): met
+eq "level 0 target" "$(s '.targets[] | select(.target | test("level 0 residency")) | [.value, .goal, .met] | @csv')" "1,4,true"
+# L0 p99 100 (range 100-100) against stock 110 (100-120): ranges overlap
+eq "level 0 latency target" "$(s '.targets[] | select(.target | test("level 0 p99")) | [.class, .met] | @csv')" '"pack",true'
+
+echo "bench: $passed passed, $failed failed"
+[ "$failed" = 0 ]
