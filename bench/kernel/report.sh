@@ -72,7 +72,7 @@ set output "$dir/plots/residency-$t.svg"
 set title "Package-idle residency against load, $t"
 set ylabel "all-idle residency (% of package-time)"
 set yrange [0:100]
-plot "$dir/plots/$t-limit.dat" u 1:2 w lp lw 2 dt 2 t "limit (perfect packer)", \
+plot "$dir/plots/$t-limit.dat" u 1:2 w lp lw 3 lc rgb "black" pt 7 t "limit (perfect packer)", \
      "$dir/plots/$t-stock.dat" u 1:2:3:4 w yerrorlines t "stock 6.12", \
      "$dir/plots/$t-stock-pin.dat" u 1:2:3:4 w yerrorlines t "stock + vcpack pins", \
      "$dir/plots/$t-L0.dat" u 1:2:3:4 w yerrorlines t "patched, level 0", \
@@ -101,7 +101,7 @@ EOF
 	if [ -n "$np" ]; then
 		plots=
 		for p in $(seq 0 $((np - 1))); do
-			plots="$plots${plots:+, }\"$dir/plots/timeline-stock.dat\" u (\$1/1000):(\$$((p + 2))+$((p * 110))) w steps lc $((p + 1)) dt 2 t \"package $p, stock\", \"$dir/plots/timeline-L2.dat\" u (\$1/1000):(\$$((p + 2))+$((p * 110))) w steps lc $((p + 1)) lw 2 t \"package $p, level 2\""
+			plots="$plots${plots:+, }\"$dir/plots/timeline-stock.dat\" u (\$1/1000):(\$$((p + 2))+$((p * 110))) w steps lc $((p + 1)) lw 1 t \"package $p, stock\", \"$dir/plots/timeline-L2.dat\" u (\$1/1000):(\$$((p + 2))+$((p * 110))) w steps lc $((p + 3)) lw 3 t \"package $p, level 2\""
 		done
 		gnuplot <<EOF
 set terminal svg size 720,$((200 + np * 90)) dynamic font "sans,12"
