@@ -299,6 +299,19 @@ static void r_add_slots(struct r_pkg *p, long long from, long long to,
 	}
 }
 
+/* One all-idle stretch [from, to) of a package. */
+static void r_stretch(struct r_pkg *p, long long from, long long to,
+		      long long a, long long slot_ns, int n_slots)
+{
+	unsigned int k;
+
+	p->stretches++;
+	for (k = 0; k < R_N_THRESH; k++)
+		if (to - from >= r_thresh_ns[k])
+			p->idle_ns[k] += to - from;
+	r_add_slots(p, from, to, a, slot_ns, n_slots);
+}
+
 /* Sweeps one package's merged events over [a, b). */
 static void r_sweep(struct r_pkg *p, struct r_ev *v, size_t n, bool *idle,
 		    long long a, long long b, long long slot_ns, int n_slots)
@@ -329,28 +342,12 @@ static void r_sweep(struct r_pkg *p, struct r_ev *v, size_t n, bool *idle,
 				start = now;
 		} else {
 			idle[c] = false;
-			if (busy++ == 0 && now > start) {
-				long long len = now - start;
-				unsigned int k;
-
-				p->stretches++;
-				for (k = 0; k < R_N_THRESH; k++)
-					if (len >= r_thresh_ns[k])
-						p->idle_ns[k] += len;
-				r_add_slots(p, start, now, a, slot_ns, n_slots);
-			}
+			if (busy++ == 0 && now > start)
+				r_stretch(p, start, now, a, slot_ns, n_slots);
 		}
 	}
-	if (busy == 0 && b > start) {
-		long long len = b - start;
-		unsigned int k;
-
-		p->stretches++;
-		for (k = 0; k < R_N_THRESH; k++)
-			if (len >= r_thresh_ns[k])
-				p->idle_ns[k] += len;
-		r_add_slots(p, start, b, a, slot_ns, n_slots);
-	}
+	if (busy == 0 && b > start)
+		r_stretch(p, start, b, a, slot_ns, n_slots);
 }
 
 static int r_cmd_report(const char *window, long long slot_ns)
