@@ -14,17 +14,12 @@ out=$1 img=$2 initrd=$3
 top=$(cd "$(dirname "$0")/../.." && pwd)
 mkdir -p "$out/floor"
 a="--warmup 1 --duration 3 --seed 5 --mon-ms 1000 --vm name=a,threads=1,class=pack,duty=50,burst=5ms,work=cpu,pins=0"
-st=$out/floor/stage
-rm -rf "$st" && mkdir -p "$st/bench"
 {
 	echo "alone/x/x/-/1/1 - $a"
 	echo "spin1/x/x/-/1/1 - $a --vm name=b,threads=1,class=pack,pins=4"
 	echo "spin3/x/x/-/1/1 - $a --vm name=b,threads=3,class=pack,pins=4/5/6"
-} >"$st/bench/jobs"
-(cd "$st" && find bench | cpio -o -H newc --quiet -R 0:0) >"$st.cpio"
-sz=$(wc -c <"$initrd")
-{ cat "$initrd"; head -c $(( (512 - sz % 512) % 512 )) /dev/zero; cat "$st.cpio"; } >"$out/floor/boot.cpio"
-rm -rf "$st" "$st.cpio"
+} >"$out/floor/jobs"
+sh "$top/bench/kernel/jobs-initrd.sh" "$initrd" "$out/floor/jobs" "$out/floor/boot.cpio"
 for tb in nohz paced; do
 	case $tb in
 	nohz) ap="vcpack.pace=0" ;;

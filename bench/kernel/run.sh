@@ -140,8 +140,6 @@ plan_pins() {
 make_boot() {
 	topo=$1 pass=$2 kind=$3
 	name=$topo-p$pass-$kind
-	st=$out/raw/$name.stage
-	rm -rf "$st" && mkdir -p "$st/bench"
 	if [ "$kind" = stock ]; then confs="stock stock-pin"; else confs="L0 L1 L2"; fi
 	rep=1
 	while [ $rep -le "$repeats" ]; do
@@ -158,15 +156,8 @@ make_boot() {
 			done
 		done
 		rep=$((rep + 1))
-	done >"$st/bench/jobs"
-	cp "$st/bench/jobs" "$out/raw/$name.jobs"
-	(cd "$st" && find bench | cpio -o -H newc --quiet -R 0:0) >"$st.cpio"
-	# the kernel reads concatenated archives, but each must start on a
-	# 4-byte boundary: pad the compressed base with zeros (skipped)
-	sz=$(wc -c <"$initrd")
-	{ cat "$initrd"; head -c $(( (512 - sz % 512) % 512 )) /dev/zero
-	  cat "$st.cpio"; } >"$out/raw/$name.cpio"
-	rm -rf "$st" "$st.cpio"
+	done >"$out/raw/$name.jobs"
+	sh "$here/jobs-initrd.sh" "$initrd" "$out/raw/$name.jobs" "$out/raw/$name.cpio"
 }
 
 # run_boot TOPO PASS KIND
