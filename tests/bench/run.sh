@@ -76,9 +76,55 @@ eq "total >= 1ms" "$(j 'select(.type=="rtotal") | .all_idle_1ms_pct')" 62.49
 eq "events" "$(j 'select(.type=="rtotal") | .events')" 12
 eq "cpus without events" "$(j 'select(.type=="rtotal") | .cpus_without_events')" 1
 eq "nothing lost" "$(j 'select(.type=="rtotal") | .lost_in_window')" false
+# System all-idle (every CPU of both packages idle at once): package 0's
+# stretches inside package 1's: [10.2, 10.3) + [10.3001, 10.5) +
+# [10.55, 10.6) + [10.8, 10.8001) = 350.0 ms in 4 stretches; in those of
+# >= 200 us (and >= 1 ms, >= 10 ms) 349.9 ms.
+eq "system all-idle" "$(j 'select(.type=="rtotal") | .sys_all_idle_pct')" 35
+eq "system all-idle >= 200us" "$(j 'select(.type=="rtotal") | .sys_all_idle_200us_pct')" 34.99
+eq "system all-idle >= 10ms" "$(j 'select(.type=="rtotal") | .sys_all_idle_10ms_pct')" 34.99
+eq "system stretches" "$(j 'select(.type=="rtotal") | .sys_stretches')" 4
 # slots of 500 ms: package 0 idle 300 of the first 500 ms (60 %) and 50.1
 # of the second (10 %); package 1 499.9 / 500 (100 %) and 400 / 500 (80 %)
 eq "timeline" "$(j 'select(.type=="rslot") | .all_idle')" "60,100 10,80"
+
+# ---- packing can lower the system all-idle time ----
+# Two tasks each run a 200 ms burst at 10.1 s. Spread (stock), on cpu0
+# and cpu2 of different packages, the bursts overlap: each package and
+# the system are all-idle 80 % of [10, 11). Stacked on cpu0 (packed), the
+# bursts serialise: cpu0 busy [10.1, 10.5): package 0 60 %, package 1
+# 100 %: the same 80 % mean package residency, but the system is all-idle
+# only 60 % of the time (on a Xeon, package C6 needs the whole system).
+stacked() { # NAME: a fresh tracefs for the 2 x 2 topology above
+	tr=$tmp/$1
+	for c in 0 1 2 3; do
+		mkdir -p "$tr/per_cpu/cpu$c"
+		printf 'entries: 4\noverrun: 0\n' >"$tr/per_cpu/cpu$c/stats"
+		: >"$tr/per_cpu/cpu$c/trace"
+	done
+	: >"$tr/tracing_on"
+}
+stacked spread
+sw 0 10.100000 0 300
+sw 0 10.300000 300 0
+sw 2 10.100000 0 301
+sw 2 10.300000 301 0
+VCRESID_TRACEFS=$tr VCRESID_SYSFS=$sys "$tmp/vcresid" report --window "$tmp/w.out" \
+	>"$tmp/r.out" 2>/dev/null
+eq "spread bursts: package mean, system" \
+	"$(j 'select(.type=="rtotal") | [.all_idle_pct, .sys_all_idle_pct] | @csv')" "80,80"
+stacked packed
+sw 0 10.100000 0 300
+sw 0 10.300000 300 301
+sw 0 10.500000 301 0
+VCRESID_TRACEFS=$tr VCRESID_SYSFS=$sys "$tmp/vcresid" report --window "$tmp/w.out" \
+	>"$tmp/r.out" 2>/dev/null
+eq "stacked bursts: per package" \
+	"$(j 'select(.type=="resid") | .all_idle_pct')" "60 100"
+eq "stacked bursts: package mean, system" \
+	"$(j 'select(.type=="rtotal") | [.all_idle_pct, .sys_all_idle_pct] | @csv')" "80,60"
+eq "stacked bursts: system stretches" "$(j 'select(.type=="rtotal") | .sys_stretches')" 2
+tr=$tmp/tracing
 
 # ---- an overrun that ate the start of the window is refused ----
 printf 'overrun: 7\noldest event ts: 10.100000\n' >"$tr/per_cpu/cpu1/stats"
