@@ -151,27 +151,29 @@ grep -q "no window (win_start_ns/win_end_ns) in $tmp/bad.out" "$tmp/r.err" && ok
 # two packages of 4 CPUs. Residencies: stock 30/34/32, L1 50/52/49, L0
 # 31/33/35; limit 54 in every run.
 {
-	run() { # CONFIG REP RESID PKG0 PKG1 P99 BUSY0 BUSY1
+	run() { # CONFIG REP RESID PKG0 PKG1 P99 BUSY0 BUSY1 [SYS]
+		sysf=${9:+,\"sys_all_idle_pct\":$9,\"sys_all_idle_1ms_pct\":$9}
 		t="\"job\":\"2x4/$1/steady/-/1/$2\",\"topo\":\"2x4\",\"config\":\"$1\",\"scenario\":\"steady\",\"load\":null,\"pass\":1,\"rep\":$2,\"testbed\":\"paced\""
 		echo "{$t,\"type\":\"resid\",\"pkg\":0,\"cpus\":4,\"all_idle_pct\":$4,\"all_idle_200us_pct\":$4,\"all_idle_1ms_pct\":$4,\"all_idle_10ms_pct\":$4,\"busy_pct\":$7}"
 		echo "{$t,\"type\":\"resid\",\"pkg\":1,\"cpus\":4,\"all_idle_pct\":$5,\"all_idle_200us_pct\":$5,\"all_idle_1ms_pct\":$5,\"all_idle_10ms_pct\":$5,\"busy_pct\":$8}"
-		echo "{$t,\"type\":\"rtotal\",\"all_idle_pct\":$3,\"all_idle_1ms_pct\":$3,\"lost_in_window\":false}"
+		echo "{$t,\"type\":\"rtotal\",\"all_idle_pct\":$3,\"all_idle_1ms_pct\":$3$sysf,\"lost_in_window\":false}"
 		echo "{$t,\"type\":\"class\",\"class\":\"pack\",\"wake_p50_us\":80,\"wake_p99_us\":$6,\"wake_max_us\":900,\"bursts\":90,\"bursts_due\":100,\"work\":1000}"
 		echo "{$t,\"type\":\"limit\",\"pkgs\":2,\"cores_per_pkg\":4,\"limit_pct\":54,\"demand_mean\":1.4,\"demand_peak\":4}"
 		echo "{$t,\"type\":\"job\",\"ok\":true}"
 	}
-	run stock 1 30 30 30 100 20 20
-	run stock 2 34 34 34 110 20 20
-	run stock 3 32 32 32 120 20 20
-	run L1 1 50 0 100 130 40 0
-	run L1 2 52 4 100 140 40 0
-	run L1 3 49 0 98 150 40 0
+	run stock 1 30 30 30 100 20 20 20
+	run stock 2 34 34 34 110 20 20 20
+	run stock 3 32 32 32 120 20 20 20
+	run L1 1 50 0 100 130 40 0 0
+	run L1 2 52 4 100 140 40 0 0
+	run L1 3 49 0 98 150 40 0 0
 	run L0 1 31 31 31 100 20 20
 	run L0 2 33 33 33 100 20 20
 	run L0 3 35 35 35 100 20 20
 } >"$tmp/results.jsonl"
 cat >"$tmp/model.json" <<'EOF'
-{"min_stretch": "1ms", "profiles": [{"name": "m", "awake_idle_w": 40, "sleep_w": 10, "core_w": 5}]}
+{"min_stretch": "1ms", "profiles": [{"name": "m", "awake_idle_w": 40, "sleep_w": 10, "core_w": 5},
+ {"name": "i", "pc6_scope": "system", "awake_idle_w": 40, "cc6_floor_w": 25, "sleep_w": 10, "core_w": 5}]}
 EOF
 jq -s --argjson model "$(cat "$tmp/model.json")" -f "$top/bench/kernel/report.jq" \
 	"$tmp/results.jsonl" >"$tmp/sum.json" 2>"$tmp/jq.err"
@@ -189,6 +191,21 @@ eq "modelled power, stock run 1" "$(s '.runs[] | select(.job == "2x4/stock/stead
 # run 3: 48 + 10.6 = 58.6; median 58. Stock: 70, 67.6, 68.8; median 68.8.
 eq "modelled power, L1 median" "$(s "$row | .power.m.med * 10 | round")" 580
 eq "saving against stock: 1 - 58 / 68.8" "$(s "$row | .saving.m * 1000 | round")" 157
+# The same runs under a profile whose package C6 needs the whole system
+# idle (Intel Xeon): stock run 1, system all-idle 20%, per package
+# 0.2 * 10 + 0.1 * 25 + 0.7 * 40 + 4 = 36.5: 73. Runs 2, 3: 71.8, 72.4;
+# median 72.4. L1 (system never all-idle): run 1 48 + 1.0 * 25 = 73;
+# run 2 (1 + 38.4 + 8) + 25 = 72.4; run 3 48 + (24.5 + 0.8) = 73.3;
+# median 73. Packing costs 1 - 73 / 72.4 = -0.8%: the emptied package
+# gets core C6 and the uncore floor, never package C6.
+eq "system-scope model, stock run 1" "$(s '.runs[] | select(.job == "2x4/stock/steady/-/1/1") | .power.i')" 73
+eq "system-scope model, L1 median" "$(s "$row | .power.i.med")" 73
+eq "system-scope model: packing costs" "$(s "$row | .saving.i * 1000 | round")" -8
+eq "system all-idle median (stock)" "$(s '.rows[] | select(.config == "stock") | .sys_resid.med')" 20
+# level 0 runs carry no system figure (older vcresid): no power under the
+# system-scope profile, rather than a guess; the per-package one is there
+eq "no system figure: no system-scope power" "$(s '.rows[] | select(.config == "L0") | [.power.i.med, .power.m.n, .saving.i] | @csv')" ",3,"
+eq "figures are labelled modelled" "$(s '.power_basis')" "modelled (power-model.json), not measured"
 eq "steady L1 target: 92.6% < 95% is not met" \
 	"$(s '.targets[] | select(.target | test("steady")) | .met')" false
 eq "packed p99 target: 1.27x > 1.25x is not met" \
