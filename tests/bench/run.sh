@@ -1,11 +1,14 @@
 #!/bin/sh
 # tests/bench/run.sh BUILD_DIR - the kernel benchmark's own arithmetic,
 # on inputs whose answers are worked out by hand (no guest needed):
-#   vcresid report   all-idle residency, stretch thresholds, busy share,
-#                    timeline slots and lost-event detection, from a
-#                    synthetic tracefs (per_cpu/cpuN/trace) and sysfs
+#   vcresid report   all-idle residency per package and for the system,
+#                    stretch thresholds, busy share, timeline slots and
+#                    lost-event detection, from a synthetic tracefs
+#                    (per_cpu/cpuN/trace) and sysfs
 #   report.jq        medians and spread over repeats, fraction of the
-#                    limit, modelled power and saving, target verdicts
+#                    limit, modelled power and saving per vendor profile,
+#                    target verdicts
+#   restate.jq       published savings under the system-scope Xeon model
 # Last line: "bench: N passed, N failed"; exit 1 on any failure.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -214,6 +217,29 @@ eq "packed p99 target: 1.27x > 1.25x is not met" \
 eq "level 0 target" "$(s '.targets[] | select(.target | test("level 0 residency")) | [.value, .goal, .met] | @csv')" "1,4,true"
 # L0 p99 100 (range 100-100) against stock 110 (100-120): ranges overlap
 eq "level 0 latency target" "$(s '.targets[] | select(.target | test("level 0 p99")) | [.class, .met] | @csv')" '"pack",true'
+
+# ---- restate.jq: published per-package figures under the Xeon profile ----
+# xeon: awake 40, sleep 12, floor 22 (+10 W per package-second of deep
+# all-idle). Stock: 80 W, deep 40% on 2 packages -> 80 + 2 * 0.4 * 10 =
+# 88; L2: 60 W, deep 70% -> 74: saving 1 - 74 / 88 = 15.9%, shown -16%
+# (the per-package model said -25%); epyc's published -10% stands.
+x='{"name": "xeon", "awake_idle_w": 40, "sleep_w": 12, "core_w": 5.5}'
+cat >"$tmp/pub.json" <<EOF
+{"model": {"profiles": [$x]}, "rows": [
+ {"topo": "2x4", "scenario": "steady", "load": null, "config": "stock",
+  "resid_deep": {"med": 40}, "power": {"xeon": {"med": 80}},
+  "saving": {"xeon": 0, "epyc": 0}},
+ {"topo": "2x4", "scenario": "steady", "load": null, "config": "L2",
+  "resid_deep": {"med": 70}, "power": {"xeon": {"med": 60}},
+  "saving": {"xeon": 0.25, "epyc": 0.1}}]}
+EOF
+m='{"profiles": [{"name": "xeon", "pc6_scope": "system", "awake_idle_w": 40, "sleep_w": 12, "cc6_floor_w": 22, "core_w": 5.5}]}'
+eq "restate: L2 row" "$(jq -r --argjson model "$m" -f "$top/bench/kernel/restate.jq" "$tmp/pub.json" | tail -1)" \
+	"| 2x4 | steady | 40 | 70 | -25% | -16% | -10% |"
+# a model whose other parameters differ from the published run's: refused
+m2=$(echo "$m" | sed 's/"awake_idle_w": 40/"awake_idle_w": 45/')
+jq -r --argjson model "$m2" -f "$top/bench/kernel/restate.jq" "$tmp/pub.json" >/dev/null 2>"$tmp/jq.err"
+eq "restate: other parameters refused" "$? $(grep -c 'differs from the model' "$tmp/jq.err")" "5 1"
 
 echo "bench: $passed passed, $failed failed"
 [ "$failed" = 0 ]
