@@ -129,9 +129,18 @@ int vcp_trial_window_power(const struct vcp_trial_sample *s, size_t n,
 	double joules = 0, first_t = 0, d;
 	size_t i, present = 0;
 
+	if (!(window_s > 0) || !isfinite(window_s))
+		return vcp_err(ret_err, -EINVAL,
+			       "window: %g s is not a positive length",
+			       window_s);
 	for (i = 0; i < n; i++) {
 		if (s[i].missing)
 			continue;
+		if (!isfinite(s[i].t_s) || !isfinite(s[i].joules) ||
+		    s[i].joules < 0)
+			return vcp_err(ret_err, -EINVAL,
+				       "energy sample %zu: not a time and a counter value (%g s, %g J)",
+				       i, s[i].t_s, s[i].joules);
 		present++;
 		if (!prev) {
 			prev = &s[i];
@@ -334,7 +343,9 @@ static void vm_wait(const struct vcp_trial_params *p,
 			if (!w->name || strcmp(w->name, vm->name) != 0 ||
 			    w->vcpus == 0)
 				continue;
-			sum[arm] += w->wait_s / (p->window_s * w->vcpus);
+			sum[arm] += w->wait_s / ((obs[i].span_s > 0 ?
+						  obs[i].span_s : p->window_s) *
+						 w->vcpus);
 			cnt[arm]++;
 		}
 	}
@@ -377,8 +388,16 @@ int vcp_trial_analyse(const struct vcp_trial_params *p,
 		r = -ENOMEM;
 		goto out;
 	}
-	for (i = 0; i < n_obs; i++)
+	for (i = 0; i < n_obs; i++) {
+		if (obs[i].usable && !(isfinite(obs[i].watts) &&
+				       obs[i].watts >= 0)) {
+			r = vcp_err(ret_err, -EINVAL,
+				    "window %zu: %g W is not a power", i,
+				    obs[i].watts);
+			goto out;
+		}
 		res->n_dropped += !obs[i].usable;
+	}
 	arm_stats(obs, n_obs, p->first, buf, res);
 	r = difference(p, obs, n_obs, buf, res, ret_err);
 	if (r < 0)

@@ -50,7 +50,7 @@
  *
  * vCPU wait. Per VM and arm, the mean over that arm's usable windows of
  * the fraction of time its vCPUs waited for a host CPU (wait seconds
- * over window seconds times vCPUs); the change is B - A.
+ * over the window's seconds times vCPUs); the change is B - A.
  */
 #ifndef VCP_TRIAL_H
 #define VCP_TRIAL_H
@@ -114,8 +114,9 @@ struct vcp_trial_sample {
  * Mean power over one window of @window_s from its samples, in time
  * order. -EINVAL (message says why) when fewer than two samples are
  * present, time does not advance, the counter goes back with
- * max_range_j == 0, or the samples cover less than @min_cover of
- * @window_s; *ret_watts is then untouched.
+ * max_range_j == 0, a present sample is not a finite time and counter
+ * value, or the samples cover less than @min_cover of @window_s;
+ * *ret_watts is then untouched.
  */
 int vcp_trial_window_power(const struct vcp_trial_sample *s, size_t n,
 			   double max_range_j, double window_s,
@@ -132,6 +133,7 @@ struct vcp_trial_vm_wait {
 struct vcp_trial_obs {
 	bool usable;		/* false: power unknown (window dropped) */
 	double watts;		/* the host's mean power in the window */
+	double span_s;		/* its measured seconds (0: window_s) */
 	const struct vcp_trial_vm_wait *vms;
 	size_t n_vms;
 };
@@ -163,8 +165,9 @@ struct vcp_trial_result {
 
 /*
  * Analyse one observation per window of the schedule of @p (@n_obs must
- * be vcp_trial_n_windows(p)). -EINVAL with a message when @p is bad or
- * fewer than 2 paired differences remain ("too few windows"), -ENOMEM.
+ * be vcp_trial_n_windows(p)). -EINVAL with a message when @p is bad, a
+ * usable window's watts is not a finite power >= 0, or fewer than 2
+ * paired differences remain ("too few windows"), -ENOMEM.
  * Free the result with vcp_trial_result_free().
  */
 int vcp_trial_analyse(const struct vcp_trial_params *p,

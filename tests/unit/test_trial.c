@@ -390,6 +390,43 @@ static void test_vm_wait(void **state)
 	assert_float_equal(r->vms[1].wait[VCP_TRIAL_B], 0.15, 1e-9);
 	assert_float_equal(r->vms[1].change, 0.10, 1e-9);
 	vcp_trial_result_free(r);
+	/* window 0 measured only 30 s: its 6 s of waiting are 10% there;
+	 * as found (0.10 + 3 * 0.05) / 4 */
+	obs[0].span_s = 30;
+	assert_int_equal(vcp_trial_analyse(&p, obs, 7, &r, NULL), 0);
+	assert_float_equal(r->vms[1].wait[VCP_TRIAL_A], 0.0625, 1e-9);
+	vcp_trial_result_free(r);
+}
+
+/* Bad figures are refused with the place named, nothing returned. */
+static void test_bad_input(void **state)
+{
+	struct vcp_trial_sample s[] = {
+		{ 0, 0, false }, { 10, NAN, false }, { 20, 100, false },
+	};
+	const double w[] = { 100, 90, 100, 90, 100 };
+	struct vcp_trial_params p = params(2);
+	struct vcp_trial_result *r = NULL;
+	struct vcp_trial_obs obs[5];
+	char *err = NULL;
+	double watts = -1;
+
+	assert_int_equal(vcp_trial_window_power(s, 3, 0, 20, 0.9, &watts,
+						&err), -EINVAL);
+	assert_non_null(strstr(err, "energy sample 1: not a time"));
+	s[1].missing = true;	/* the same read, marked failed: fine */
+	assert_int_equal(vcp_trial_window_power(s, 3, 0, 20, 0.9, &watts,
+						&err), 0);
+	assert_float_equal(watts, 5, TOL);
+	assert_int_equal(vcp_trial_window_power(s, 3, 0, 0, 0.9, &watts,
+						&err), -EINVAL);
+	assert_non_null(strstr(err, "window: 0 s"));
+	observe(w, 5, obs);
+	obs[2].watts = -5;
+	assert_int_equal(vcp_trial_analyse(&p, obs, 5, &r, &err), -EINVAL);
+	assert_string_equal(err, "window 2: -5 W is not a power");
+	assert_null(r);
+	free(err);
 }
 
 static void test_json(void **state)
@@ -449,6 +486,7 @@ int main(void)
 		cmocka_unit_test(test_window_dropped),
 		cmocka_unit_test(test_verdicts),
 		cmocka_unit_test(test_vm_wait),
+		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_json),
 	};
 
