@@ -421,8 +421,10 @@ static struct json_object *num(double d)
 	return isfinite(d) ? vcp_json_double3(d) : NULL;
 }
 
-/* Add @v under @key (taken over, also on failure); -ENOMEM when @v
- * should be there and is not. */
+/*
+ * Add @v under @key (taken over, also on failure); -ENOMEM when @v
+ * should be there and is not.
+ */
 static int add(struct json_object *o, const char *key,
 	       struct json_object *v, bool want)
 {
