@@ -18,11 +18,11 @@
  * samples over the time they cover. A delta below zero is a counter wrap
  * and gets @max_range_j added (powercap's max_energy_range_uj / 1e6; at
  * most one wrap between two present samples, i.e. read more often than
- * the counter wraps: every ~260 s at 1 kW for a 32-bit microjoule range
- * is the worst case); with max_range_j == 0 a wrap is an error. A missing
- * sample (a failed read) is skipped: the delta spans the gap. A window
- * whose present samples cover less than @min_cover of its length is not
- * used. For a host with several zones (package-0, package-1, dram...),
+ * the counter wraps: Intel's RAPL range is typically about 262 kJ, which
+ * a 1 kW zone wraps in about 260 s); with max_range_j == 0 a wrap is an
+ * error. A missing sample (a failed read) is skipped: the delta spans
+ * the gap. A window whose present samples cover less than @min_cover of
+ * its length is not used. For a host with several zones (package-0, package-1, dram...),
  * call it per zone and add the watts.
  *
  * Method. Per-arm figures: the mean of that arm's per-window means, with
