@@ -22,8 +22,8 @@
  * a 1 kW zone wraps in about 260 s); with max_range_j == 0 a wrap is an
  * error. A missing sample (a failed read) is skipped: the delta spans
  * the gap. A window whose present samples cover less than @min_cover of
- * its length is not used. For a host with several zones (package-0, package-1, dram...),
- * call it per zone and add the watts.
+ * its length is not used. For a host with several zones (package-0,
+ * package-1, dram...), call it per zone and add the watts.
  *
  * Method. Per-arm figures: the mean of that arm's per-window means, with
  * a Student t interval (n - 1 degrees of freedom). These are for showing
