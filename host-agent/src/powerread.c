@@ -193,6 +193,20 @@ static void file_close(void *data, int handle)
 {
 }
 
+/* The fixture's clock (vcpack-counters/clock_ns) where it has one. */
+static uint64_t file_now(void *data)
+{
+	struct file_ops *f = data;
+	char path[PATH_MAX], buf[32], *end;
+	uint64_t v;
+
+	snprintf(path, sizeof(path), "%s/vcpack-counters/clock_ns", f->root);
+	if (vcp_read_line(path, buf, sizeof(buf)) < 0)
+		return mono_ns(data);
+	v = strtoull(buf, &end, 10);
+	return *end || end == buf ? mono_ns(data) : v;
+}
+
 int vcp_power_file_ops_new(const char *root, struct vcp_power_ops **ret)
 {
 	struct file_ops *f = calloc(1, sizeof(*f));
@@ -202,7 +216,7 @@ int vcp_power_file_ops_new(const char *root, struct vcp_power_ops **ret)
 	snprintf(f->root, sizeof(f->root), "%s", root);
 	f->ops = (struct vcp_power_ops){
 		.read_line = file_read_line, .open = file_open,
-		.read = file_read, .close = file_close, .now_ns = mono_ns,
+		.read = file_read, .close = file_close, .now_ns = file_now,
 		.data = f,
 	};
 	*ret = &f->ops;

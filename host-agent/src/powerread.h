@@ -49,7 +49,9 @@ extern const struct vcp_power_ops vcp_power_perf_ops;
 /*
  * For fixture trees: sysfs as files, and each counter's value in the
  * file ROOT/vcpack-counters/PMU/EVENT/cpuN (read at every read; a test
- * advances it by writing the file). Free with vcp_power_file_ops_free().
+ * advances it by writing the file); the clock is the nanoseconds in
+ * ROOT/vcpack-counters/clock_ns where that file exists, else the real
+ * monotonic clock. Free with vcp_power_file_ops_free().
  * 0 or -ENOMEM.
  */
 int vcp_power_file_ops_new(const char *root, struct vcp_power_ops **ret);

@@ -66,6 +66,9 @@ static void read_case(const char *name, struct vcp_pwr_snap *snaps,
 
 		snprintf(root, sizeof(root), DIR "%s/t%d", name, t);
 		assert_int_equal(vcp_power_file_ops_new(root, &fops), 0);
+		/* the fixture's own clock */
+		assert_int_equal(fops->now_ns(fops->data),
+				 (1 + 2 * (uint64_t)t) * 1000000000ull);
 		inner = fops;
 		ops = *fops;
 		ops.now_ns = fixed_now;

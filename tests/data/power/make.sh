@@ -176,3 +176,8 @@ for s in 0 1; do
 	guest "$here/guest/t$s" $s
 	zones "$here/zones-change/t$s" $s
 done
+for s in 0 1; do
+	for c in intel-2s noroot amd-2s guest zones-change; do
+		w "$here/$c/t$s/vcpack-counters/clock_ns" $((1000000000 + s * 2000000000))
+	done
+done
