@@ -25,6 +25,7 @@
 #include "cycle.h"
 #include "diff.h"
 #include "kernel.h"
+#include "metrics.h"
 #include "mode.h"
 #include "modeljson.h"
 #include "observe.h"
@@ -79,6 +80,7 @@ static const char *const usage_text =
 	"Commands:\n"
 	"  status                 packages awake/idle, VMs by class, mode, level\n"
 	"  plan                   what apply would do; changes nothing\n"
+	"  metrics                the figures in Prometheus text format\n"
 	"  apply                  carry out the plan (only what differs)\n"
 	"  tag DOMAIN --priority high|normal|low | --class spread|balanced|pack\n"
 	"                         write the VM's vcpack tag (live and persistent)\n"
@@ -112,6 +114,10 @@ static const char *const cmd_help[][2] = {
 		    "measured watts, C-state residency, uncore clock and whether it is\n"
 		    "awake by those figures, from two reads of the counters at least\n"
 		    "0.25 s apart (around the demand sample).\n" },
+	{ "metrics", "Usage: vcpack [OPTIONS] metrics\n"
+		     "Print VM classes, vCPU run and wait time, the level and the\n"
+		     "power figures (as status measures them) in the Prometheus text\n"
+		     "exposition format; vcpackd --metrics-dir writes the same.\n" },
 	{ "plan", "Usage: vcpack [OPTIONS] plan\n"
 		  "Compute the plan and list the actions apply would take, with the\n"
 		  "package map before and after. Changes nothing.\n" },
@@ -452,6 +458,55 @@ static int cmd_status(struct ctx *c, int argc, char **argv)
 	}
 	vcp_power_probe_clear(&probe);
 	vcp_pkg_map_clear(&map);
+	vcp_world_clear(&w);
+	return r;
+}
+
+/* ---- metrics ---- */
+
+static int cmd_metrics(struct ctx *c, int argc, char **argv)
+{
+	struct vcp_world w = { 0 };
+	struct vcp_power_probe probe = { 0 };
+	struct vcp_pwr_figs figs = { 0 };
+	struct vcp_sample *s = NULL;
+	const char *why = NULL;
+	char *text = NULL, *err = NULL;
+	bool power;
+	int r;
+
+	if (argc > 1)
+		return vcp_cli_err(EXIT_USAGE, "metrics takes no arguments, got '%s'",
+			       argv[1]);
+	r = setup(c, true);
+	if (!r && power_start(c, &probe, &why) == -EINVAL)
+		r = vcp_cli_err(EXIT_USAGE, "--power-root '%s': %s",
+				c->power_root, why);
+	if (!r)
+		r = observe(c, &w, c->sample_ms, false);
+	if (!r && vcp_virt_sample(c->v, &s, &err) < 0) {
+		vcp_cli_err(0, "%s", err ? err : "sampling vCPU times failed");
+		free(err);
+		s = NULL;
+	}
+	power = !r && !why && vcp_power_probe_finish(&probe, 250, &figs) == 0;
+	if (!r) {
+		struct vcp_metrics_in in = {
+			.vms = w.vms, .n_vms = w.n_vms, .policy = &c->policy,
+			.sample = s, .level = w.cur_level,
+			.snap = power ? &probe.last : NULL,
+			.figs = power ? &figs : NULL,
+		};
+
+		if (vcp_metrics_render(&in, &text) < 0)
+			r = vcp_cli_err(EXIT_PARTIAL, "out of memory");
+		else
+			fputs(text, stdout);
+	}
+	free(text);
+	vcp_sample_free(s);
+	vcp_pwr_figs_clear(&figs);
+	vcp_power_probe_clear(&probe);
 	vcp_world_clear(&w);
 	return r;
 }
@@ -801,6 +856,7 @@ static const struct {
 	int (*fn)(struct ctx *c, int argc, char **argv);
 } commands[] = {
 	{ "status", cmd_status }, { "plan", cmd_plan },
+	{ "metrics", cmd_metrics },
 	{ "apply", cmd_apply },	  { "tag", cmd_tag },
 	{ "restore", cmd_restore },
 };

@@ -70,7 +70,6 @@ int vcp_power_probe_finish(struct vcp_power_probe *p, unsigned int min_ms,
 {
 	struct vcp_pwr_thresholds th = VCP_PWR_THRESHOLDS_DEFAULT;
 	uint64_t want = p->t0_ns + (uint64_t)min_ms * 1000000ull, t = now_ns();
-	struct vcp_pwr_snap second;
 	int r;
 
 	if (t < want) {
@@ -80,12 +79,11 @@ int vcp_power_probe_finish(struct vcp_power_probe *p, unsigned int min_ms,
 		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 			;
 	}
-	r = vcp_power_read(p->r[1] ? p->r[1] : p->r[0], &second);
+	vcp_pwr_snap_clear(&p->last);
+	r = vcp_power_read(p->r[1] ? p->r[1] : p->r[0], &p->last);
 	if (r < 0)
 		return r;
-	r = vcp_power_figures(&p->first, &second, &th, ret);
-	vcp_pwr_snap_clear(&second);
-	return r;
+	return vcp_power_figures(&p->first, &p->last, &th, ret);
 }
 
 void vcp_power_probe_clear(struct vcp_power_probe *p)
@@ -95,6 +93,7 @@ void vcp_power_probe_clear(struct vcp_power_probe *p)
 		vcp_power_file_ops_free(p->fops[i]);
 	}
 	vcp_pwr_snap_clear(&p->first);
+	vcp_pwr_snap_clear(&p->last);
 	memset(p, 0, sizeof(*p));
 }
 

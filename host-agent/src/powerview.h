@@ -24,6 +24,7 @@ struct vcp_power_probe {
 	struct vcp_power_ops *fops[2];
 	struct vcp_power_reader *r[2];
 	struct vcp_pwr_snap first;
+	struct vcp_pwr_snap last;	/* the second read, after finish */
 	uint64_t t0_ns;		/* real clock at the first read */
 };
 
