@@ -10,12 +10,14 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -60,6 +62,8 @@ struct vcp_power_reader {
 	int cpuidle_err;
 	int *cpus;
 	size_t n_cpus;
+	int *idle_fds;		/* [cpu][state][time, usage], -1 by path */
+	size_t n_held, max_held;
 	char idle_names[VCP_PWR_MAX_STATES][16];
 	unsigned int n_idle;
 	struct uncore_src *unc;
@@ -105,6 +109,28 @@ static void perf_close(void *data, int handle)
 	close(handle);
 }
 
+static int perf_open_file(void *data, const char *path, int *ret_fd)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	*ret_fd = fd;
+	return 0;
+}
+
+/* sysfs shows an attribute afresh at each read from offset 0. */
+static int perf_read_fd(void *data, int fd, char *buf, size_t len)
+{
+	ssize_t n = pread(fd, buf, len - 1, 0);
+
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
 static uint64_t mono_ns(void *data)
 {
 	struct timespec ts;
@@ -116,6 +142,8 @@ static uint64_t mono_ns(void *data)
 const struct vcp_power_ops vcp_power_perf_ops = {
 	.read_line = perf_read_line, .open = perf_open, .read = perf_read,
 	.close = perf_close, .now_ns = mono_ns,
+	.open_file = perf_open_file, .read_fd = perf_read_fd,
+	.close_file = perf_close,
 };
 
 /* ---- the fixture ops: counters in files ---- */
@@ -660,6 +688,47 @@ static int read_zones(struct vcp_power_reader *r, struct vcp_pwr_snap *s)
 
 /* ---- cpuidle ---- */
 
+/* cpuN/cpuidle/stateK/time (@j 0) or usage (@j 1). */
+static void idle_rel(char *rel, size_t len, int cpu, unsigned int k, int j)
+{
+	snprintf(rel, len, CPU_DIR "/cpu%d/cpuidle/state%u/%s", cpu, k,
+		 j ? "usage" : "time");
+}
+
+/*
+ * Keep the cpuidle files open where the ops can (pread is ten times
+ * cheaper than open/read/close), up to half the descriptors the process
+ * may have beyond those in use; the rest are read by path.
+ */
+static int hold_cpuidle(struct vcp_power_reader *r)
+{
+	size_t n = r->n_cpus * r->n_idle * 2;
+	struct rlimit rl;
+	char rel[128], path[PATH_MAX];
+
+	r->idle_fds = malloc((n ? n : 1) * sizeof(*r->idle_fds));
+	if (!r->idle_fds)
+		return -ENOMEM;
+	r->max_held = 0;
+	if (r->ops->open_file && r->ops->read_fd && r->ops->close_file &&
+	    getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
+	    rl.rlim_cur > 256)
+		r->max_held = (rl.rlim_cur - 128) / 2;
+	for (size_t i = 0; i < n; i++) {
+		r->idle_fds[i] = -1;
+		if (r->n_held >= r->max_held)
+			continue;
+		idle_rel(rel, sizeof(rel), r->cpus[i / (r->n_idle * 2)],
+			 (unsigned int)(i / 2 % r->n_idle), (int)(i % 2));
+		snprintf(path, sizeof(path), "%s/%s", r->root, rel);
+		if (r->ops->open_file(r->ops->data, path, &r->idle_fds[i]) == 0)
+			r->n_held++;
+		else
+			r->idle_fds[i] = -1;
+	}
+	return 0;
+}
+
 static int open_cpuidle(struct vcp_power_reader *r)
 {
 	struct vcp_cpuset online;
@@ -685,24 +754,41 @@ static int open_cpuidle(struct vcp_power_reader *r)
 	}
 	if (!r->n_idle)
 		r->cpuidle_err = -ENOENT;
-	return 0;
+	return r->n_idle ? hold_cpuidle(r) : 0;
 }
 
-static void read_cpu(struct vcp_power_reader *r, int cpu,
+static int idle_value(struct vcp_power_reader *r, size_t i, int cpu,
+		      uint64_t *ret)
+{
+	char rel[128], buf[32], *end;
+	int e;
+
+	if (r->idle_fds[i] < 0) {
+		idle_rel(rel, sizeof(rel), cpu, (unsigned int)(i / 2 % r->n_idle),
+			 (int)(i % 2));
+		return rd_u64(r, rel, ret);
+	}
+	e = r->ops->read_fd(r->ops->data, r->idle_fds[i], buf, sizeof(buf));
+	if (e < 0)
+		return e;
+	errno = 0;
+	*ret = strtoull(buf, &end, 10);
+	return errno || end == buf || *end ? -EINVAL : 0;
+}
+
+static void read_cpu(struct vcp_power_reader *r, size_t idx,
 		     struct vcp_pwr_cpu *c)
 {
-	char rel[128];
+	int cpu = r->cpus[idx];
+	size_t base = idx * r->n_idle * 2;
 
 	c->cpu = cpu;
 	c->package = package_of(r, cpu);
 	for (unsigned int k = 0; k < r->n_idle && !c->err; k++) {
-		snprintf(rel, sizeof(rel), CPU_DIR "/cpu%d/cpuidle/state%u/time",
-			 cpu, k);
-		c->err = rd_u64(r, rel, &c->time_us[k]);
-		snprintf(rel, sizeof(rel), CPU_DIR "/cpu%d/cpuidle/state%u/usage",
-			 cpu, k);
+		c->err = idle_value(r, base + 2 * k, cpu, &c->time_us[k]);
 		if (!c->err)
-			c->err = rd_u64(r, rel, &c->usage[k]);
+			c->err = idle_value(r, base + 2 * k + 1, cpu,
+					    &c->usage[k]);
 	}
 }
 
@@ -717,7 +803,7 @@ static int read_cpuidle(struct vcp_power_reader *r, struct vcp_pwr_snap *s)
 	memcpy(s->idle_names, r->idle_names, sizeof(s->idle_names));
 	s->n_idle = r->n_idle;
 	for (size_t i = 0; i < r->n_cpus; i++)
-		read_cpu(r, r->cpus[i], &s->cpus[s->n_cpus++]);
+		read_cpu(r, i, &s->cpus[s->n_cpus++]);
 	return 0;
 }
 
@@ -846,6 +932,10 @@ void vcp_power_reader_close(struct vcp_power_reader *r)
 	if (!r)
 		return;
 	close_counters(r);
+	for (size_t i = 0; r->idle_fds && i < r->n_cpus * r->n_idle * 2; i++)
+		if (r->idle_fds[i] >= 0)
+			r->ops->close_file(r->ops->data, r->idle_fds[i]);
+	free(r->idle_fds);
 	free(r->cpus);
 	free(r->unc);
 	free(r);

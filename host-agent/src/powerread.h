@@ -40,14 +40,23 @@ struct vcp_power_ops {
 	void (*close)(void *data, int handle);
 	/* CLOCK_MONOTONIC in ns (tests may fix it). */
 	uint64_t (*now_ns)(void *data);
+	/* Optional (NULL: read by path every time): open @path once, then
+	 * read its first line again and again (pread at offset 0, which
+	 * sysfs answers afresh), then close_file. Used for the cpuidle
+	 * files, up to half the descriptors RLIMIT_NOFILE leaves. */
+	int (*open_file)(void *data, const char *path, int *ret_fd);
+	int (*read_fd)(void *data, int fd, char *buf, size_t len);
+	void (*close_file)(void *data, int fd);
 	void *data;
 };
 
-/* sysfs through read(2), counters through perf_event_open(2). */
+/* sysfs through read(2) (cpuidle files kept open), counters through
+ * perf_event_open(2). */
 extern const struct vcp_power_ops vcp_power_perf_ops;
 
 /*
- * For fixture trees: sysfs as files, and each counter's value in the
+ * For fixture trees: sysfs as files read by path at every read (so a
+ * test may rewrite or swap them), and each counter's value in the
  * file ROOT/vcpack-counters/PMU/EVENT/cpuN (read at every read; a test
  * advances it by writing the file); the clock is the nanoseconds in
  * ROOT/vcpack-counters/clock_ns where that file exists, else the real

@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/resource.h>
+
 #include <cmocka.h>
 
 #include "powerread.h"
@@ -34,6 +36,7 @@ static uint64_t fixed_now(void *data)
 static const char *fail_suffix;
 static int fail_err;
 static const struct vcp_power_ops *inner;
+static bool held;	/* keep files open as production does */
 
 static int failing_read_line(void *data, const char *path, char *buf,
 			     size_t len)
@@ -74,6 +77,11 @@ static void read_case(const char *name, struct vcp_pwr_snap *snaps,
 		ops.now_ns = fixed_now;
 		ops.read_line = failing_read_line;
 		ops.open = failing_open;
+		if (held) {
+			ops.open_file = vcp_power_perf_ops.open_file;
+			ops.read_fd = vcp_power_perf_ops.read_fd;
+			ops.close_file = vcp_power_perf_ops.close_file;
+		}
 		assert_int_equal(vcp_power_reader_open(root, &ops, &r), 0);
 		clock_ns = (1 + 2 * (uint64_t)t) * 1000000000ull;
 		assert_int_equal(vcp_power_read(r, &snaps[t]), 0);
@@ -150,6 +158,33 @@ static void test_intel(void **state)
 	assert_int_equal(p1->awake, 1);
 	assert_string_equal(p1->awake_by, "package C-states");
 	assert_int_equal(f.n_awake, 1);
+	done(s, &f);
+}
+
+/* The cpuidle files kept open (pread) give the same figures; with a low
+ * RLIMIT_NOFILE some are held and the rest read by path. */
+static void test_held(void **state)
+{
+	struct vcp_pwr_snap s[2];
+	struct vcp_pwr_figs f;
+	struct rlimit old, low;
+
+	held = true;
+	read_case("intel-2s", s, &f);
+	NEAR(f.pkgs[0].idle_min, 0.95);
+	NEAR(f.pkgs[1].idle[3].ratio, 0.2);
+	assert_int_equal(s[1].cpus[13].usage[1], 13 + 900);
+	done(s, &f);
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+	low = old;
+	low.rlim_cur = 300;	/* (300 - 128) / 2 = 86 of 128 files held */
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	read_case("intel-2s", s, &f);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+	NEAR(f.pkgs[0].idle_min, 0.95);
+	NEAR(f.pkgs[1].idle_min, 0.5);
+	assert_int_equal(s[1].cpus[15].usage[3], 15 + 100);
+	held = false;
 	done(s, &f);
 }
 
@@ -281,6 +316,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_intel),
+		cmocka_unit_test(test_held),
 		cmocka_unit_test(test_amd),
 		cmocka_unit_test(test_guest),
 		cmocka_unit_test(test_noroot),
