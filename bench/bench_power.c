@@ -306,10 +306,8 @@ static int run(void)
 	row("vcp_power_figures (the arithmetic)", fig);
 	printf("\nreader open (discovery, counters and cpuidle files opened): %.1f us\n",
 	       open_us);
-	printf("RLIMIT_NOFILE %llu: up to %llu cpuidle files kept open of %zu\n",
-	       (unsigned long long)rl.rlim_cur,
-	       (unsigned long long)(rl.rlim_cur > 256 ? (rl.rlim_cur - 128) / 2 : 0),
-	       a.n_cpus * a.n_idle * 2);
+	printf("RLIMIT_NOFILE %llu: the reader keeps up to half of what is left open (%zu cpuidle files)\n",
+	       (unsigned long long)rl.rlim_cur, a.n_cpus * a.n_idle * 2);
 	printf("read / one file: x%.0f (%zu files)\n", rd.median / one.median, files);
 	vcp_power_reader_close(r);
 	vcp_power_file_ops_free(ops);

@@ -698,7 +698,8 @@ static void idle_rel(char *rel, size_t len, int cpu, unsigned int k, int j)
 /*
  * Keep the cpuidle files open where the ops can (pread is ten times
  * cheaper than open/read/close), up to half the descriptors the process
- * may have beyond those in use; the rest are read by path.
+ * may have beyond 128 and the counters already open; the rest are read
+ * by path.
  */
 static int hold_cpuidle(struct vcp_power_reader *r)
 {
@@ -712,8 +713,8 @@ static int hold_cpuidle(struct vcp_power_reader *r)
 	r->max_held = 0;
 	if (r->ops->open_file && r->ops->read_fd && r->ops->close_file &&
 	    getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
-	    rl.rlim_cur > 256)
-		r->max_held = (rl.rlim_cur - 128) / 2;
+	    rl.rlim_cur > 256 + r->n_handles + r->n_tsc)
+		r->max_held = (rl.rlim_cur - 128 - r->n_handles - r->n_tsc) / 2;
 	for (size_t i = 0; i < n; i++) {
 		r->idle_fds[i] = -1;
 		if (r->n_held >= r->max_held)
@@ -893,9 +894,9 @@ int vcp_power_reader_open(const char *root, const struct vcp_power_ops *ops,
 	r->ops = ops ? ops : &vcp_power_perf_ops;
 	for (size_t i = 0; i < VCP_MAX_CPUS; i++)
 		r->pkg_of[i] = -2;
-	e = open_cpuidle(r);
+	e = open_residency(r);
 	if (!e)
-		e = open_residency(r);
+		e = open_cpuidle(r);
 	if (!e)
 		e = open_uncore(r);
 	if (e < 0) {
