@@ -65,7 +65,7 @@ ln -s "$P/intel-2s/t0" "$T_TMP/pw"
 DPID=$!
 T_PIDS="$T_PIDS $DPID"
 i=0
-until [ -s "$T_TMP/m/vcpack.prom" ] || [ $i -gt 100 ]; do sleep 0.1; i=$((i + 1)); done
+until [ -s "$T_TMP/m/vcpack.prom" ] || [ $i -gt 300 ]; do sleep 0.1; i=$((i + 1)); done
 m=$(cat "$T_TMP/m/vcpack.prom" 2>/dev/null)
 t_match "vcpackd: wrote vcpack.prom" "^vcpack_vm_class" "$m"
 promtool check metrics <"$T_TMP/m/vcpack.prom" >/dev/null 2>&1; t_eq "vcpackd: promtool" 0 $?
@@ -73,7 +73,7 @@ t_nomatch "vcpackd: no watts before time passed" "^vcpack_power_watts" "$m"
 # the counters move on: 2 s later by the fixture's clock
 ln -s "$P/intel-2s/t1" "$T_TMP/pw.new" && mv -T "$T_TMP/pw.new" "$T_TMP/pw"
 i=0
-until grep -q '^vcpack_power_watts' "$T_TMP/m/vcpack.prom" 2>/dev/null || [ $i -gt 100 ]; do
+until grep -q '^vcpack_power_watts' "$T_TMP/m/vcpack.prom" 2>/dev/null || [ $i -gt 300 ]; do
 	sleep 0.1; i=$((i + 1))
 done
 m=$(cat "$T_TMP/m/vcpack.prom")
