@@ -64,7 +64,7 @@ static void sample(struct fam *m, double v, const char *const *labels)
 static void energy(FILE *f, const struct vcp_pwr_snap *s)
 {
 	struct fam m = FAM(f, "vcpack_energy_joules_total", "counter",
-		"Energy counted by the powercap (RAPL) zone since its last wrap at max_energy_range_uj.");
+		"Energy counted by the powercap (RAPL) zone (vcpackd: since it started, wraps folded in; vcpack metrics: the raw counter, which wraps at max_energy_range_uj).");
 
 	for (size_t i = 0; i < s->n_zones; i++) {
 		const struct vcp_pwr_zone *z = &s->zones[i];

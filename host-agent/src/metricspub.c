@@ -15,6 +15,11 @@
 #include "power.h"
 #include "powerread.h"
 
+struct total {
+	char id[VCP_PWR_NAME];
+	uint64_t last_uj, total_uj;
+};
+
 struct vcp_metrics_pub {
 	char *dir;
 	struct vcp_power_ops *fops;
@@ -23,6 +28,8 @@ struct vcp_metrics_pub {
 	bool have_prev;
 	struct vcp_pwr_figs figs;	/* over the last interval that passed */
 	bool have_figs;
+	struct total *totals;		/* energy per zone, wraps folded in */
+	size_t n_totals;
 	struct vcp_vm *vms;
 	size_t n_vms;
 	struct vcp_policy policy;	/* classes only (prio_class) */
@@ -87,6 +94,41 @@ int vcp_metrics_pub_plan(struct vcp_metrics_pub *p, const struct vcp_vm *vms,
 	return 0;
 }
 
+/*
+ * Replace each readable zone's energy_uj in @now by its total since the
+ * daemon first saw it (the first raw value, then every delta across
+ * wraps), so the exported counter only goes up. 0 or -ENOMEM.
+ */
+static int fold_wraps(struct vcp_metrics_pub *p, struct vcp_pwr_snap *now)
+{
+	for (size_t i = 0; i < now->n_zones; i++) {
+		struct vcp_pwr_zone *z = &now->zones[i];
+		struct total *t = NULL;
+		uint64_t d;
+
+		for (size_t k = 0; k < p->n_totals; k++)
+			if (!strcmp(p->totals[k].id, z->id))
+				t = &p->totals[k];
+		if (z->err)
+			continue;
+		if (!t) {
+			t = realloc(p->totals, (p->n_totals + 1) * sizeof(*t));
+			if (!t)
+				return -ENOMEM;
+			p->totals = t;
+			t = &t[p->n_totals++];
+			memcpy(t->id, z->id, sizeof(t->id));
+			t->last_uj = t->total_uj = z->energy_uj;
+		} else if (vcp_counter_delta(t->last_uj, z->energy_uj, z->max_uj,
+					     &d) == 0) {
+			t->total_uj += d;
+		}
+		t->last_uj = z->energy_uj;
+		z->energy_uj = t->total_uj;
+	}
+	return 0;
+}
+
 int vcp_metrics_pub_sample(struct vcp_metrics_pub *p,
 			   const struct vcp_sample *s)
 {
@@ -109,12 +151,22 @@ int vcp_metrics_pub_sample(struct vcp_metrics_pub *p,
 		p->figs = figs;
 		p->have_figs = true;
 	}
+	struct vcp_pwr_snap shown = now;
 	struct vcp_metrics_in in = {
 		.vms = p->vms, .n_vms = p->n_vms, .policy = &p->policy,
-		.sample = s, .level = p->level, .snap = &now,
+		.sample = s, .level = p->level, .snap = &shown,
 		.figs = p->have_figs ? &p->figs : NULL,
 	};
-	r = vcp_metrics_render(&in, &text);
+	shown.zones = malloc((now.n_zones ? now.n_zones : 1) *
+			     sizeof(*shown.zones));
+	r = shown.zones ? 0 : -ENOMEM;
+	if (r == 0 && now.n_zones)
+		memcpy(shown.zones, now.zones, now.n_zones * sizeof(*now.zones));
+	if (r == 0)
+		r = fold_wraps(p, &shown);
+	if (r == 0)
+		r = vcp_metrics_render(&in, &text);
+	free(shown.zones);
 	if (r == 0)
 		r = vcp_metrics_write(p->dir, "vcpack", text);
 	free(text);
@@ -132,6 +184,7 @@ void vcp_metrics_pub_free(struct vcp_metrics_pub *p)
 	vcp_power_file_ops_free(p->fops);
 	vcp_pwr_snap_clear(&p->prev);
 	vcp_pwr_figs_clear(&p->figs);
+	free(p->totals);
 	vcp_vms_free(p->vms, p->n_vms);
 	free(p->dir);
 	free(p);

@@ -3,7 +3,9 @@
  * metricspub.h - vcpackd's rolling metrics: at each sample, read the
  * power counters again (figures over the time since the previous
  * sample), render everything with metrics.c and write DIR/vcpack.prom
- * for node_exporter's textfile collector.
+ * for node_exporter's textfile collector. Energy counters are totals
+ * since the daemon first read each zone, with the zone's wraps folded
+ * in, so that they only go up while it runs.
  */
 #ifndef VCP_METRICSPUB_H
 #define VCP_METRICSPUB_H

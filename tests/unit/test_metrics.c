@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "metrics.h"
+#include "metricspub.h"
 #include "policy.h"
 
 static void has(const char *text, const char *line)
@@ -148,12 +149,64 @@ static void test_write(void **state)
 			 -ENOENT);
 }
 
+static char *slurp(const char *path)
+{
+	char *buf = calloc(1, 1 << 16);
+	FILE *f = fopen(path, "r");
+
+	assert_non_null(f);
+	assert_true(fread(buf, 1, (1 << 16) - 1, f) > 0);
+	fclose(f);
+	return buf;
+}
+
+/* vcpackd's publisher on intel-2s: t0, t0 again (no time passed: no
+ * watts), then t1 (a symlink swapped as time goes on); package 1's
+ * counter wraps between t0 and t1 and its total keeps going up. */
+static void test_pub(void **state)
+{
+	const char *tmp = getenv("TMPDIR");
+	char dir[512], link[600], path[600], *text;
+	struct vcp_metrics_pub *p;
+
+	snprintf(dir, sizeof(dir), "%s/vcp-pub-XXXXXX", tmp ? tmp : "/tmp");
+	assert_non_null(mkdtemp(dir));
+	snprintf(link, sizeof(link), "%s/pw", dir);
+	snprintf(path, sizeof(path), "%s/vcpack.prom", dir);
+	assert_int_equal(symlink(VCP_SRCDIR "/tests/data/power/intel-2s/t0",
+				 link), 0);
+	assert_int_equal(vcp_metrics_pub_new(dir, link, &p), 0);
+	assert_int_equal(vcp_metrics_pub_sample(p, NULL), 0);
+	assert_int_equal(vcp_metrics_pub_sample(p, NULL), 0);
+	text = slurp(path);
+	has(text, "vcpack_energy_joules_total{package=\"1\",zone=\"package\"} 262113.32885");
+	assert_null(strstr(text, "vcpack_power_watts"));
+	free(text);
+	unlink(link);
+	assert_int_equal(symlink(VCP_SRCDIR "/tests/data/power/intel-2s/t1",
+				 link), 0);
+	assert_int_equal(vcp_metrics_pub_sample(p, NULL), 0);
+	text = slurp(path);
+	/* 262113.32885 J + 80 J across the wrap (raw counter: 50 J) */
+	has(text, "vcpack_energy_joules_total{package=\"1\",zone=\"package\"} 262193.32885");
+	has(text, "vcpack_energy_joules_total{package=\"0\",zone=\"package\"} 300");
+	has(text, "vcpack_power_watts{package=\"1\",zone=\"package\"} 40");
+	free(text);
+	vcp_metrics_pub_free(p);
+	unlink(link);
+	unlink(path);
+	assert_int_equal(rmdir(dir), 0);
+	assert_int_equal(vcp_metrics_pub_new("/nonexistent-dir", NULL, &p),
+			 -ENOENT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_vms),
 		cmocka_unit_test(test_power),
 		cmocka_unit_test(test_write),
+		cmocka_unit_test(test_pub),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
