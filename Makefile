@@ -38,7 +38,7 @@ LDLIBS = $(PKG_LIBS) -lm
 SRC := host-agent/src
 # Program files (they print; mains and the CLI's parts). Everything else
 # is the library.
-MAINS := $(SRC)/cli.c $(SRC)/cli-fleet.c $(SRC)/powernice.c $(SRC)/daemon.c
+MAINS := $(SRC)/cli.c $(SRC)/cli-fleet.c $(SRC)/cli-trial.c $(SRC)/powernice.c $(SRC)/daemon.c
 LIB_SRCS := $(filter-out $(MAINS),$(wildcard $(SRC)/*.c))
 LIB_OBJS := $(patsubst $(SRC)/%.c,$(B)/obj/%.o,$(LIB_SRCS))
 LIB := $(B)/libvcp.a
@@ -80,7 +80,7 @@ $(LIB): $(LIB_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(B)/vcpack: $(B)/obj/cli.o $(B)/obj/cli-fleet.o $(LIB)
+$(B)/vcpack: $(B)/obj/cli.o $(B)/obj/cli-fleet.o $(B)/obj/cli-trial.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(B)/powernice: $(B)/obj/powernice.o $(LIB)
@@ -103,7 +103,7 @@ $(B)/bench/%: bench/%.c $(LIB) | $(DEPS_STAMP)
 	$(CC) $(ALL_CFLAGS) -DVCP_SRCDIR='"$(CURDIR)"' -o $@ $< $(LIB) \
 		$(LDLIBS)
 
--include $(LIB_OBJS:.o=.d) $(B)/obj/cli.d $(B)/obj/cli-fleet.d $(B)/obj/powernice.d \
+-include $(LIB_OBJS:.o=.d) $(B)/obj/cli.d $(B)/obj/cli-fleet.d $(B)/obj/cli-trial.d $(B)/obj/powernice.d \
 	$(B)/obj/daemon.d $(B)/obj/hook/hook.d
 
 # ---- the main job ----

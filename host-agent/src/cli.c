@@ -35,6 +35,7 @@
 #include "render.h"
 #include "report.h"
 #include "tags.h"
+#include "trial.h"
 #include "virt.h"
 
 
@@ -85,6 +86,8 @@ static const char *const usage_text =
 	"  tag DOMAIN --priority high|normal|low | --class spread|balanced|pack\n"
 	"                         write the VM's vcpack tag (live and persistent)\n"
 	"  restore [DOMAIN...]    put VMs back to their recorded original pins\n"
+	"  trial [--rounds N] [--window S] ...\n"
+	"                         measure whether packing saves power here (A/B)\n"
 	"  fleet --hosts FLEET.json status|tag|plan\n"
 	"                         many hosts over libvirt URIs (vcpack fleet --help)\n"
 	"\n"
@@ -134,6 +137,17 @@ static const char *const cmd_help[][2] = {
 	{ "restore", "Usage: vcpack [OPTIONS] restore [DOMAIN...]\n"
 		     "Put the named VMs (default: every running VM) back to the pins\n"
 		     "recorded before vcpack first changed them, and drop the record.\n" },
+	{ "trial", "Usage: vcpack [OPTIONS] trial [--rounds N] [--window S] [--settle S]\n"
+		   "       [--sample S] [--order found-first|planned-first]\n"
+		   "       [--min-effect W|P%] [--state FILE]\n"
+		   "Alternate the host between as found (what restore leaves) and as\n"
+		   "planned (what apply does) in 2N+1 windows (default 5 rounds of\n"
+		   "180 s, 20 s settle, a read every 1 s), read the energy counters,\n"
+		   "and report each arm's mean power, the difference with its 95%\n"
+		   "interval, the vCPU wait per VM and a verdict (saves, no-difference,\n"
+		   "costs), recorded in FILE (default " VCP_TRIAL_STATE ").\n"
+		   "The host is put back as found at the end and on SIGINT/SIGTERM.\n"
+		   "Refused (exit 2) where no energy counter is readable.\n" },
 };
 
 static bool print_cmd_help(const char *cmd)
@@ -832,6 +846,22 @@ static int cmd_restore(struct ctx *c, int argc, char **argv)
 	return r;
 }
 
+/* ---- trial (cli-trial.c) ---- */
+
+static int cmd_trial(struct ctx *c, int argc, char **argv)
+{
+	struct vcp_cli_host h;
+	int r = setup(c, false);
+
+	if (r)
+		return r;
+	h = (struct vcp_cli_host){
+		.json = c->json, .sample_ms = c->sample_ms, .policy = &c->policy,
+		.v = c->v, .k = c->k, .mode = c->mode, .power_root = c->power_root,
+	};
+	return vcp_cli_trial(argc, argv, &h);
+}
+
 /* ---- fleet (cli-fleet.c) ---- */
 
 static int cmd_fleet(struct ctx *c, int argc, char **argv)
@@ -859,6 +889,7 @@ static const struct {
 	{ "metrics", cmd_metrics },
 	{ "apply", cmd_apply },	  { "tag", cmd_tag },
 	{ "restore", cmd_restore },
+	{ "trial", cmd_trial },
 };
 
 static int parse_global(struct ctx *c, int argc, char **argv)
