@@ -657,9 +657,12 @@ static void report_text(const struct vcp_trial_result *r)
 	printf("result:\n");
 	arm_text("as-found:", &r->arm[VCP_TRIAL_A]);
 	arm_text("as-planned:", &r->arm[VCP_TRIAL_B]);
-	printf("%-12s%+.1f W (95%% interval %+.1f to %+.1f W), %+.1f%% (%+.1f%% to %+.1f%%), %u pairs, %u windows dropped\n",
-	       "difference:", r->diff_w, r->lo_w, r->hi_w, r->diff_pct, r->lo_pct,
-	       r->hi_pct, r->n_pairs, r->n_dropped);
+	printf("%-12s%+.1f W (95%% interval %+.1f to %+.1f W)", "difference:",
+	       r->diff_w, r->lo_w, r->hi_w);
+	if (!isnan(r->diff_pct))
+		printf(", %+.1f%% (%+.1f%% to %+.1f%%)", r->diff_pct, r->lo_pct,
+		       r->hi_pct);
+	printf(", %u pairs, %u windows dropped\n", r->n_pairs, r->n_dropped);
 	for (size_t i = 0; i < r->n_vms; i++) {
 		const struct vcp_trial_vm *v = &r->vms[i];
 
@@ -820,6 +823,9 @@ static int prepare(struct trial *t)
 		free(err);
 		return EXIT_PARTIAL;
 	}
+	if (vcp_arm_same(&t->arm[VCP_TRIAL_A], &t->arm[VCP_TRIAL_B],
+			 t->h->mode == VCP_MODE_KERNEL))
+		return vcp_cli_err(EXIT_USAGE, "refusing the trial: the plan leaves this host as vcpack restore would (same pins, classes and level), so both arms would be the same");
 	if (block_signals(t) < 0)
 		return vcp_cli_err(EXIT_PARTIAL, "blocking SIGINT and SIGTERM: %s",
 				   strerror(errno));

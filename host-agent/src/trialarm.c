@@ -136,6 +136,36 @@ static const struct vcp_arm_vm *find_vm(const struct vcp_arm_state *s,
 	return NULL;
 }
 
+static bool pin_differs(const struct vcp_cpuset *a, const struct vcp_cpuset *b)
+{
+	return !vcp_cpuset_empty(b) && !vcp_cpuset_equal(a, b);
+}
+
+static bool vm_same(const struct vcp_arm_vm *a, const struct vcp_arm_vm *b,
+		    bool kernel)
+{
+	if (b->leave)
+		return true;
+	if (!a || a->n_vcpus != b->n_vcpus)
+		return false;
+	if (pin_differs(&a->emulator_pins, &b->emulator_pins))
+		return false;
+	for (unsigned int c = 0; c < b->n_vcpus; c++)
+		if (pin_differs(&a->vcpu_pins[c], &b->vcpu_pins[c]))
+			return false;
+	return !kernel || !b->has_class ||
+	       (a->has_class && a->class == b->class);
+}
+
+bool vcp_arm_same(const struct vcp_arm_state *a, const struct vcp_arm_state *b,
+		  bool kernel)
+{
+	for (size_t i = 0; i < b->n_vms; i++)
+		if (!vm_same(find_vm(a, b->vms[i].name), &b->vms[i], kernel))
+			return false;
+	return b->level < 0 || a->level == b->level;
+}
+
 static int plan_vm(struct vcp_vm_plan *p, const struct vcp_vm *vm,
 		   const struct vcp_arm_vm *a)
 {

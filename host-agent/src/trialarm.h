@@ -63,6 +63,13 @@ void vcp_arm_as_restored(struct vcp_arm_state *s, const char *const *names,
 			 bool kernel);
 
 /*
+ * Would switching from @a to @b change nothing? Per VM of @b by name:
+ * its non-empty pins, its class (@kernel only) and the level.
+ */
+bool vcp_arm_same(const struct vcp_arm_state *a, const struct vcp_arm_state *b,
+		  bool kernel);
+
+/*
  * A plan that puts the VMs @vms (as observed now) in state @s: VMs the
  * state does not know, or leaves, are left as they are. Feed it to
  * vcp_diff_compute(). Free with vcp_plan_free(). 0 or -ENOMEM.

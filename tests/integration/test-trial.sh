@@ -31,9 +31,6 @@ XML
 	virsh -q -c "$U" define "$T_TMP/$1.xml" >/dev/null &&
 		virsh -q -c "$U" start "$1" >/dev/null
 }
-mkdom lowvm 4 "priority='low'" && mkdom plain 2 &&
-	t_pass "define and start VMs" || t_fail "define VMs"
-virsh -q -c "$U" vcpupin plain 1 2-5 >/dev/null
 
 # the power fixture, read with the real clock (no clock_ns)
 PW=$T_TMP/pw
@@ -67,6 +64,16 @@ stop_pusher() { kill "$PUSHER" 2>/dev/null; wait "$PUSHER" 2>/dev/null; }
 
 T() { "$VCPACK" --connect "$U" --sample 0 --power-root "$PW" "$@"; }
 FAST="--rounds 2 --window 2 --settle 0.2 --sample 0.2"
+
+# ---- nothing to compare: only the balanced VM "test", level 0 ----
+echo '{"level": 0}' >"$T_TMP/level0.json"
+out=$(T --policy "$T_TMP/level0.json" trial $FAST --state "$T_TMP/r.json" 2>&1)
+t_eq "plan changes nothing: exit 2" 2 $?
+t_match "plan changes nothing: why" "both arms would be the same" "$out"
+
+mkdom lowvm 4 "priority='low'" && mkdom plain 2 &&
+	t_pass "define and start VMs" || t_fail "define VMs"
+virsh -q -c "$U" vcpupin plain 1 2-5 >/dev/null
 
 orig=$(pins)
 t_eq "status lists 3 VMs" 3 "$(echo "$orig" | jq length)"

@@ -183,6 +183,34 @@ static void test_from_plan(void **state)
 	vcp_world_clear(&w);
 }
 
+static void test_same(void **state)
+{
+	struct vcp_world w;
+	struct vcp_arm_state a, b;
+
+	world(&w);
+	assert_int_equal(vcp_arm_from_world(&w, &a), 0);
+	assert_int_equal(vcp_arm_from_world(&w, &b), 0);
+	assert_true(vcp_arm_same(&a, &b, true));
+	vcp_cpuset_zero(&b.vms[0].vcpu_pins[1]);	/* empty: leave */
+	assert_true(vcp_arm_same(&a, &b, true));
+	b.vms[2].vcpu_pins[0] = cs("0");		/* left alone */
+	assert_true(vcp_arm_same(&a, &b, true));
+	b.vms[1].class = VCP_CLASS_SPREAD;
+	assert_false(vcp_arm_same(&a, &b, true));
+	assert_true(vcp_arm_same(&a, &b, false));	/* pin mode: no class */
+	b.vms[1].class = VCP_CLASS_PACK;
+	b.level = 2;
+	assert_false(vcp_arm_same(&a, &b, true));
+	b.level = -1;
+	assert_true(vcp_arm_same(&a, &b, true));
+	b.vms[0].emulator_pins = cs("0-3");
+	assert_false(vcp_arm_same(&a, &b, true));
+	vcp_arm_state_clear(&a);
+	vcp_arm_state_clear(&b);
+	vcp_world_clear(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -190,6 +218,7 @@ int main(void)
 		cmocka_unit_test(test_as_restored),
 		cmocka_unit_test(test_plan_back),
 		cmocka_unit_test(test_from_plan),
+		cmocka_unit_test(test_same),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
