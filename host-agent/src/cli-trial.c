@@ -38,6 +38,7 @@
 #include "powerview.h"
 #include "trial.h"
 #include "trialarm.h"
+#include "trialstate.h"
 #include "virt.h"
 
 #define EXIT_DONE 0
@@ -138,7 +139,7 @@ static int parse_opts(int argc, char **argv, struct trial_opts *o)
 
 	vcp_trial_params_default(&o->p);
 	o->sample_s = 1;
-	o->state = VCP_TRIAL_STATE;
+	o->state = vcp_trial_state_path();
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
@@ -449,12 +450,17 @@ static int switch_to(struct trial *t, const struct vcp_arm_state *s, bool end,
 static int make_states(struct trial *t, char **msg)
 {
 	const struct vcp_cli_host *h = t->h;
+	struct vcp_policy pol = *h->policy;
 	struct vcp_cycle cy = { 0 };
 	struct vcp_saved_pins *recs;
 	const char **names;
 	size_t n = 0;
-	int r = vcp_cycle_plan(h->v, h->k, h->mode, h->sample_ms, NULL,
-			       h->policy, time(NULL), &cy, msg);
+	int r;
+
+	/* arm B is what packing would do, also before any verdict */
+	pol.require_trial = false;
+	r = vcp_cycle_plan(h->v, h->k, h->mode, h->sample_ms, NULL, &pol,
+			   time(NULL), &cy, msg);
 
 	if (r < 0)
 		return r;

@@ -181,6 +181,9 @@ struct vcp_policy {
 	/* Someone else re-pinned a VM: leave it so (true) or restate the
 	 * plan (false, the default). Said once either way. */
 	bool respect_foreign_pins;
+	/* `auto` packs only after `vcpack trial` recorded "saves" (its
+	 * state file); level 0 until then. Off by default. */
+	bool require_trial;
 };
 
 void vcp_policy_defaults(struct vcp_policy *p);

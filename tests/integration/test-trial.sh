@@ -9,7 +9,8 @@
 # policy level 2). Checks the report (text, --json, the state file), that
 # the host ends exactly as found (pins, records, level), SIGINT/SIGTERM
 # mid-run (restored, exit 130/143), and the refusals (exit 2, nothing
-# changed). About 30 s.
+# changed), and the policy key require_trial gating `auto` on the
+# recorded verdict. About 35 s.
 B=$1
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -114,11 +115,25 @@ t_eq "B cheaper: level back to the found 1" 1 "$(cat "$LEVEL")"
 t_eq "B cheaper: pins back as found" "$orig" "$(pins)"
 t_eq "B cheaper: no record left" "" "$(records)"
 
-# ---- a record found stays; SIGINT and SIGTERM mid-run restore ----
+# ---- require_trial: auto packs only after a recorded "saves" ----
+echo '{"require_trial": true}' >"$T_TMP/req.json"
+lv() { VCPACK_TRIAL_STATE=$1 "$VCPACK" --connect "$U" --sample 0 --root "$KR" \
+	--policy "$T_TMP/req.json" --json plan 2>/dev/null | jq .plan.level; }
+t_eq "auto packs here (level 2)" 2 \
+	"$("$VCPACK" --connect "$U" --sample 0 --root "$KR" --json plan 2>/dev/null | jq .plan.level)"
+t_eq "require_trial, no verdict: level 0" 0 "$(lv "$T_TMP/none.json")"
+t_eq "require_trial, no-difference: level 0" 0 "$(lv "$T_TMP/st/trial.json")"
+t_eq "require_trial, saves: auto's level 2" 2 "$(lv "$T_TMP/st.json")"
+echo '{"verdict": "maybe"}' >"$T_TMP/odd.json"
+t_eq "require_trial, unknown verdict: level 0" 0 "$(lv "$T_TMP/odd.json")"
+
+# ---- SIGINT and SIGTERM mid-run restore (arm B even under
+# require_trial with no verdict: the trial measures what auto would do)
 sig_run() { # SIGNAL EXPECTED-EXIT
 	rm -f "$T_TMP/sig.json"
-	"$VCPACK" --connect "$U" --sample 0 --power-root "$PW" --root "$KR" \
-		--policy "$T_TMP/level2.json" trial --order planned-first \
+	VCPACK_TRIAL_STATE=$T_TMP/none.json "$VCPACK" --connect "$U" --sample 0 \
+		--power-root "$PW" --root "$KR" --policy "$T_TMP/req.json" \
+		trial --order planned-first \
 		--rounds 2 --window 30 --settle 0 --sample 1 \
 		--state "$T_TMP/sig.json" >"$T_TMP/sig.out" 2>&1 &
 	tp=$!
