@@ -31,6 +31,7 @@
 
 #include "apply.h"
 #include "cli.h"
+#include "ctl.h"
 #include "cycle.h"
 #include "diff.h"
 #include "observe.h"
@@ -794,6 +795,27 @@ static void trial_clear(struct trial *t)
 		close(t->sfd);
 }
 
+/* The pid of a vcpackd managing this same URI (it would restate its
+ * plan in the middle of A windows), or 0. */
+static int daemon_here(const struct vcp_cli_host *h)
+{
+	struct json_object *o;
+	char *reply = NULL;
+	int pid = 0;
+
+	if (vcp_ctl_request(h->daemon_socket, "status\n", 1000, 16 << 20,
+			    &reply) < 0)
+		return 0;
+	o = json_tokener_parse(reply);
+	free(reply);
+	if (json_object_get_boolean(json_object_object_get(o, "connected")) &&
+	    !strcmp(json_object_get_string(json_object_object_get(o, "uri")) ?: "",
+		    vcp_virt_uri(h->v)))
+		pid = json_object_get_int(json_object_object_get(o, "pid"));
+	json_object_put(o);
+	return pid ? pid : 0;
+}
+
 /* Everything that may refuse, before anything changes. */
 static int prepare(struct trial *t)
 {
@@ -803,6 +825,9 @@ static int prepare(struct trial *t)
 
 	if (why)
 		return vcp_cli_err(EXIT_USAGE, "refusing the trial, no energy counter to read: %s", why);
+	r = daemon_here(t->h);
+	if (r)
+		return vcp_cli_err(EXIT_USAGE, "refusing the trial: vcpackd (pid %d) manages this host and would undo the arms; stop it for the trial (systemctl stop vcpackd)", r);
 	r = open_power(t, buf, sizeof(buf));
 	if (r == -EINVAL)
 		return vcp_cli_err(EXIT_USAGE, "%s", buf);

@@ -858,6 +858,9 @@ static int cmd_trial(struct ctx *c, int argc, char **argv)
 	h = (struct vcp_cli_host){
 		.json = c->json, .sample_ms = c->sample_ms, .policy = &c->policy,
 		.v = c->v, .k = c->k, .mode = c->mode, .power_root = c->power_root,
+		.daemon_socket = c->daemon_socket ? c->daemon_socket :
+				 getenv("VCPACK_SOCKET") ? getenv("VCPACK_SOCKET") :
+				 VCP_CTL_SOCKET,
 	};
 	return vcp_cli_trial(argc, argv, &h);
 }

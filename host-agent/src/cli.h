@@ -43,6 +43,7 @@ struct vcp_cli_host {
 	const struct vcp_kernel *k;
 	enum vcp_mode mode;
 	const char *power_root;	/* --power-root / VCPACK_POWER_ROOT */
+	const char *daemon_socket;	/* vcpackd's socket */
 };
 
 /* `vcpack trial ...` (cli-trial.c): argv[0] is "trial". The exit

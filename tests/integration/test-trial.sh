@@ -18,6 +18,7 @@ top=$(cd "$here/../.." && pwd)
 VCPACK=$B/vcpack
 P=$top/tests/data/power
 t_setup
+export VCPACK_SOCKET="$T_TMP/no-vcpackd.sock"	# no vcpackd but ours
 start_libvirtd || { t_fail "start libvirtd"; t_done; exit 1; }
 U="test+unix:///default?socket=$LVD_SOCK"
 hold_connection "$U" || { t_fail "hold a connection"; t_done; exit 1; }
@@ -170,5 +171,16 @@ out=$(T trial --order sideways 2>&1); t_eq "bad --order: exit 2" 2 $?
 out=$(T trial --window 1 --sample 0.6 2>&1); t_eq "--sample too long: exit 2" 2 $?
 t_eq "refusals: nothing recorded" no "$([ -e "$T_TMP/r.json" ] && echo yes || echo no)"
 t_eq "refusals: pins unchanged" "$orig" "$(pins)"
+
+# ---- a vcpackd managing this host would undo the arms: refused ----
+mkdir -p "$T_TMP/run"
+"$B/vcpackd" --foreground --connect "$U" --socket "$T_TMP/run/d.sock" \
+	>"$T_TMP/vcpackd.log" 2>&1 &
+T_PIDS="$T_PIDS $!"
+i=0; until [ -S "$T_TMP/run/d.sock" ] || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
+sleep 0.3
+out=$(T --daemon-socket "$T_TMP/run/d.sock" trial $FAST --state "$T_TMP/r.json" 2>&1)
+t_eq "vcpackd running: exit 2" 2 $?
+t_match "vcpackd running: why" "vcpackd \(pid [0-9]+\) manages this host" "$out"
 
 t_done
