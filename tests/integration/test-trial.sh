@@ -155,6 +155,20 @@ sig_run INT 130
 sig_run TERM 143
 t_eq "signals: no record left" "" "$(records)"
 
+# ---- found packed (after apply): A is the recorded originals, but the
+# end is the pins found at the start, and the records stay ----
+"$VCPACK" --connect "$U" --sample 0 apply >/dev/null 2>&1
+applied=$(pins)
+t_eq "applied: plain re-pinned" false "$([ "$applied" = "$orig" ] && echo true || echo false)"
+out=$(T trial --rounds 2 --window 1 --settle 0 --sample 0.2 --state "$T_TMP/p.json" 2>&1)
+t_eq "found packed: exit 0" 0 $?
+t_match "found packed: ran 5 windows" "^window 5/5 as-found" "$out"
+t_eq "found packed: back to the applied pins, not the originals" "$applied" "$(pins)"
+t_match "found packed: plain's record kept" 'id="1" cpuset="2-5"' \
+	"$(virsh -c "$U" metadata plain urn:vcpack:state:1 2>/dev/null)"
+"$VCPACK" --connect "$U" --sample 0 restore >/dev/null 2>&1
+t_eq "restore after: the original pins" "$orig" "$(pins)"
+
 # ---- refusals: exit 2, nothing changed ----
 out=$("$VCPACK" --connect "$U" --sample 0 trial $FAST --state "$T_TMP/r.json" 2>&1)
 t_eq "test driver: exit 2" 2 $?
