@@ -35,6 +35,7 @@
 #include "cycle.h"
 #include "diff.h"
 #include "observe.h"
+#include "policy.h"
 #include "powerread.h"
 #include "powerview.h"
 #include "trial.h"
@@ -619,7 +620,7 @@ static struct json_object *windows_json(const struct trial *t)
 			json_object_new_string(arm_name(t->sched[i].arm)));
 		json_object_object_add(o, "usable", json_object_new_boolean(w->usable));
 		json_object_object_add(o, "watts", w->usable ?
-			json_object_new_double(round(w->watts * 1000) / 1000) : NULL);
+			vcp_json_double3(w->watts) : NULL);
 		json_object_object_add(o, "reason", w->why ?
 			json_object_new_string(w->why) : NULL);
 		json_object_array_add(a, o);
@@ -635,9 +636,9 @@ static struct json_object *report_json(const struct trial *t,
 	if (vcp_trial_to_json(res, &o) < 0)
 		return NULL;
 	json_object_object_add(s, "rounds", json_object_new_int((int)t->o.p.rounds));
-	json_object_object_add(s, "window_s", json_object_new_double(t->o.p.window_s));
-	json_object_object_add(s, "settle_s", json_object_new_double(t->o.p.settle_s));
-	json_object_object_add(s, "sample_s", json_object_new_double(t->o.sample_s));
+	json_object_object_add(s, "window_s", vcp_json_double3(t->o.p.window_s));
+	json_object_object_add(s, "settle_s", vcp_json_double3(t->o.p.settle_s));
+	json_object_object_add(s, "sample_s", vcp_json_double3(t->o.sample_s));
 	json_object_object_add(s, "order", json_object_new_string(
 		t->o.p.first == VCP_TRIAL_A ? "found-first" : "planned-first"));
 	json_object_object_add(o, "host", json_object_new_string(vcp_virt_hostname(t->h->v)));
