@@ -382,8 +382,17 @@ static struct vcp_sample *take_sample(struct trial *t)
 
 /* ---- switching arms ---- */
 
-/* Drop the records of original pins that the trial made (a VM found
- * without one). */
+/* Found without a record of its original pins: any record it has now
+ * is the trial's. A VM that came later is not the trial's business. */
+static bool record_is_ours(const struct trial *t, const char *name)
+{
+	for (size_t f = 0; f < t->found.n_vms; f++)
+		if (!strcmp(t->found.vms[f].name, name))
+			return !t->found.vms[f].had_saved;
+	return false;
+}
+
+/* Drop the records of original pins that the trial made. */
 static int drop_records(struct trial *t, const struct vcp_world *w,
 			const struct vcp_actions *acts, char **msg)
 {
@@ -396,11 +405,9 @@ static int drop_records(struct trial *t, const struct vcp_world *w,
 		for (size_t a = 0; a < acts->n; a++)
 			if (acts->a[a].kind == VCP_ACT_SAVE && acts->a[a].vm == i)
 				made = true;
-		for (size_t f = 0; made && f < t->found.n_vms; f++)
-			if (!strcmp(t->found.vms[f].name, w->vms[i].name) &&
-			    t->found.vms[f].had_saved)
-				made = false;
-		if (made && vcp_virt_clear_saved(t->h->v, w->vms[i].name, &err) < 0) {
+		if (!made || !record_is_ours(t, w->vms[i].name))
+			continue;
+		if (vcp_virt_clear_saved(t->h->v, w->vms[i].name, &err) < 0) {
 			ret = -EIO;
 			if (!*msg)
 				*msg = err, err = NULL;
@@ -904,8 +911,8 @@ int vcp_cli_trial(int argc, char **argv, const struct vcp_cli_host *h)
 	t.t0 = now_s();
 	for (size_t i = 0; r == 0 && i < t.n_win; i++)
 		r = run_window(&t, i, &msg);
-	if (r == -EIO)
-		vcp_cli_err(0, "switching arms failed: %s", msg ? msg : "?");
+	if (r < 0 && r != -EINTR)
+		vcp_cli_err(0, "the trial stopped: %s", msg ? msg : strerror(-r));
 	free(msg);
 	r = r == 0 ? EXIT_DONE : EXIT_PARTIAL;
 	r = finish(&t, r);

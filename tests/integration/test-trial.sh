@@ -142,11 +142,21 @@ sig_run() { # SIGNAL EXPECTED-EXIT
 	i=0
 	until [ "$(cat "$LEVEL")" = 2 ] || [ $i -gt 200 ]; do sleep 0.1; i=$((i + 1)); done
 	t_eq "$1: arm B in force" 2 "$(cat "$LEVEL")"
+	if [ "$1" = INT ]; then	# a VM that comes mid-trial with its own record
+		mkdom late 1
+		virsh -q -c "$U" metadata late urn:vcpack:state:1 --key vcpack-state \
+			--live --set '<original version="1"><vcpu id="0" cpuset="3"/></original>' >/dev/null
+	fi
 	sleep 0.5
 	kill -"$1" $tp
 	wait $tp
 	t_eq "$1: exit $2" "$2" $?
 	t_match "$1: said so" "stopped by signal .*back as found" "$(cat "$T_TMP/sig.out")"
+	if [ "$1" = INT ]; then
+		t_match "$1: a VM started mid-trial keeps its record" 'cpuset="3"' \
+			"$(virsh -c "$U" metadata late urn:vcpack:state:1 2>/dev/null)"
+		virsh -q -c "$U" destroy late >/dev/null; virsh -q -c "$U" undefine late >/dev/null
+	fi
 	t_eq "$1: level back" 1 "$(cat "$LEVEL")"
 	t_eq "$1: pins back as found" "$orig" "$(pins)"
 	t_eq "$1: no verdict recorded" no "$([ -e "$T_TMP/sig.json" ] && echo yes || echo no)"
