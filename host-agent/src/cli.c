@@ -433,6 +433,18 @@ static void plan_summary_text(const struct planned *p)
 	if (pl->overcommit > 0)
 		printf(", OVERCOMMITTED by %.2f CPUs", pl->overcommit);
 	putchar('\n');
+	if (!vcp_cpuset_empty(&pl->reserved)) {
+		char buf[256];
+
+		if (vcp_cpuset_format(&pl->reserved, buf, sizeof(buf)) < 0)
+			snprintf(buf, sizeof(buf), "%u CPUs",
+				 vcp_cpuset_count(&pl->reserved));
+		printf("        reserved for the host: CPUs %s", buf);
+		if (pl->n_reserved_pkgs)
+			printf(" (%zu whole package(s), not counted above)",
+			       pl->n_reserved_pkgs);
+		putchar('\n');
+	}
 	for (size_t i = 0; i < pl->n_vms; i++)
 		if (pl->vms[i].degraded)
 			printf("warning: '%s': %s\n", pl->vms[i].name,

@@ -181,6 +181,10 @@ struct vcp_policy {
 	/* Someone else re-pinned a VM: leave it so (true) or restate the
 	 * plan (false, the default). Said once either way. */
 	bool respect_foreign_pins;
+	/* CPUs kept for the host (IRQs, libvirtd, vcpackd): no VM is
+	 * pinned there and no exclusive core comes from there. Empty:
+	 * none. */
+	struct vcp_cpuset reserved_cpus;
 };
 
 void vcp_policy_defaults(struct vcp_policy *p);
@@ -226,6 +230,11 @@ struct vcp_plan {
 	double capacity;	/* total capacity, in CPUs */
 	/* Demand the host cannot carry within headroom (0 if none). */
 	double overcommit;
+	/* policy->reserved_cpus that are online, and the packages they
+	 * cover whole: those are for the host, never active for VMs (not
+	 * counted in n_active, nor offered to VMs). */
+	struct vcp_cpuset reserved;
+	size_t n_reserved_pkgs;
 };
 
 void vcp_plan_free(struct vcp_plan *p);

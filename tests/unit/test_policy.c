@@ -181,7 +181,7 @@ static void test_round_trip(void **state)
 		"\"headroom\":0,\"default_vcpu_demand\":0.5,"
 		"\"busy_vcpu_demand\":0.05,\"smt_yield\":1,\"sample_interval\":5,"
 		"\"shrink_after\":0,\"strict_tags\":false,\"max_vcpu_delay\":0.25,"
-		"\"foreign_pins\":\"respect\"}");
+		"\"foreign_pins\":\"respect\",\"reserved_cpus\":\"\"}");
 	assert_int_equal(vcp_policy_from_json(o, SRC, &q, &err), 0);
 	assert_int_equal(q.n_windows, p.n_windows);
 	assert_memory_equal(q.windows, p.windows,
@@ -296,6 +296,50 @@ static void test_refusals(void **state)
 	}
 }
 
+/* reserved_cpus: a cpulist, none by default, round-trips; bad ones are
+ * refused naming the key, and change nothing. */
+static void test_reserved_cpus(void **state)
+{
+	static const char *const bad[] = {
+		"\"0-\"", "\"a\"", "\"3-1\"", "\"2048\"", "5", "[0,1]",
+	};
+	struct vcp_policy p, q, before;
+	struct json_object *o;
+	char *err = NULL;
+	char want[160];
+
+	parse_ok("{}", &p);
+	assert_true(vcp_cpuset_empty(&p.reserved_cpus));
+	parse_ok("{\"reserved_cpus\": \"0-1,32-33\"}", &p);
+	assert_int_equal(vcp_cpuset_count(&p.reserved_cpus), 4);
+	assert_true(vcp_cpuset_test(&p.reserved_cpus, 0));
+	assert_true(vcp_cpuset_test(&p.reserved_cpus, 33));
+	assert_false(vcp_cpuset_test(&p.reserved_cpus, 2));
+	o = vcp_policy_to_json(&p);
+	assert_string_equal(json_object_get_string(
+		json_object_object_get(o, "reserved_cpus")), "0-1,32-33");
+	assert_int_equal(vcp_policy_from_json(o, SRC, &q, &err), 0);
+	assert_true(vcp_cpuset_equal(&q.reserved_cpus, &p.reserved_cpus));
+	json_object_put(o);
+	parse_ok("{\"reserved_cpus\": \"\"}", &p);
+	assert_true(vcp_cpuset_empty(&p.reserved_cpus));
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char text[64];
+
+		snprintf(text, sizeof(text), "{\"reserved_cpus\": %s}", bad[i]);
+		snprintf(want, sizeof(want), SRC ": reserved_cpus: must be a CPU list such as \"0-1,32-33\" (CPUs 0-2047), got %s",
+			 bad[i]);
+		memset(&p, 0x5a, sizeof(p));
+		before = p;
+		assert_int_equal(vcp_policy_parse(text, SRC, &p, &err), -EINVAL);
+		assert_non_null(err);
+		assert_string_equal(err, want);
+		assert_memory_equal(&p, &before, sizeof(p));
+		free(err);
+		err = NULL;
+	}
+}
+
 static void test_load(void **state)
 {
 	struct vcp_policy p;
@@ -367,6 +411,7 @@ int main(void)
 		cmocka_unit_test(test_windows),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_reserved_cpus),
 		cmocka_unit_test(test_load),
 		cmocka_unit_test(test_double3),
 	};
