@@ -114,4 +114,15 @@ int vcp_kernel_enable_children(const struct vcp_kernel *k,
  */
 int vcp_kernel_remove_group(const struct vcp_kernel *k, const char *cgroup);
 
+/*
+ * Point device interrupt @irq at @cpus: its cpulist into
+ * ROOT/proc/irq/IRQ/smp_affinity_list, only when the file says
+ * otherwise now. The kernel refuses a managed IRQ (one it spreads over
+ * the CPUs itself) with -EIO; callers count those and leave them. On a
+ * fixture tree (not procfs) a file "vcp-managed" in the IRQ's directory
+ * stands for that refusal. -EINVAL for an empty set.
+ */
+int vcp_kernel_set_irq_affinity(const char *root, unsigned int irq,
+				const struct vcp_cpuset *cpus);
+
 #endif
