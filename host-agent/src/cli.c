@@ -24,6 +24,7 @@
 #include "ctl.h"
 #include "cycle.h"
 #include "diff.h"
+#include "irqview.h"
 #include "kernel.h"
 #include "mode.h"
 #include "modeljson.h"
@@ -355,20 +356,27 @@ static int cmd_status(struct ctx *c, int argc, char **argv)
 {
 	struct vcp_world w = { 0 };
 	struct vcp_pkg_map map = { 0 };
+	struct vcp_irqview iv;
 	int r;
 
 	if (argc > 1)
 		return vcp_cli_err(EXIT_USAGE, "status takes no arguments, got '%s'",
 			       argv[1]);
 	r = setup(c, true);
+	vcp_irqview_begin(&iv, c->root ? c->root : c->k ? c->k->root : NULL);
 	if (!r && !c->sample_set && daemon_view(c, &w) == 0)
 		r = 0;
 	else if (!r)
 		r = observe(c, &w, c->sample_ms, true);
 	if (!r && vcp_pkg_map_build(w.host, w.vms, w.n_vms, NULL, &map) < 0)
 		r = vcp_cli_err(EXIT_PARTIAL, "out of memory");
+	if (!r)
+		vcp_irqview_end(&iv, w.host);
 	if (!r && c->json) {
 		struct json_object *o = header_json(c, &w);
+
+		json_object_object_add(o, "interrupts",
+				       vcp_irqview_json(&iv, w.host));
 
 		json_object_object_add(o, "packages",
 				       vcp_render_map_json(w.host, w.vms, &map));
@@ -377,11 +385,13 @@ static int cmd_status(struct ctx *c, int argc, char **argv)
 		vcp_cli_json(o);
 	} else if (!r) {
 		header_text(c, &w);
+		vcp_irqview_text(stdout, &iv, w.host);
 		printf("packages:\n");
 		vcp_render_map_text(stdout, w.host, w.vms, &map);
 		printf("VMs:\n");
 		vcp_render_vms_text(stdout, w.host, w.vms, w.n_vms, &c->policy);
 	}
+	vcp_irqview_clear(&iv);
 	vcp_pkg_map_clear(&map);
 	vcp_world_clear(&w);
 	return r;
@@ -392,6 +402,7 @@ static int cmd_status(struct ctx *c, int argc, char **argv)
 struct planned {
 	struct vcp_cycle cy;
 	struct vcp_pkg_map before, after;
+	struct vcp_irq_report irq;	/* apply: device IRQs */
 };
 
 static void planned_clear(struct planned *p)
@@ -473,6 +484,9 @@ static int report_plan(struct ctx *c, struct planned *p,
 			json_object_object_add(o, "vms", vcp_render_vms_json(
 				after_w->host, after_w->vms, after_w->n_vms,
 				&c->policy));
+		if (p->irq.acted)
+			json_object_object_add(o, "irqs",
+					       vcp_irq_report_json(&p->irq));
 		vcp_cli_json(o);
 		return 0;
 	}
@@ -488,6 +502,7 @@ static int report_plan(struct ctx *c, struct planned *p,
 		printf("VMs:\n");
 		vcp_render_vms_text(stdout, after_w->host, after_w->vms,
 				    after_w->n_vms, &c->policy);
+		vcp_irq_report_text(stdout, &p->irq);
 	} else {
 		printf("planned:\n");
 		vcp_render_map_text(stdout, p->cy.w.host, p->cy.w.vms, &p->after);
@@ -512,6 +527,22 @@ static int cmd_plan(struct ctx *c, int argc, char **argv)
 	return r;
 }
 
+/* Device IRQs after the pins (policy irq_affinity); only where this
+ * machine's /proc is the host's. */
+static int follow_irqs(struct ctx *c, struct planned *p)
+{
+	const char *root = c->root ? c->root : c->k ? c->k->root : NULL;
+	int r;
+
+	if (!root)
+		return 0;
+	r = vcp_irq_follow(root, p->cy.w.host, p->cy.plan,
+			   c->policy.irq_affinity, &p->irq);
+	if (r < 0)
+		vcp_cli_err(0, "Failed to steer device IRQs: %s", strerror(-r));
+	return 0;
+}
+
 static int cmd_apply(struct ctx *c, int argc, char **argv)
 {
 	struct planned p = { 0 };
@@ -530,6 +561,8 @@ static int cmd_apply(struct ctx *c, int argc, char **argv)
 				    &res) < 0)
 		r = vcp_cli_err(EXIT_PARTIAL, "out of memory");
 	if (!r)
+		r = follow_irqs(c, &p);
+	if (!r)
 		r = observe(c, &after, 0, false);
 	if (!r && vcp_pkg_map_build(after.host, after.vms, after.n_vms, NULL,
 				    &amap) < 0)
@@ -541,7 +574,7 @@ static int cmd_apply(struct ctx *c, int argc, char **argv)
 			    res.e[i].outcome == VCP_RETRY)
 				vcp_cli_err(0, "%s", res.e[i].msg ? res.e[i].msg :
 					"an action failed");
-		if (res.n_failed)
+		if (res.n_failed || p.irq.res.failed)
 			r = EXIT_PARTIAL;
 	}
 	vcp_pkg_map_clear(&amap);

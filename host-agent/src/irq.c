@@ -795,3 +795,49 @@ int vcp_irqbalance_detect(const char *root, struct vcp_irqbalance *ret)
 	*ret = b;
 	return 0;
 }
+
+/* ---- following a plan ---- */
+
+int vcp_irq_follow(const char *root, const struct vcp_host *host,
+		   const struct vcp_plan *plan, bool enabled,
+		   struct vcp_irq_report *ret)
+{
+	struct vcp_irq_report rep = { .enabled = enabled };
+	struct vcp_irq_saved *s = NULL;
+	struct vcp_irq *v = NULL;
+	struct vcp_irq_plan p = { 0 };
+	size_t n = 0, ns = 0;
+	int r;
+
+	if (enabled && plan)
+		vcp_irq_idle_cpus(host, plan, &rep.idle);
+	r = vcp_irq_saved_load(root, &s, &ns);
+	if (r == 0 && !enabled && !ns) {
+		*ret = rep;	/* off, and nothing of ours to put back */
+		return 0;
+	}
+	rep.acted = true;
+	if (r == 0)
+		r = vcp_irqbalance_detect(root, &rep.irqbalance);
+	if (r == 0 && rep.irqbalance.running) {
+		free(s);
+		*ret = rep;	/* irqbalance owns affinity: advice only */
+		return 0;
+	}
+	if (r == 0)
+		r = vcp_irq_list(root, &v, &n);
+	if (r == 0)
+		r = vcp_irq_plan_compute(v, n, s, ns, &host->online, &rep.idle,
+					 &p);
+	if (r == 0)
+		r = vcp_irq_apply(root, &p, &rep.res);
+	rep.n_irqs = n;
+	rep.kept = p.n_kept;
+	vcp_irq_plan_clear(&p);
+	free(v);
+	free(s);
+	if (r < 0)
+		return r;
+	*ret = rep;
+	return 0;
+}

@@ -151,4 +151,27 @@ struct vcp_irqbalance {
  */
 int vcp_irqbalance_detect(const char *root, struct vcp_irqbalance *ret);
 
+/* ---- following a plan ---- */
+
+struct vcp_irq_report {
+	bool acted;		/* anything was looked at */
+	bool enabled;		/* policy irq_affinity */
+	struct vcp_cpuset idle;	/* CPUs of the idle packages */
+	struct vcp_irqbalance irqbalance;
+	size_t n_irqs;		/* device IRQs with an affinity file */
+	size_t kept;		/* already off the idle packages */
+	struct vcp_irq_result res;
+};
+
+/*
+ * Keep device IRQs off the packages @plan idles (@enabled: the policy's
+ * irq_affinity) and put back what an earlier run moved once they wake,
+ * or once @enabled is off (then every record is restored). Where
+ * irqbalance runs nothing is written: *ret says what it should ban.
+ * 0 or -errno of a read that failed; *ret untouched on failure.
+ */
+int vcp_irq_follow(const char *root, const struct vcp_host *host,
+		   const struct vcp_plan *plan, bool enabled,
+		   struct vcp_irq_report *ret);
+
 #endif

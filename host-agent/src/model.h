@@ -185,6 +185,10 @@ struct vcp_policy {
 	 * pinned there and no exclusive core comes from there. Empty:
 	 * none. */
 	struct vcp_cpuset reserved_cpus;
+	/* Keep device IRQs off the packages the plan idles (by writing
+	 * /proc/irq/N/smp_affinity_list, or by telling what irqbalance
+	 * should ban where it runs). Off by default. */
+	bool irq_affinity;
 };
 
 void vcp_policy_defaults(struct vcp_policy *p);

@@ -268,6 +268,20 @@ static int get_cpulist(const struct pctx *c, const char *key,
 		    VCP_MAX_CPUS - 1, vcp_json_shown(v));
 }
 
+static int get_onoff(const struct pctx *c, const char *key,
+		     struct json_object *v, bool *ret)
+{
+	const char *s = json_object_get_string(v);
+
+	if (json_object_is_type(v, json_type_string) &&
+	    (!strcmp(s, "on") || !strcmp(s, "off"))) {
+		*ret = !strcmp(s, "on");
+		return 0;
+	}
+	return fail(c, key, "must be \"on\" or \"off\", got %s",
+		    vcp_json_shown(v));
+}
+
 static int parse_key(const struct pctx *c, const char *key,
 		     struct json_object *v, struct vcp_policy *p)
 {
@@ -295,6 +309,8 @@ static int parse_key(const struct pctx *c, const char *key,
 		return get_foreign(c, key, v, p);
 	if (strcmp(key, "reserved_cpus") == 0)
 		return get_cpulist(c, key, v, &p->reserved_cpus);
+	if (strcmp(key, "irq_affinity") == 0)
+		return get_onoff(c, key, v, &p->irq_affinity);
 	if (strcmp(key, "strict_tags") == 0) {
 		if (!json_object_is_type(v, json_type_boolean))
 			return fail(c, key, "must be true or false, got %s",
@@ -460,5 +476,7 @@ struct json_object *vcp_policy_to_json(const struct vcp_policy *p)
 	if (vcp_cpuset_format(&p->reserved_cpus, buf, sizeof(buf)) == 0)
 		json_object_object_add(o, "reserved_cpus",
 				       json_object_new_string(buf));
+	json_object_object_add(o, "irq_affinity", json_object_new_string(
+			       p->irq_affinity ? "on" : "off"));
 	return o;
 }

@@ -181,7 +181,7 @@ static void test_round_trip(void **state)
 		"\"headroom\":0,\"default_vcpu_demand\":0.5,"
 		"\"busy_vcpu_demand\":0.05,\"smt_yield\":1,\"sample_interval\":5,"
 		"\"shrink_after\":0,\"strict_tags\":false,\"max_vcpu_delay\":0.25,"
-		"\"foreign_pins\":\"respect\",\"reserved_cpus\":\"\"}");
+		"\"foreign_pins\":\"respect\",\"reserved_cpus\":\"\",\"irq_affinity\":\"off\"}");
 	assert_int_equal(vcp_policy_from_json(o, SRC, &q, &err), 0);
 	assert_int_equal(q.n_windows, p.n_windows);
 	assert_memory_equal(q.windows, p.windows,
@@ -340,6 +340,26 @@ static void test_reserved_cpus(void **state)
 	}
 }
 
+static void test_irq_affinity(void **state)
+{
+	struct vcp_policy p, before;
+	char *err = NULL;
+
+	parse_ok("{}", &p);
+	assert_false(p.irq_affinity);
+	parse_ok("{\"irq_affinity\": \"on\"}", &p);
+	assert_true(p.irq_affinity);
+	parse_ok("{\"irq_affinity\": \"off\"}", &p);
+	assert_false(p.irq_affinity);
+	memset(&p, 0x5a, sizeof(p));
+	before = p;
+	assert_int_equal(vcp_policy_parse("{\"irq_affinity\": true}", SRC, &p,
+					  &err), -EINVAL);
+	assert_string_equal(err, SRC ": irq_affinity: must be \"on\" or \"off\", got true");
+	assert_memory_equal(&p, &before, sizeof(p));
+	free(err);
+}
+
 static void test_load(void **state)
 {
 	struct vcp_policy p;
@@ -412,6 +432,7 @@ int main(void)
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_reserved_cpus),
+		cmocka_unit_test(test_irq_affinity),
 		cmocka_unit_test(test_load),
 		cmocka_unit_test(test_double3),
 	};
