@@ -37,6 +37,7 @@
 #include "cycle.h"
 #include "demand.h"
 #include "kernel.h"
+#include "irq.h"
 #include "mode.h"
 #include "pinmemo.h"
 #include "policy.h"
@@ -71,6 +72,7 @@ struct daemon {
 	guint replan_src, sample_src, reconnect_src;
 	unsigned int backoff_s;
 	int listen_fd;
+	bool irq_advised;	/* irqbalance advice logged */
 	/* the last decision, to log only changes */
 	int last_level;
 	size_t last_active;
@@ -242,6 +244,45 @@ static void foreign_pins(struct daemon *d, struct vcp_cycle *cy)
 			"restating the plan (foreign_pins: restate)");
 }
 
+/* The root whose /proc/irq is the host's: --root, or "/" for a local
+ * QEMU host; NULL otherwise. */
+static const char *irq_root(const struct daemon *d)
+{
+	return d->root ? d->root : d->k ? d->k->root : NULL;
+}
+
+/* Device IRQs after the pins (policy irq_affinity); @plan NULL puts
+ * back everything recorded. Logs what changed, irqbalance advice once. */
+static void follow_irqs(struct daemon *d, const struct vcp_host *host,
+			const struct vcp_plan *plan, bool enabled)
+{
+	struct vcp_irq_report rep;
+	const struct vcp_irqbalance *b = &rep.irqbalance;
+	int r;
+
+	if (!irq_root(d))
+		return;
+	r = vcp_irq_follow(irq_root(d), host, plan, enabled, &rep);
+	if (r < 0) {
+		log_msg(LOG_WARNING, "Failed to steer device IRQs: %s",
+			strerror(-r));
+		return;
+	}
+	if (b->running && !d->irq_advised) {
+		char want[1024] = "";
+
+		vcp_cpuset_format(&rep.idle, want, sizeof(want));
+		log_msg(LOG_NOTICE, "irqbalance (pid %d) steers IRQs; vcpackd writes no affinity: set IRQBALANCE_BANNED_CPULIST=\"%s\" in /etc/default/irqbalance and restart irqbalance to keep IRQs off the idle packages",
+			b->pid, want);
+	}
+	d->irq_advised = b->running;
+	if (rep.res.moved || rep.res.restored || rep.res.failed)
+		log_msg(rep.res.failed ? LOG_WARNING : LOG_INFO,
+			"device IRQs: %zu moved off idle packages, %zu restored, %zu managed left alone, %zu failed",
+			rep.res.moved, rep.res.restored, rep.res.managed,
+			rep.res.failed);
+}
+
 static void replan(struct daemon *d)
 {
 	struct vcp_cycle cy = { 0 };
@@ -268,6 +309,8 @@ static void replan(struct daemon *d)
 		r = -ENOMEM;
 	if (r == 0)
 		record_host(d, &cy);
+	if (r == 0)
+		follow_irqs(d, cy.w.host, cy.plan, d->policy.irq_affinity);
 	if (r == 0) {
 		log_actions(d, &cy, &res);
 		log_decision(d, &cy, &res);
@@ -574,6 +617,7 @@ static void restore_all(struct daemon *d)
 		free(err);
 		return;
 	}
+	follow_irqs(d, w.host, NULL, false);
 	if (vcp_apply_restore(d->v, d->k, w.host, w.vms, w.n_vms, NULL, &res) == 0)
 		log_msg(res.n_failed ? LOG_WARNING : LOG_INFO,
 			"restored %zu VMs to their original pins (%zu failed)",

@@ -74,6 +74,22 @@ t_eq "off: no records left" no "$([ -e "$R/run/vcpack/irq-affinity" ] && echo ye
 ap=$("$VCPACK" --connect "$TWO" --root "$R" --policy "$T_TMP/off.json" --json apply 2>/dev/null)
 t_eq "off, nothing recorded: no irqs report" null "$(echo "$ap" | jq -c .irqs)"
 
+# ---- vcpackd: the same after each apply, back on SIGTERM with
+# --restore-on-exit (a private test driver, its own socket) ----
+"$B/vcpackd" --foreground --connect "$TWO" --root "$R" --policy "$T_TMP/on.json" \
+	--socket "$T_TMP/vcpackd.sock" --restore-on-exit >"$T_TMP/vcpackd.log" 2>&1 &
+DPID=$!
+T_PIDS="$T_PIDS $DPID"
+i=0; until [ "$(affs)" = "0-3 0-3 4 0-3,8-11 2" ] || [ $i -ge 100 ]; do
+	sleep 0.1; i=$((i + 1)); done
+t_eq "vcpackd: IRQs off the idle package" "0-3 0-3 4 0-3,8-11 2" "$(affs)"
+t_match "vcpackd: said in its log" "device IRQs: 3 moved off idle packages, 0 restored, 1 managed left alone, 0 failed" "$(cat "$T_TMP/vcpackd.log")"
+kill -TERM "$DPID"
+i=0; while kill -0 "$DPID" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+t_eq "vcpackd: stopped by SIGTERM" no "$(kill -0 "$DPID" 2>/dev/null && echo yes || echo no)"
+t_eq "vcpackd --restore-on-exit: IRQs back" "0-7 0-7 4 4-7 2" "$(affs)"
+t_eq "vcpackd --restore-on-exit: no records left" no "$([ -e "$R/run/vcpack/irq-affinity" ] && echo yes || echo no)"
+
 # ---- status: interrupts per package per second ----
 st=$("$VCPACK" --connect "$TWO" --root "$R" --json status 2>/dev/null)
 t_eq "status: exit 0" 0 $?
