@@ -29,6 +29,7 @@
 #include "mode.h"
 #include "modeljson.h"
 #include "observe.h"
+#include "placers.h"
 #include "planner.h"
 #include "policy.h"
 #include "render.h"
@@ -357,6 +358,7 @@ static int cmd_status(struct ctx *c, int argc, char **argv)
 	struct vcp_world w = { 0 };
 	struct vcp_pkg_map map = { 0 };
 	struct vcp_irqview iv;
+	struct vcp_placers pl;
 	int r;
 
 	if (argc > 1)
@@ -364,6 +366,7 @@ static int cmd_status(struct ctx *c, int argc, char **argv)
 			       argv[1]);
 	r = setup(c, true);
 	vcp_irqview_begin(&iv, c->root ? c->root : c->k ? c->k->root : NULL);
+	vcp_placers_detect(iv.root, &pl);
 	if (!r && !c->sample_set && daemon_view(c, &w) == 0)
 		r = 0;
 	else if (!r)
@@ -377,6 +380,8 @@ static int cmd_status(struct ctx *c, int argc, char **argv)
 
 		json_object_object_add(o, "interrupts",
 				       vcp_irqview_json(&iv, w.host));
+		json_object_object_add(o, "placers",
+				       vcp_placers_json(&pl, w.vms, w.n_vms));
 
 		json_object_object_add(o, "packages",
 				       vcp_render_map_json(w.host, w.vms, &map));
@@ -386,6 +391,7 @@ static int cmd_status(struct ctx *c, int argc, char **argv)
 	} else if (!r) {
 		header_text(c, &w);
 		vcp_irqview_text(stdout, &iv, w.host);
+		vcp_placers_text(stdout, &pl, w.vms, w.n_vms);
 		printf("packages:\n");
 		vcp_render_map_text(stdout, w.host, w.vms, &map);
 		printf("VMs:\n");

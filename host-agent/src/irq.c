@@ -712,7 +712,7 @@ static bool pid_exists(const char *root, int pid)
 	return ok;
 }
 
-static int find_by_comm(const char *root)
+int vcp_proc_find_comm(const char *root, const char *comm)
 {
 	char *dir = path_at(root, "/proc", 0);
 	DIR *d = dir ? opendir(dir) : NULL;
@@ -727,7 +727,7 @@ static int find_by_comm(const char *root)
 			continue;
 		path = path_at(root, "/proc/%u/comm", (unsigned int)pid);
 		if (path && vcp_read_line(path, buf, sizeof(buf)) == 0 &&
-		    strcmp(buf, "irqbalance") == 0)
+		    strcmp(buf, comm) == 0)
 			found = (int)pid;
 		free(path);
 	}
@@ -788,7 +788,7 @@ int vcp_irqbalance_detect(const char *root, struct vcp_irqbalance *ret)
 	}
 	free(path);
 	if (!b.running) {
-		b.pid = find_by_comm(root);
+		b.pid = vcp_proc_find_comm(root, "irqbalance");
 		b.running = b.pid > 0;
 	}
 	read_banned(root, &b);

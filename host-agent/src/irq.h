@@ -151,6 +151,9 @@ struct vcp_irqbalance {
  */
 int vcp_irqbalance_detect(const char *root, struct vcp_irqbalance *ret);
 
+/* A pid under ROOT/proc whose comm is @comm (the first found), or 0. */
+int vcp_proc_find_comm(const char *root, const char *comm);
+
 /* ---- following a plan ---- */
 
 struct vcp_irq_report {

@@ -135,6 +135,10 @@ struct vcp_vm {
 	enum vcp_mode host_rec_mode;
 	int host_rec_level;
 	long long host_rec_at;
+	/* Its domain XML asks libvirt for NUMA placement: <vcpu
+	 * placement='auto'>, <numatune>. */
+	bool placement_auto;
+	bool numatune;
 };
 
 void vcp_vm_clear(struct vcp_vm *vm);
