@@ -58,8 +58,13 @@ pl=$("$VCPACK" --connect "$TWO" --policy "$T_TMP/pkg.json" --json plan 2>/dev/nu
 t_eq "reserved package: inactive" false "$(echo "$pl" | jq '.plan.packages[0].active')"
 t_eq "reserved package: counted" 1 "$(echo "$pl" | jq '.plan.reserved_packages')"
 t_eq "reserved package: one active" 1 "$(echo "$pl" | jq '.plan.active')"
+t_eq "reserved package: awake for the host in the planned map" "true true" \
+	"$(echo "$pl" | jq -r '.planned[0]|"\(.awake) \(.reserved)"')"
+t_eq "reserved package: no other package marked reserved" null \
+	"$(echo "$pl" | jq -r '.planned[1].reserved')"
 txt=$("$VCPACK" --connect "$TWO" --policy "$T_TMP/pkg.json" plan 2>/dev/null)
 t_match "reserved package: said in text" "reserved for the host: CPUs 0-3,8-11 \(1 whole package" "$txt"
+t_match "reserved package: planned map says why it stays awake" "package 0 .* awake .*\(reserved for the host\)$" "$txt"
 
 # Refusals name the CPU or the list; nothing planned.
 echo '{"reserved_cpus": "0,99"}' >"$T_TMP/bad.json"
