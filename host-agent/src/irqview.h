@@ -33,7 +33,8 @@ void vcp_irqview_end(struct vcp_irqview *v, const struct vcp_host *host);
 void vcp_irqview_clear(struct vcp_irqview *v);
 
 /* "irqs:   package 0: 1017/s, 15/s from devices" lines, or one line
- * saying why there are none. */
+ * saying why there are none; nothing when the host is not this machine
+ * (vcp_placers_text() says that once). */
 void vcp_irqview_text(FILE *f, const struct vcp_irqview *v,
 		      const struct vcp_host *host);
 /* {"seconds": S, "packages": [{"id", "per_s", "device_per_s"}]} or

@@ -106,14 +106,14 @@ void vcp_placers_text(FILE *f, const struct vcp_placers *p,
 	size_t k = numa_vms(vms, n_vms), shown = 0;
 
 	if (!p->checked)
-		fprintf(f, "numad:  not checked: this host's /proc is not on this machine\n");
+		fprintf(f, "local:  IRQ rates, numad and tuned not shown: this host's /proc is not on this machine (test driver or remote URI)\n");
 	else if (p->numad_pid)
 		fprintf(f, "numad:  running (pid %d): it re-places VMs too; vcpack's pins override its CPU choices, so stop numad or mark the VMs numad should place unmanaged\n",
 			p->numad_pid);
 	else
 		fprintf(f, "numad:  not running\n");
 	if (!p->checked)
-		fprintf(f, "tuned:  not checked: this host's /etc is not on this machine\n");
+		;	/* said above */
 	else if (p->tuned_profile[0])
 		fprintf(f, "tuned:  active profile '%s'\n", p->tuned_profile);
 	else

@@ -34,8 +34,10 @@ struct vcp_placers {
  * ROOT/etc/tuned/active_profile. Never fails. */
 void vcp_placers_detect(const char *root, struct vcp_placers *ret);
 
-/* "numad:", "tuned:" and "numa:" lines; the VMs' flags come from
- * virt.c (struct vcp_vm placement_auto, numatune). */
+/* "numad:", "tuned:" and "numa:" lines (the VMs' flags come from
+ * virt.c: struct vcp_vm placement_auto, numatune); where the host is not
+ * this machine one "local:" line says that IRQ rates, numad and tuned
+ * are not shown, instead of the first two. */
 void vcp_placers_text(FILE *f, const struct vcp_placers *p,
 		      const struct vcp_vm *vms, size_t n_vms);
 struct json_object *vcp_placers_json(const struct vcp_placers *p,

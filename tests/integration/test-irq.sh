@@ -105,5 +105,7 @@ t_match "status text: unreadable said plainly" "^irqs: +not shown: cannot read .
 st=$("$VCPACK" --connect "$TWO" --root "$R" --json status 2>/dev/null)
 t_match "status json: unreadable" "No such file" "$(echo "$st" | jq -r .interrupts.error)"
 txt=$("$VCPACK" --connect "$TWO" status 2>/dev/null)
-t_match "status text: the test driver's host is not this machine" "^irqs: +not shown: this host's /proc is not on this machine" "$txt"
+t_match "status text: the test driver's host is not this machine" "^local: +IRQ rates, numad and tuned not shown: this host's /proc is not on this machine" "$txt"
+st=$("$VCPACK" --connect "$TWO" --json status 2>/dev/null)
+t_eq "status json: the test driver's host is not this machine" "this host's /proc is not on this machine" "$(echo "$st" | jq -r .interrupts.error)"
 t_done

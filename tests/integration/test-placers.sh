@@ -32,5 +32,6 @@ t_match "none: numad" "^numad: +not running$" "$txt"
 t_match "none: tuned" "^tuned: +no active profile$" "$txt"
 t_match "none: numa" "^numa: +no VM asks for placement='auto' or numatune$" "$txt"
 txt=$("$VCPACK" --connect "$TWO" status 2>/dev/null)
-t_match "test driver without --root: not checked" "^numad: +not checked: this host's /proc is not on this machine$" "$txt"
+t_match "test driver without --root: said once" "^local: +IRQ rates, numad and tuned not shown: this host's /proc is not on this machine \(test driver or remote URI\)$" "$txt"
+t_nomatch "test driver without --root: no numad, tuned or irqs lines" "^(numad|tuned|irqs):" "$txt"
 t_done
