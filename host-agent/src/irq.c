@@ -62,7 +62,10 @@ static int read_text(const char *path, char **ret)
 		ssize_t n;
 
 		if (cap - len < 4096) {
-			char *nb = cap >= MAX_TEXT ? NULL : realloc(buf, cap * 2);
+			char *nb = NULL;
+
+			if (cap < MAX_TEXT)
+				nb = realloc(buf, cap * 2);
 
 			if (!nb) {
 				r = cap >= MAX_TEXT ? -EFBIG : -ENOMEM;
@@ -565,7 +568,8 @@ void vcp_irq_idle_cpus(const struct vcp_host *host,
 	for (size_t p = 0; p < host->n_packages && p < plan->n_packages; p++) {
 		const struct vcp_cpuset *cpus = &host->packages[p].cpus;
 
-		if (plan->pkg_active[p] || vcp_cpuset_subset(cpus, &plan->reserved))
+		if (plan->pkg_active[p] ||
+		    vcp_cpuset_subset(cpus, &plan->reserved))
 			continue;
 		vcp_cpuset_or(ret, cpus);
 	}

@@ -93,7 +93,7 @@ struct vcp_irq_plan {
 	struct vcp_irq_saved *saved;
 	size_t n_saved;
 	size_t n_managed;	/* managed IRQs, left alone */
-	size_t n_kept;		/* device IRQs already off idle packages */
+	size_t n_kept;		/* already off the idle packages */
 };
 
 void vcp_irq_plan_clear(struct vcp_irq_plan *p);

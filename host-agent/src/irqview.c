@@ -116,8 +116,8 @@ struct json_object *vcp_irqview_json(const struct vcp_irqview *v,
 	for (size_t p = 0; p < host->n_packages; p++) {
 		struct json_object *e = json_object_new_object();
 
-		json_object_object_add(e, "id",
-				       json_object_new_int(host->packages[p].id));
+		json_object_object_add(e, "id", json_object_new_int(
+					       host->packages[p].id));
 		json_object_object_add(e, "per_s", vcp_json_double3(v->all[p]));
 		json_object_object_add(e, "device_per_s",
 				       vcp_json_double3(v->dev[p]));

@@ -138,8 +138,8 @@ struct json_object *vcp_placers_json(const struct vcp_placers *p,
 
 	for (size_t i = 0; i < n_vms; i++)
 		if (vms[i].placement_auto || vms[i].numatune)
-			json_object_array_add(arr,
-					      json_object_new_string(vms[i].name));
+			json_object_array_add(arr, json_object_new_string(
+						      vms[i].name));
 	json_object_object_add(o, "checked",
 			       json_object_new_boolean(p->checked));
 	json_object_object_add(o, "numad_pid", p->numad_pid ?
