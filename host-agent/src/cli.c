@@ -636,7 +636,24 @@ static int report_plan(struct ctx *c, struct planned *p,
 	} else {
 		printf("planned:\n");
 		vcp_render_map_text(stdout, p->cy.w.host, p->cy.w.vms, &p->after);
+		vcp_irq_report_text(stdout, &p->irq);
 	}
+	return 0;
+}
+
+/* Device IRQs after the pins (policy irq_affinity), or what would be
+ * done (@dry); only where this machine's /proc is the host's. */
+static int follow_irqs(struct ctx *c, struct planned *p, bool dry)
+{
+	const char *root = c->root ? c->root : c->k ? c->k->root : NULL;
+	int r;
+
+	if (!root)
+		return 0;
+	r = (dry ? vcp_irq_preview : vcp_irq_follow)(root, p->cy.w.host,
+		p->cy.plan, c->policy.irq_affinity, &p->irq);
+	if (r < 0)
+		vcp_cli_err(0, "Failed to steer device IRQs: %s", strerror(-r));
 	return 0;
 }
 
@@ -652,25 +669,11 @@ static int cmd_plan(struct ctx *c, int argc, char **argv)
 	if (!r)
 		r = make_plan(c, &p);
 	if (!r)
+		r = follow_irqs(c, &p, true);
+	if (!r)
 		r = report_plan(c, &p, NULL, NULL, NULL);
 	planned_clear(&p);
 	return r;
-}
-
-/* Device IRQs after the pins (policy irq_affinity); only where this
- * machine's /proc is the host's. */
-static int follow_irqs(struct ctx *c, struct planned *p)
-{
-	const char *root = c->root ? c->root : c->k ? c->k->root : NULL;
-	int r;
-
-	if (!root)
-		return 0;
-	r = vcp_irq_follow(root, p->cy.w.host, p->cy.plan,
-			   c->policy.irq_affinity, &p->irq);
-	if (r < 0)
-		vcp_cli_err(0, "Failed to steer device IRQs: %s", strerror(-r));
-	return 0;
 }
 
 static int cmd_apply(struct ctx *c, int argc, char **argv)
@@ -691,7 +694,7 @@ static int cmd_apply(struct ctx *c, int argc, char **argv)
 				    &res) < 0)
 		r = vcp_cli_err(EXIT_PARTIAL, "out of memory");
 	if (!r)
-		r = follow_irqs(c, &p);
+		r = follow_irqs(c, &p, false);
 	if (!r)
 		r = observe(c, &after, 0, false);
 	if (!r && vcp_pkg_map_build(after.host, after.vms, after.n_vms, NULL,

@@ -802,11 +802,25 @@ int vcp_irqbalance_detect(const char *root, struct vcp_irqbalance *ret)
 
 /* ---- following a plan ---- */
 
-int vcp_irq_follow(const char *root, const struct vcp_host *host,
-		   const struct vcp_plan *plan, bool enabled,
-		   struct vcp_irq_report *ret)
+/* What vcp_irq_apply() would count, without writing. */
+static void preview(const struct vcp_irq_plan *p, struct vcp_irq_result *ret)
 {
-	struct vcp_irq_report rep = { .enabled = enabled };
+	struct vcp_irq_result res = { .managed = p->n_managed };
+
+	for (size_t i = 0; i < p->n_moves; i++) {
+		if (p->moves[i].restore)
+			res.restored++;
+		else
+			res.moved++;
+	}
+	*ret = res;
+}
+
+static int follow(const char *root, const struct vcp_host *host,
+		  const struct vcp_plan *plan, bool enabled, bool dry,
+		  struct vcp_irq_report *ret)
+{
+	struct vcp_irq_report rep = { .enabled = enabled, .dry_run = dry };
 	struct vcp_irq_saved *s = NULL;
 	struct vcp_irq *v = NULL;
 	struct vcp_irq_plan p = { 0 };
@@ -833,7 +847,9 @@ int vcp_irq_follow(const char *root, const struct vcp_host *host,
 	if (r == 0)
 		r = vcp_irq_plan_compute(v, n, s, ns, &host->online, &rep.idle,
 					 &p);
-	if (r == 0)
+	if (r == 0 && dry)
+		preview(&p, &rep.res);
+	else if (r == 0)
 		r = vcp_irq_apply(root, &p, &rep.res);
 	rep.n_irqs = n;
 	rep.kept = p.n_kept;
@@ -844,4 +860,18 @@ int vcp_irq_follow(const char *root, const struct vcp_host *host,
 		return r;
 	*ret = rep;
 	return 0;
+}
+
+int vcp_irq_follow(const char *root, const struct vcp_host *host,
+		   const struct vcp_plan *plan, bool enabled,
+		   struct vcp_irq_report *ret)
+{
+	return follow(root, host, plan, enabled, false, ret);
+}
+
+int vcp_irq_preview(const char *root, const struct vcp_host *host,
+		    const struct vcp_plan *plan, bool enabled,
+		    struct vcp_irq_report *ret)
+{
+	return follow(root, host, plan, enabled, true, ret);
 }

@@ -159,6 +159,7 @@ int vcp_proc_find_comm(const char *root, const char *comm);
 struct vcp_irq_report {
 	bool acted;		/* anything was looked at */
 	bool enabled;		/* policy irq_affinity */
+	bool dry_run;		/* res counts what would be done */
 	struct vcp_cpuset idle;	/* CPUs of the idle packages */
 	struct vcp_irqbalance irqbalance;
 	size_t n_irqs;		/* device IRQs with an affinity file */
@@ -176,5 +177,11 @@ struct vcp_irq_report {
 int vcp_irq_follow(const char *root, const struct vcp_host *host,
 		   const struct vcp_plan *plan, bool enabled,
 		   struct vcp_irq_report *ret);
+/* The same without writing anything (`vcpack plan`): res counts the
+ * moves and restores that would be made; managed IRQs only show as such
+ * once a write was refused, so they count as moves here. */
+int vcp_irq_preview(const char *root, const struct vcp_host *host,
+		    const struct vcp_plan *plan, bool enabled,
+		    struct vcp_irq_report *ret);
 
 #endif

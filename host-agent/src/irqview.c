@@ -157,10 +157,16 @@ void vcp_irq_report_text(FILE *f, const struct vcp_irq_report *r)
 				"unset");
 		return;
 	}
-	fprintf(f, "irqs:   %zu device IRQs: %zu moved off idle packages (CPUs %s), %zu restored, %zu managed by the kernel left alone, %zu already in place",
-		r->n_irqs, r->res.moved,
-		list_or(&r->idle, want, sizeof(want), "none"), r->res.restored,
-		r->res.managed, r->kept);
+	if (r->dry_run)
+		fprintf(f, "irqs:   %zu device IRQs: %zu would move off idle packages (CPUs %s), %zu would be restored, %zu already in place (dry run, nothing changed)",
+			r->n_irqs, r->res.moved,
+			list_or(&r->idle, want, sizeof(want), "none"),
+			r->res.restored, r->kept);
+	else
+		fprintf(f, "irqs:   %zu device IRQs: %zu moved off idle packages (CPUs %s), %zu restored, %zu managed by the kernel left alone, %zu already in place",
+			r->n_irqs, r->res.moved,
+			list_or(&r->idle, want, sizeof(want), "none"),
+			r->res.restored, r->res.managed, r->kept);
 	if (r->res.failed)
 		fprintf(f, ", %zu failed (IRQ %u: %s)", r->res.failed,
 			r->res.first_failed_irq, strerror(-r->res.first_error));
@@ -175,6 +181,8 @@ struct json_object *vcp_irq_report_json(const struct vcp_irq_report *r)
 
 	json_object_object_add(o, "enabled",
 			       json_object_new_boolean(r->enabled));
+	json_object_object_add(o, "dry_run",
+			       json_object_new_boolean(r->dry_run));
 	json_object_object_add(o, "idle_cpus", json_object_new_string(
 		list_or(&r->idle, buf, sizeof(buf), "")));
 	json_object_object_add(o, "irqbalance_pid", b->running ?

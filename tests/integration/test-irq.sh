@@ -30,6 +30,16 @@ t_eq "default: apply exit 0" 0 $?
 t_eq "default: no irqs report" null "$(echo "$ap" | jq -c .irqs)"
 t_eq "default: affinities untouched" "0-7 0-7 4 4-7 1" "$(affs)"
 
+# ---- plan: what apply would do, nothing written ----
+pl=$("$VCPACK" --connect "$TWO" --root "$R" --policy "$T_TMP/on.json" --json plan 2>/dev/null)
+t_eq "plan: exit 0" 0 $?
+t_eq "plan: dry run counts (irqs would-move kept)" "true 5 4 1" \
+	"$(echo "$pl" | jq -r '.irqs|"\(.dry_run) \(.irqs) \(.moved) \(.kept)"')"
+txt=$("$VCPACK" --connect "$TWO" --root "$R" --policy "$T_TMP/on.json" plan 2>/dev/null)
+t_match "plan: text says would" "^irqs: +5 device IRQs: 4 would move off idle packages \(CPUs 4-7,12-15\), 0 would be restored, 1 already in place \(dry run, nothing changed\)$" "$txt"
+t_eq "plan: affinities untouched" "0-7 0-7 4 4-7 1" "$(affs)"
+t_eq "plan: no records written" no "$([ -e "$R/run/vcpack" ] && echo yes || echo no)"
+
 # ---- on: off the idle package ----
 ap=$("$VCPACK" --connect "$TWO" --root "$R" --policy "$T_TMP/on.json" --json apply 2>/dev/null)
 t_eq "on: apply exit 0" 0 $?
