@@ -1038,6 +1038,8 @@ static int build_plan(const struct ctx *c, int level, struct vcp_plan **ret)
 		pl->pkg_demand[p] = c->pk[p].load;
 		pl->pkg_capacity[p] = c->pk[p].usable;
 		pl->n_active += c->pk[p].active;
+		if (c->pk[p].reserved)
+			continue;	/* the host's: not the VMs' demand */
 		pl->demand += c->pk[p].load;
 		pl->capacity += c->pk[p].usable;
 	}

@@ -346,6 +346,8 @@ static void test_reserved_never_used(void **state)
 		for (size_t i = 0; i < p->n_vms; i++) {
 			const struct vcp_vm_plan *v = &p->vms[i];
 
+			if (v->placement == VCP_PLACE_UNMANAGED)
+				continue;	/* keeps its pins */
 			for (unsigned int c = 0; c < v->n_vcpus; c++)
 				assert_false(vcp_cpuset_intersects(
 					&v->vcpu_pins[c], &p->reserved));
@@ -366,7 +368,13 @@ static void test_reserved_package(void **state)
 	assert_int_equal(p->n_reserved_pkgs, 1);
 	assert_false(p->pkg_active[0]);
 	assert_float_equal(p->pkg_capacity[0], 0, 1e-12);
-	assert_float_equal(p->pkg_demand[0], 0, 1e-12);
+	/* The unmanaged VM pinned there: its demand shows on package 0
+	 * but is not the VMs' demand (2 + 0.5 + 0.25 on package 1). */
+	assert_float_equal(p->pkg_demand[0], 0.5, 1e-12);
+	assert_float_equal(p->demand, 2.75, 1e-9);
+	assert_float_equal(p->overcommit, 0, 1e-12);
+	assert_int_equal(vm_named(p, "legacy")->placement,
+			 VCP_PLACE_UNMANAGED);
 	assert_true(p->pkg_active[1]);
 	assert_int_equal(p->n_active, 1);
 	/* Exclusive cores start at package 1's first core. */
