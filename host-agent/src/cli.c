@@ -826,7 +826,8 @@ static int select_vms(const struct vcp_world *w, int argc, char **argv,
 }
 
 static void restore_report(const struct ctx *c,
-			   const struct vcp_restore_result *res)
+			   const struct vcp_restore_result *res,
+			   const struct vcp_irq_report *irq)
 {
 	struct json_object *arr = json_object_new_array();
 
@@ -853,9 +854,13 @@ static void restore_report(const struct ctx *c,
 		struct json_object *o = json_object_new_object();
 
 		json_object_object_add(o, "restored", arr);
+		if (irq->acted)
+			json_object_object_add(o, "irqs",
+					       vcp_irq_report_json(irq));
 		vcp_cli_json(o);
 	} else {
 		json_object_put(arr);
+		vcp_irq_report_text(stdout, irq);
 	}
 }
 
@@ -863,6 +868,8 @@ static int cmd_restore(struct ctx *c, int argc, char **argv)
 {
 	struct vcp_world w = { 0 };
 	struct vcp_restore_result res = { 0 };
+	struct vcp_irq_report irq = { 0 };
+	const char *root;
 	bool *only = NULL;
 	int r = setup(c, false);
 
@@ -873,11 +880,16 @@ static int cmd_restore(struct ctx *c, int argc, char **argv)
 	if (!r && vcp_apply_restore(c->v, c->k, w.host, w.vms, w.n_vms, only,
 				    &res) < 0)
 		r = vcp_cli_err(EXIT_PARTIAL, "out of memory");
+	/* Every VM: also the device IRQs vcpack moved. */
+	root = c->root ? c->root : c->k ? c->k->root : NULL;
+	if (!r && argc <= 1 && root &&
+	    vcp_irq_follow(root, w.host, NULL, false, &irq) < 0)
+		vcp_cli_err(0, "Failed to restore device IRQs");
 	if (!r) {
 		if (!c->json)
 			printf("restore:\n");
-		restore_report(c, &res);
-		if (res.n_failed)
+		restore_report(c, &res, &irq);
+		if (res.n_failed || irq.res.failed)
 			r = EXIT_PARTIAL;
 	}
 	free(only);

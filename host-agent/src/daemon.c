@@ -273,7 +273,7 @@ static void follow_irqs(struct daemon *d, const struct vcp_host *host,
 			strerror(-r));
 		return;
 	}
-	if (b->running && !d->irq_advised) {
+	if (b->running && enabled && !d->irq_advised) {
 		char want[1024] = "";
 
 		vcp_cpuset_format(&rep.idle, want, sizeof(want));

@@ -145,6 +145,11 @@ void vcp_irq_report_text(FILE *f, const struct vcp_irq_report *r)
 
 	if (!r->acted)
 		return;
+	if (b->running && !r->enabled) {
+		fprintf(f, "irqs:   irqbalance (pid %d) steers IRQs; vcpack writes no affinity, nor puts back what it moved before irqbalance started\n",
+			b->pid);
+		return;
+	}
 	if (b->running) {
 		list_or(&r->idle, want, sizeof(want), "");
 		if (b->has_banned && vcp_cpuset_equal(&b->banned, &r->idle))

@@ -66,6 +66,9 @@ echo "2" >"$R/proc/irq/27/smp_affinity_list"
 ap=$("$VCPACK" --connect "$TWO" --root "$R" --policy "$T_TMP/off.json" --json apply 2>/dev/null)
 t_eq "irqbalance: pid" 321 "$(echo "$ap" | jq .irqs.irqbalance_pid)"
 t_eq "irqbalance: nothing restored behind its back" "0-3 0-3 4 0-3,8-11 2" "$(affs)"
+txt=$("$VCPACK" --connect "$TWO" --root "$R" --policy "$T_TMP/off.json" apply 2>/dev/null)
+t_match "irqbalance, off: said, nothing put back" "^irqs: +irqbalance \(pid 321\) steers IRQs; vcpack writes no affinity, nor puts back what it moved before irqbalance started$" "$txt"
+t_eq "irqbalance, off: still nothing restored" "0-3 0-3 4 0-3,8-11 2" "$(affs)"
 txt=$("$VCPACK" --connect "$TWO" --root "$R" --policy "$T_TMP/on.json" apply 2>/dev/null)
 t_match "irqbalance: what to ban and restart" 'irqbalance \(pid 321\) steers IRQs; vcpack writes no affinity. To keep IRQs off the idle packages set IRQBALANCE_BANNED_CPULIST="4-7,12-15" in /etc/default/irqbalance \(now unset\) and restart irqbalance' "$txt"
 t_eq "irqbalance: records kept" "$(cat "$T_TMP/records")" "$(cat "$R/run/vcpack/irq-affinity")"
@@ -74,6 +77,19 @@ echo 'IRQBALANCE_BANNED_CPULIST=4-7,12-15' >"$R/etc/default/irqbalance"
 txt=$("$VCPACK" --connect "$TWO" --root "$R" --policy "$T_TMP/on.json" apply 2>/dev/null)
 t_match "irqbalance: already banned said" "already bans CPUs '4-7,12-15'" "$txt"
 rm -r "$R/run/irqbalance.pid" "$R/proc/321"
+
+# ---- restore (every VM) also puts the IRQs back; with domains it does not ----
+cp -a "$R" "$T_TMP/root2"
+R2=$T_TMP/root2
+out=$("$VCPACK" --connect "$TWO" --root "$R2" --policy "$T_TMP/on.json" --json restore latency 2>/dev/null)
+t_eq "restore DOMAIN: IRQs left" "0-3 0-3 4 0-3,8-11 2" \
+	"$(for q in 0 24 25 26 27; do cat "$R2/proc/irq/$q/smp_affinity_list"; done | paste -sd' ' -)"
+t_eq "restore DOMAIN: no irqs report" null "$(echo "$out" | jq -c .irqs)"
+out=$("$VCPACK" --connect "$TWO" --root "$R2" --policy "$T_TMP/on.json" --json restore 2>/dev/null)
+t_eq "restore: exit 0" 0 $?
+t_eq "restore: IRQs restored" 3 "$(echo "$out" | jq .irqs.restored)"
+t_eq "restore: originals back" "0-7 0-7 4 4-7 2" \
+	"$(for q in 0 24 25 26 27; do cat "$R2/proc/irq/$q/smp_affinity_list"; done | paste -sd' ' -)"
 
 # ---- off again: back to the originals; someone else's change stays ----
 ap=$("$VCPACK" --connect "$TWO" --root "$R" --policy "$T_TMP/off.json" --json apply 2>/dev/null)
