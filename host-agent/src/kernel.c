@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * kernel.c - detects and drives the vcpack kernel's two knobs: the host
- * level in sysfs and the per-cgroup class in the cpu controller.
+ * level in sysfs and the per-cgroup class in the cpu controller; and
+ * writes device IRQ affinity for irq.c (the one place kernel files are
+ * written).
  *
  * Detection reads ROOT/proc/self/mountinfo for the hierarchy that has the
  * cpu controller (a v1 "cgroup" mount with "cpu" among its options wins;

@@ -3,7 +3,8 @@
  * kernel.h - the only module that writes to the kernel: the host level
  * (/sys/devices/system/cpu/sched_mc_power_savings: 0, 1, 2) and the class
  * of a cgroup (cpu.consolidate: spread, balanced, pack) of the vcpack
- * kernel patches, plus moving a process into a cpu cgroup.
+ * kernel patches, plus moving a process into a cpu cgroup and pointing a
+ * device interrupt at CPUs (/proc/irq/N/smp_affinity_list).
  *
  * Every path is taken relative to a root ("/" in production, a fixture
  * tree in tests). Functions return 0 or -errno (a value the kernel

@@ -74,8 +74,8 @@
 #include "planner.h"
 
 #include <errno.h>
-#include <stdlib.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "errmsg.h"
@@ -194,7 +194,6 @@ static int reserve_cores(struct ctx *c)
 	if (!nc)
 		return -ENOMEM;
 	nt = nc + np;
-
 	for (size_t i = 0; i < c->n_cores; i++) {
 		struct core *k = &c->cores[i];
 		unsigned int n = 0;
