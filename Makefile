@@ -1,8 +1,12 @@
 # vcpack - power-aware consolidation of KVM guests onto few CPU packages.
 #
-#   make            build vcpack, powernice and the libvirt hook
-#   make demo       the main job on libvirt's test driver (installs deps)
-#   make check      every test (installs deps; includes check-kernel)
+#   make            build vcpack, powernice, the libvirt hook and the man
+#                   pages (never installs packages; V=1 shows full lines)
+#   make deps       install the build and test packages (scripts/deps.sh)
+#   make deps-kernel  also the kernel testbed's packages
+#   make demo       the main job on libvirt's test driver (runs deps first)
+#   make check      every test (runs deps-kernel first; includes
+#                   check-kernel); one summary line, logs in $(B)/log/
 #   make check-unit | check-schema | check-bench | check-integration |
 #        check-kernel | check-real
 #   make bench-planner | bench-daemon | bench-fleet | bench-kernel |
@@ -35,6 +39,16 @@ ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) -D_GNU_SOURCE \
 	-DVCP_SYSCONFDIR='"$(SYSCONFDIR)"' -Ihost-agent/src $(PKG_CFLAGS)
 LDLIBS = $(PKG_LIBS) -lm
 
+# Quiet build, kbuild style: "  CC      file"; V=1 prints the commands.
+V ?= 0
+ifeq ($(V),1)
+Q :=
+msg = @true
+else
+Q := @
+msg = @printf '  %-7s %s\n'
+endif
+
 SRC := host-agent/src
 # Program files (they print; mains and the CLI's parts). Everything else
 # is the library.
@@ -50,9 +64,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRCS))
 BENCH_SRCS := $(wildcard bench/bench_*.c)
 BENCH_BINS := $(patsubst bench/%.c,$(B)/bench/%,$(BENCH_SRCS))
 
-DEPS_STAMP := $(B)/.deps-ok
-
-.PHONY: all deps demo check check-unit check-schema check-integration \
+.PHONY: all deps deps-kernel demo check check-unit check-schema check-integration \
 	check-kernel check-real check-bench check-deps kernel bench bench-quick bench-planner \
 	bench-daemon bench-fleet bench-kernel bench-kernel-quick bench-kernel-build \
 	bench-kernel-publish \
@@ -60,68 +72,86 @@ DEPS_STAMP := $(B)/.deps-ok
 
 all: $(PROGS)
 
-# Install the packages only when something is missing (scripts/deps.sh
-# is idempotent and quick when all is there).
-$(DEPS_STAMP): scripts/deps.sh
+# Installing packages is explicit: `make deps` (or `make deps-kernel`),
+# which `make demo` and `make check` run first. scripts/deps.sh does
+# nothing when all is there and waits for apt/dpkg locks held by others.
+deps:
 	@scripts/deps.sh --check >/dev/null 2>&1 || scripts/deps.sh
-	@mkdir -p $(B) && touch $@
 
-deps: $(DEPS_STAMP)
+deps-kernel:
+	@scripts/deps.sh --check --kernel >/dev/null 2>&1 || scripts/deps.sh --kernel
 
-$(B)/obj/%.o: $(SRC)/%.c | $(DEPS_STAMP)
+$(B)/obj/%.o: $(SRC)/%.c
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+	$(msg) CC $<
+	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
-$(B)/obj/hook/%.o: libvirt-hooks/%.c | $(DEPS_STAMP)
+$(B)/obj/hook/%.o: libvirt-hooks/%.c
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+	$(msg) CC $<
+	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
 $(LIB): $(LIB_OBJS)
 	@rm -f $@
-	$(AR) rcs $@ $^
+	$(msg) AR $@
+	$(Q)$(AR) rcs $@ $^
 
 $(B)/vcpack: $(B)/obj/cli.o $(B)/obj/cli-fleet.o $(LIB)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(msg) LD $@
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(B)/powernice: $(B)/obj/powernice.o $(LIB)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(msg) LD $@
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(B)/vcpackd: $(B)/obj/daemon.o $(LIB)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(msg) LD $@
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The hook runs inside every VM start: link only what it uses.
 $(B)/vcpack-hook: $(B)/obj/hook/hook.o $(LIB)
-	$(CC) $(LDFLAGS) -Wl,--as-needed -o $@ $^ $(LDLIBS)
+	$(msg) LD $@
+	$(Q)$(CC) $(LDFLAGS) -Wl,--as-needed -o $@ $^ $(LDLIBS)
 
-$(B)/tests/%: tests/unit/%.c $(LIB) | $(DEPS_STAMP)
+$(B)/tests/%: tests/unit/%.c $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -DVCP_SRCDIR='"$(CURDIR)"' -o $@ $< $(LIB) \
+	$(msg) CC $@
+	$(Q)$(CC) $(ALL_CFLAGS) -DVCP_SRCDIR='"$(CURDIR)"' -o $@ $< $(LIB) \
 		$(LDLIBS) $(CMOCKA_LIBS)
 
-$(B)/bench/%: bench/%.c $(LIB) | $(DEPS_STAMP)
+$(B)/bench/%: bench/%.c $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -DVCP_SRCDIR='"$(CURDIR)"' -o $@ $< $(LIB) \
+	$(msg) CC $@
+	$(Q)$(CC) $(ALL_CFLAGS) -DVCP_SRCDIR='"$(CURDIR)"' -o $@ $< $(LIB) \
 		$(LDLIBS)
 
 -include $(LIB_OBJS:.o=.d) $(B)/obj/cli.d $(B)/obj/cli-fleet.d $(B)/obj/powernice.d \
 	$(B)/obj/daemon.d $(B)/obj/hook/hook.d
 
 # ---- the main job ----
-demo: $(B)/vcpack
+# The build's lines go to $(B)/log/build.log: the demo opens with its story.
+demo: deps
+	@mkdir -p $(B)/log
+	@if $(MAKE) --no-print-directory $(B)/vcpack >$(B)/log/build.log 2>&1; then \
+		echo "built $(B)/vcpack (compiler output: $(B)/log/build.log)"; \
+	else tail -n 30 $(B)/log/build.log; \
+		echo "make demo: the build failed; full output in $(B)/log/build.log"; exit 1; fi
 	@sh scripts/demo.sh $(B)/vcpack
 
 # ---- tests ----
-check: check-unit check-schema check-bench check-integration check-kernel check-real
+check: deps-kernel
+	@$(MAKE) --no-print-directory check-unit check-schema check-bench \
+		check-integration check-kernel check-real
 	@echo "make check: all test suites passed"
 
 check-unit: $(UNIT_BINS)
 	@sh tests/run-unit.sh $(UNIT_BINS)
 
-check-schema: $(DEPS_STAMP)
+check-schema:
 	@sh tests/schema/run.sh
 
 # the kernel benchmark's arithmetic (vcresid, report.jq) on worked inputs
-check-bench: $(DEPS_STAMP)
+check-bench:
 	@sh tests/bench/run.sh $(B)
 
 check-integration: $(PROGS)
@@ -131,21 +161,16 @@ check-integration: $(PROGS)
 # guests, which boot the testbed's stock kernel (built when missing).
 GUEST_KERNEL := $(abspath $(B))/kernel/stock/arch/x86/boot/bzImage
 
-check-real: $(PROGS) $(KDEPS_STAMP)
+check-real: $(PROGS)
 	@if [ ! -r $(GUEST_KERNEL) ]; then \
 		$(MAKE) -C kernel stock B=$(abspath $(B)); fi
 	@sh tests/real/run.sh $(B) $(GUEST_KERNEL)
 
 # The kernel testbed (kernel/README.md). Builds patched and stock 6.12.
-KDEPS_STAMP := $(B)/.kdeps-ok
-$(KDEPS_STAMP): scripts/deps.sh
-	@scripts/deps.sh --check --kernel >/dev/null 2>&1 || scripts/deps.sh --kernel
-	@mkdir -p $(B) && touch $@
-
-check-kernel: $(KDEPS_STAMP)
+check-kernel:
 	$(MAKE) -C kernel check B=$(abspath $(B))
 
-kernel: $(KDEPS_STAMP)
+kernel:
 	$(MAKE) -C kernel all B=$(abspath $(B))
 
 # ---- benchmarks (print figures; not tests) ----
@@ -176,7 +201,7 @@ KBENCH_RUN = sh bench/kernel/run.sh --stock $(KBENCH_K)/stock-bench/arch/x86/boo
 	--patched $(KBENCH_K)/patched-bench/arch/x86/boot/bzImage \
 	--initrd $(KBENCH_K)/bench-initramfs.cpio.gz --vcpack $(abspath $(B))/vcpack
 
-bench-kernel-build: $(KDEPS_STAMP) $(PROGS)
+bench-kernel-build: $(PROGS)
 	$(MAKE) -C kernel stock patched bench-initramfs FLAVOUR=bench B=$(abspath $(B))
 
 bench-kernel: bench-kernel-build
