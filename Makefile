@@ -70,7 +70,10 @@ BENCH_BINS := $(patsubst bench/%.c,$(B)/bench/%,$(BENCH_SRCS))
 	bench-kernel-publish \
 	install install-hooks clean format-check
 
-all: $(PROGS)
+MANS := $(B)/man/vcpack.1 $(B)/man/powernice.1 $(B)/man/vcpackd.8 \
+	$(B)/man/vcpack-policy.5 $(B)/man/vcpack-fleet.5
+
+all: $(PROGS) $(MANS)
 
 # Installing packages is explicit: `make deps` (or `make deps-kernel`),
 # which `make demo` and `make check` run first. scripts/deps.sh does
@@ -124,6 +127,22 @@ $(B)/bench/%: bench/%.c $(LIB)
 	$(msg) CC $@
 	$(Q)$(CC) $(ALL_CFLAGS) -DVCP_SRCDIR='"$(CURDIR)"' -o $@ $< $(LIB) \
 		$(LDLIBS)
+
+# Man pages: markdown through pandoc (no smart quotes: options keep their
+# ASCII dashes and quotes), scdoc sources through scdoc, roff as it is.
+$(B)/man/%.1: host-agent/man/%.1.md
+	@mkdir -p $(@D)
+	$(msg) PANDOC $@
+	$(Q)pandoc -s -f markdown-smart -t man -o $@ $<
+
+$(B)/man/%: host-agent/man/%.scd
+	@mkdir -p $(@D)
+	$(msg) SCDOC $@
+	$(Q)scdoc <$< >$@.tmp && mv $@.tmp $@
+
+$(B)/man/powernice.1: host-agent/man/powernice.1
+	@mkdir -p $(@D)
+	$(Q)cp $< $@
 
 -include $(LIB_OBJS:.o=.d) $(B)/obj/cli.d $(B)/obj/cli-fleet.d $(B)/obj/powernice.d \
 	$(B)/obj/daemon.d $(B)/obj/hook/hook.d
