@@ -12,6 +12,7 @@
 #   make bench-planner | bench-daemon | bench-fleet | bench-kernel |
 #        bench-kernel-quick | bench (all, ~75 min) | bench-quick (~5 min)
 #   make install [PREFIX=/usr/local] [DESTDIR=]   make install-hooks
+#   make deb | check-deb   the Debian package (debian/), and its test
 #
 # Plain GNU make; one build directory ($(B)); no recursion.
 
@@ -19,9 +20,15 @@ PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 SBINDIR ?= $(PREFIX)/sbin
 MANDIR ?= $(PREFIX)/share/man
+LIBEXECDIR ?= $(PREFIX)/libexec
+DOCDIR ?= $(PREFIX)/share/doc/vcpack
 SYSCONFDIR ?= /etc
 HOOKDIR ?= $(SYSCONFDIR)/libvirt/hooks
-SYSTEMDUNITDIR ?= /lib/systemd/system
+# systemd's own answer, as Debian's packages use it
+ifeq ($(origin SYSTEMDUNITDIR),undefined)
+SYSTEMDUNITDIR := $(shell pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null)
+SYSTEMDUNITDIR := $(if $(SYSTEMDUNITDIR),$(SYSTEMDUNITDIR),/lib/systemd/system)
+endif
 DESTDIR ?=
 
 B ?= build
@@ -254,31 +261,44 @@ bench-quick: bench-planner
 	@$(MAKE) --no-print-directory bench-kernel-quick
 
 # ---- install ----
+# PREFIX/bin: vcpack, powernice; PREFIX/sbin: vcpackd; the hook binary in
+# LIBEXECDIR/vcpack/ (install-hooks links libvirt's qemu.d entry to it);
+# the unit in systemd's unit directory; /etc/default/vcpackd (never
+# overwritten); the example policies in DOCDIR/examples/; man pages.
 install: all
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
-	install -m 0755 $(B)/vcpack $(DESTDIR)$(BINDIR)/vcpack
-	install -m 0755 $(B)/powernice $(DESTDIR)$(BINDIR)/powernice
-	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(SYSTEMDUNITDIR)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) \
+		$(DESTDIR)$(LIBEXECDIR)/vcpack $(DESTDIR)$(SYSTEMDUNITDIR) \
+		$(DESTDIR)$(SYSCONFDIR)/default $(DESTDIR)$(DOCDIR)/examples \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8
+	install -m 0755 $(B)/vcpack $(B)/powernice $(DESTDIR)$(BINDIR)/
 	install -m 0755 $(B)/vcpackd $(DESTDIR)$(SBINDIR)/vcpackd
-	sed 's|@SBINDIR@|$(SBINDIR)|g' host-agent/vcpackd.service.in \
-		>$(DESTDIR)$(SYSTEMDUNITDIR)/vcpackd.service
+	install -m 0755 $(B)/vcpack-hook $(DESTDIR)$(LIBEXECDIR)/vcpack/vcpack-hook
+	sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+		host-agent/vcpackd.service.in >$(DESTDIR)$(SYSTEMDUNITDIR)/vcpackd.service
 	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/vcpackd.service
-	install -d $(DESTDIR)$(SYSCONFDIR)/vcpack
-	install -m 0644 host-agent/policy.example.json \
-		$(DESTDIR)$(SYSCONFDIR)/vcpack/policy.example.json
-	for m in host-agent/man/*.1; do \
-		[ -f "$$m" ] && install -m 0644 "$$m" $(DESTDIR)$(MANDIR)/man1/; \
-	done; true
+	[ -e $(DESTDIR)$(SYSCONFDIR)/default/vcpackd ] || \
+		install -m 0644 host-agent/vcpackd.default $(DESTDIR)$(SYSCONFDIR)/default/vcpackd
+	install -m 0644 host-agent/policy.example.json $(DESTDIR)$(DOCDIR)/examples/policy.json
+	install -m 0644 host-agent/policy-business-hours.example.json \
+		$(DESTDIR)$(DOCDIR)/examples/policy-business-hours.json
+	install -m 0644 $(filter %.1,$(MANS)) $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 $(filter %.5,$(MANS)) $(DESTDIR)$(MANDIR)/man5/
+	install -m 0644 $(filter %.8,$(MANS)) $(DESTDIR)$(MANDIR)/man8/
 
-# libvirtd notices a qemu hook only if one existed when it started, unless
-# told with SIGHUP (by its pid file, never by name).
+# The qemu.d entry is a symlink to the installed hook. libvirtd (or, with
+# the modular daemons, virtqemud) notices a hook only if one existed when
+# it started, unless told with SIGHUP: sent to whichever runs, by its pid
+# file under /run, never by name.
 install-hooks: $(B)/vcpack-hook
-	install -d $(DESTDIR)$(HOOKDIR)/qemu.d
-	install -m 0755 $(B)/vcpack-hook $(DESTDIR)$(HOOKDIR)/qemu.d/vcpack
-	@if [ -z "$(DESTDIR)" ] && [ -s /run/libvirtd.pid ] && \
-	    kill -HUP "$$(cat /run/libvirtd.pid)" 2>/dev/null; then \
-		echo "install-hooks: sent SIGHUP to libvirtd (pid $$(cat /run/libvirtd.pid)) so it picks up the hook"; \
-	fi
+	install -d $(DESTDIR)$(LIBEXECDIR)/vcpack $(DESTDIR)$(HOOKDIR)/qemu.d
+	install -m 0755 $(B)/vcpack-hook $(DESTDIR)$(LIBEXECDIR)/vcpack/vcpack-hook
+	ln -sfn $(LIBEXECDIR)/vcpack/vcpack-hook $(DESTDIR)$(HOOKDIR)/qemu.d/vcpack
+	@[ -z "$(DESTDIR)" ] || exit 0; \
+	for d in libvirtd virtqemud; do \
+		p=$$(cat /run/$$d.pid 2>/dev/null) || continue; \
+		[ -n "$$p" ] && kill -HUP "$$p" 2>/dev/null && \
+		echo "install-hooks: sent SIGHUP to $$d (pid $$p) so it picks up the hook"; \
+	done; true
 
 format-check:
 	clang-format --dry-run --Werror $(SRC)/*.c $(SRC)/*.h
