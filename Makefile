@@ -42,7 +42,7 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
 PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 CMOCKA_LIBS = $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
-ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) -D_GNU_SOURCE \
+ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(CPPFLAGS) -D_GNU_SOURCE \
 	-DVCP_SYSCONFDIR='"$(SYSCONFDIR)"' -Ihost-agent/src $(PKG_CFLAGS)
 LDLIBS = $(PKG_LIBS) -lm
 
@@ -71,7 +71,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRCS))
 BENCH_SRCS := $(wildcard bench/bench_*.c)
 BENCH_BINS := $(patsubst bench/%.c,$(B)/bench/%,$(BENCH_SRCS))
 
-.PHONY: all deps deps-kernel demo check check-unit check-schema check-integration \
+.PHONY: all deps deps-kernel demo check deb check-deb check-unit check-schema check-integration \
 	check-kernel check-real check-bench check-deps kernel bench bench-quick bench-planner \
 	bench-daemon bench-fleet bench-kernel bench-kernel-quick bench-kernel-build \
 	bench-kernel-publish \
@@ -168,7 +168,7 @@ demo: deps
 # Every suite, each logged to $(B)/log/check-SUITE.log; the last line is
 # "total: N passed, N failed, N skipped" (scripts/check.sh). A new suite:
 # add its name here and make its runner end with such a line.
-CHECK_SUITES := unit schema bench integration kernel real
+CHECK_SUITES := unit schema bench integration kernel real deb
 
 check:
 	@MAKE="$(MAKE)" sh scripts/check.sh $(B) $(CHECK_SUITES)
@@ -299,6 +299,19 @@ install-hooks: $(B)/vcpack-hook
 		[ -n "$$p" ] && kill -HUP "$$p" 2>/dev/null && \
 		echo "install-hooks: sent SIGHUP to $$d (pid $$p) so it picks up the hook"; \
 	done; true
+
+# ---- the Debian package (debian/) ----
+# Built out of tree: dpkg-buildpackage writes to the parent of the source
+# directory, so a copy of the tree goes to $(B)/deb/src and the package
+# to $(B)/deb/. check-deb unpacks it in a throwaway root and checks every
+# file is where Debian puts it, and runs lintian.
+deb:
+	@sh scripts/deb.sh $(B)
+
+# (without the package's own unit-test run: make check runs check-unit)
+check-deb:
+	@DEB_BUILD_OPTIONS="nocheck $${DEB_BUILD_OPTIONS:-}" sh scripts/deb.sh $(B)
+	@sh tests/deb/run.sh $(B)
 
 format-check:
 	clang-format --dry-run --Werror $(SRC)/*.c $(SRC)/*.h
