@@ -55,6 +55,10 @@ else
 Q := @
 msg = @printf '  %-7s %s\n'
 endif
+# make -s: not even those
+ifneq ($(findstring s,$(firstword -$(MAKEFLAGS))),)
+msg = @true
+endif
 
 SRC := host-agent/src
 # Program files (they print; mains and the CLI's parts). Everything else
