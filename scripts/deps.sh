@@ -68,7 +68,7 @@ apt_retry() {
 				return 1
 			fi
 			echo "deps.sh: waiting for another apt-get/dpkg to finish" >&2
-			sleep 5 ;;
+			sleep "${VCP_APT_LOCK_POLL:-5}" ;;
 		*) echo "$err" >&2; return 1 ;;
 		esac
 	done
