@@ -30,6 +30,8 @@ t_match "Documentation= names vcpackd(8)" '^Documentation=man:vcpackd\(8\)' "$u"
 t_match "ordered after both libvirt flavours" \
 	'^After=.*libvirtd\.service.*virtqemud\.service.*virtqemud\.socket' "$u"
 t_match "LimitNOFILE set" '^LimitNOFILE=[0-9]+$' "$u"
+# pulling in virtqemud on a libvirtd host would stop libvirtd (Conflicts=)
+t_nomatch "pulls in neither libvirt flavour" '^(Wants|Requires|BindsTo)=.*(virtqemud|libvirtd)' "$u"
 
 # a root systemd-analyze can load the unit in
 V=$T_TMP/vroot
