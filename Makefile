@@ -9,7 +9,7 @@
 #                   check-kernel); one summary line, logs in $(B)/log/
 #   make check-unit | check-schema | check-bench | check-integration |
 #        check-kernel | check-real
-#   make bench-planner | bench-daemon | bench-fleet | bench-kernel |
+#   make bench-planner | bench-power | bench-daemon | bench-fleet | bench-kernel |
 #        bench-kernel-quick | bench (all, ~75 min) | bench-quick (~5 min)
 #   make install [PREFIX=/usr/local] [DESTDIR=]   make install-hooks
 #   make deb | check-deb   the Debian package (debian/), and its test
@@ -76,7 +76,7 @@ BENCH_SRCS := $(wildcard bench/bench_*.c)
 BENCH_BINS := $(patsubst bench/%.c,$(B)/bench/%,$(BENCH_SRCS))
 
 .PHONY: all deps deps-kernel demo check deb check-deb check-unit check-schema check-integration \
-	check-kernel check-real check-bench check-deps kernel bench bench-quick bench-planner \
+	check-kernel check-real check-bench check-deps kernel bench bench-quick bench-planner bench-power \
 	bench-daemon bench-fleet bench-kernel bench-kernel-quick bench-kernel-build \
 	bench-kernel-publish \
 	install install-hooks clean format-check
@@ -210,6 +210,11 @@ kernel:
 bench-planner: $(BENCH_BINS)
 	$(B)/bench/bench_planner
 
+# One read of every power counter (powerread.c) on a 2-socket, 256-CPU
+# fixture tree built in $TMPDIR; target < 5 ms.
+bench-power: $(BENCH_BINS)
+	$(B)/bench/bench_power
+
 # The fleet (issue 5): the pure fleet planner, then status and plan over
 # 100 and 1000 simulated hosts (private test-driver libvirtds).
 bench-fleet: $(BENCH_BINS) $(PROGS)
@@ -258,9 +263,9 @@ bench-kernel-quick: bench-kernel-build
 	@s=0; $(KBENCH_RUN) --out $(KBENCH)/quick --quick --topos 2x4 --repeats 2 || s=1; \
 		sh bench/kernel/report.sh $(KBENCH)/quick || s=1; exit $$s
 
-bench: bench-planner bench-daemon bench-fleet bench-kernel
+bench: bench-planner bench-power bench-daemon bench-fleet bench-kernel
 
-bench-quick: bench-planner
+bench-quick: bench-planner bench-power
 	@$(MAKE) --no-print-directory bench-daemon BENCH_SECONDS=10
 	@$(MAKE) --no-print-directory bench-kernel-quick
 

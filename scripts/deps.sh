@@ -15,6 +15,8 @@ libvirt-daemon-driver-qemu libvirt-clients libvirt-glib-1.0-dev
 libglib2.0-dev libjson-c-dev libcmocka-dev libxml2-dev libxml2-utils jq
 qemu-system-x86 busybox-static cpio time scdoc pandoc man-db systemd
 debhelper lintian dpkg-dev"
+# promtool checks the metrics output (tests/integration/test-metrics.sh)
+PKGS="$PKGS prometheus"
 KPKGS="linux-source-6.12 xz-utils bc bison flex libelf-dev libssl-dev gnuplot-nox"
 
 check=0

@@ -37,6 +37,7 @@
 #include "cycle.h"
 #include "demand.h"
 #include "kernel.h"
+#include "metricspub.h"
 #include "mode.h"
 #include "pinmemo.h"
 #include "policy.h"
@@ -77,6 +78,10 @@ struct daemon {
 	size_t last_active;
 	char *last_failures;
 	unsigned long n_replans;
+	/* --metrics-dir: the textfile written at each sample */
+	const char *metrics_dir, *power_root;
+	struct vcp_metrics_pub *metrics;
+	int metrics_err;
 	bool ready;			/* READY=1 sent to systemd */
 };
 
@@ -296,6 +301,9 @@ static void replan(struct daemon *d)
 		foreign_pins(d, &cy);
 		r = vcp_cycle_finish(&d->policy, time(NULL), &cy, &err);
 	}
+	if (r == 0 && d->metrics)
+		vcp_metrics_pub_plan(d->metrics, cy.w.vms, cy.w.n_vms,
+				     &d->policy, cy.plan->level);
 	if (r == 0) {
 		remember_status(d, &cy);
 		r = vcp_apply_actions(d->v, d->k, cy.w.host, cy.w.vms, &cy.acts,
@@ -365,6 +373,17 @@ static void relieve(struct daemon *d)
 			100 * d->policy.max_vcpu_delay);
 }
 
+/* Write the metrics file (metricspub.c); say so once when that fails. */
+static void publish(struct daemon *d, const struct vcp_sample *s)
+{
+	int r = d->metrics ? vcp_metrics_pub_sample(d->metrics, s) : 0;
+
+	if (r < 0 && r != d->metrics_err)
+		log_msg(LOG_ERR, "Failed to write metrics to '%s': %s",
+			d->metrics_dir, strerror(-r));
+	d->metrics_err = r;
+}
+
 static gboolean on_sample(gpointer data)
 {
 	struct daemon *d = data;
@@ -378,6 +397,7 @@ static gboolean on_sample(gpointer data)
 			log_msg(LOG_ERR, "out of memory tracking demand");
 		else if (s->have_vcpu_time)
 			relieve(d);
+		publish(d, s);
 		vcp_sample_free(s);
 		resync_or_news(d);
 	} else {
@@ -690,6 +710,9 @@ static const char *const usage_text =
 	"  -s, --socket PATH      control socket (default " VCP_CTL_SOCKET ")\n"
 	"      --restore-on-exit  on SIGTERM put every VM back as it was\n"
 	"      --mode auto|pin|kernel\n"
+	"      --metrics-dir DIR  write DIR/vcpack.prom (Prometheus text) at\n"
+	"                         each sample, for node_exporter's textfile collector\n"
+	"      --power-root DIR   read power counters from a fixture tree\n"
 	"  -f, --foreground       log to stderr instead of syslog\n"
 	"  -d, --debug            log every event too\n"
 	"  -h, --help\n";
@@ -703,6 +726,8 @@ static int parse_args(struct daemon *d, int argc, char **argv)
 		{ "restore-on-exit", no_argument, NULL, 'R' },
 		{ "mode", required_argument, NULL, 'm' },
 		{ "root", required_argument, NULL, 'r' },
+		{ "metrics-dir", required_argument, NULL, 'M' },
+		{ "power-root", required_argument, NULL, 'P' },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "debug", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
@@ -717,6 +742,8 @@ static int parse_args(struct daemon *d, int argc, char **argv)
 		case 's': d->socket_path = optarg; break;
 		case 'R': d->restore_on_exit = true; break;
 		case 'r': d->root = optarg; break;
+		case 'M': d->metrics_dir = optarg; break;
+		case 'P': d->power_root = optarg; break;
 		case 'f': d->foreground = true; break;
 		case 'd': d->debug = true; break;
 		case 'm':
@@ -762,6 +789,13 @@ int main(int argc, char **argv)
 	    vcp_pin_memo_new(&d.memo) < 0)
 		return 1;
 	vcp_tracker_set_max_delay(d.tracker, d.policy.max_vcpu_delay);
+	r = d.metrics_dir ? vcp_metrics_pub_new(d.metrics_dir, d.power_root,
+						&d.metrics) : 0;
+	if (r < 0) {
+		log_msg(LOG_ERR, "Refusing --metrics-dir '%s': %s",
+			d.metrics_dir, strerror(-r));
+		return 2;
+	}
 	gvir_event_register();
 	d.loop = g_main_loop_new(NULL, FALSE);
 	r = listen_socket(&d);
@@ -790,6 +824,7 @@ int main(int argc, char **argv)
 	vcp_kernel_free(d.k);
 	vcp_tracker_free(d.tracker);
 	vcp_pin_memo_free(d.memo);
+	vcp_metrics_pub_free(d.metrics);
 	vcp_policy_clear(&d.policy);
 	g_free(d.last_failures);
 	g_free(d.last_status);
