@@ -43,6 +43,7 @@
 #include "pinmemo.h"
 #include "policy.h"
 #include "render.h"
+#include "sdnotify.h"
 #include "tags.h"
 #include "virt.h"
 
@@ -83,6 +84,7 @@ struct daemon {
 	const char *metrics_dir, *power_root;
 	struct vcp_metrics_pub *metrics;
 	int metrics_err;
+	bool ready;			/* READY=1 sent to systemd */
 };
 
 static struct daemon *the_daemon;
@@ -113,6 +115,42 @@ static void log_msg(int prio, const char *fmt, ...)
 
 static void schedule_replan(struct daemon *d, unsigned int delay_ms);
 static void schedule_reconnect(struct daemon *d);
+
+/* ---- systemd's view (sdnotify.c: no-ops outside systemd) ---- */
+
+/* STATUS=@status, with READY=1 the first time: vcpackd is ready once it
+ * has applied a plan or knows it must wait for libvirt. */
+__attribute__((format(printf, 2, 3)))
+static void notify_status(struct daemon *d, const char *fmt, ...)
+{
+	char s[512];
+	int n = snprintf(s, sizeof(s), "%sSTATUS=", d->ready ? "" : "READY=1\n");
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(s + n, sizeof(s) - (size_t)n, fmt, ap);
+	va_end(ap);
+	vcp_sd_notify(s);
+	d->ready = true;
+}
+
+static void notify_plan(struct daemon *d, const struct vcp_cycle *cy)
+{
+	size_t managed = 0;
+
+	for (size_t i = 0; i < cy->w.n_vms; i++)
+		managed += cy->w.vms[i].managed;
+	notify_status(d, "%s mode, level %d, %zu of %zu packages active, %zu of %zu VMs managed",
+		      d->mode == VCP_MODE_KERNEL ? "kernel" : "pin",
+		      cy->plan->level, cy->plan->n_active, cy->plan->n_packages,
+		      managed, cy->w.n_vms);
+}
+
+static gboolean on_watchdog(gpointer data)
+{
+	vcp_sd_notify("WATCHDOG=1");
+	return G_SOURCE_CONTINUE;
+}
 
 /* ---- the cycle ---- */
 
@@ -322,9 +360,12 @@ static void replan(struct daemon *d)
 	if (r == 0) {
 		log_actions(d, &cy, &res);
 		log_decision(d, &cy, &res);
-	} else
+		notify_plan(d, &cy);
+	} else {
 		log_msg(LOG_WARNING, "re-plan failed: %s",
 			err ? err : strerror(-r));
+		notify_status(d, "re-plan failed: %s", err ? err : strerror(-r));
+	}
 	free(err);
 	vcp_apply_result_clear(&res);
 	vcp_cycle_clear(&cy);
@@ -494,6 +535,8 @@ static void schedule_reconnect(struct daemon *d)
 	}
 	d->backoff_s = d->backoff_s ? MIN(d->backoff_s * 2, BACKOFF_MAX_S) : 1;
 	d->reconnect_src = g_timeout_add_seconds(d->backoff_s, on_reconnect, d);
+	notify_status(d, "waiting for libvirt at '%s' (retry in %us)", d->uri,
+		      d->backoff_s);
 }
 
 /* ---- the control socket (hook notifications, queries) ---- */
@@ -652,6 +695,7 @@ static gboolean on_term(gpointer data)
 
 	log_msg(LOG_INFO, "terminating%s",
 		d->restore_on_exit ? "; restoring every VM" : "");
+	vcp_sd_notify("STOPPING=1");
 	if (d->restore_on_exit)
 		restore_all(d);
 	g_main_loop_quit(d->loop);
@@ -680,15 +724,21 @@ static gboolean on_hup(gpointer data)
 {
 	struct daemon *d = data;
 	struct vcp_policy p;
+	char s[64];
 
+	snprintf(s, sizeof(s), "RELOADING=1\nMONOTONIC_USEC=%" G_GINT64_FORMAT,
+		 g_get_monotonic_time());
+	vcp_sd_notify(s);
 	if (load_policy(d, &p) < 0) {
 		log_msg(LOG_WARNING, "keeping the previous policy");
+		vcp_sd_notify("READY=1");
 		return G_SOURCE_CONTINUE;
 	}
 	vcp_policy_clear(&d->policy);
 	d->policy = p;
 	vcp_tracker_set_max_delay(d->tracker, d->policy.max_vcpu_delay);
 	log_msg(LOG_INFO, "policy reloaded");
+	vcp_sd_notify("READY=1");
 	schedule_replan(d, 0);
 	return G_SOURCE_CONTINUE;
 }
@@ -764,6 +814,7 @@ int main(int argc, char **argv)
 			    .socket_path = VCP_CTL_SOCKET,
 			    .listen_fd = -1, .last_level = -1 };
 	unsigned int window;
+	uint64_t wd_usec;
 	int r;
 
 	the_daemon = &d;
@@ -805,6 +856,9 @@ int main(int argc, char **argv)
 	g_unix_signal_add(SIGTERM, on_term, &d);
 	g_unix_signal_add(SIGINT, on_term, &d);
 	g_unix_signal_add(SIGHUP, on_hup, &d);
+	/* WatchdogSec=: WATCHDOG=1 at half the period while the loop runs */
+	if (vcp_sd_watchdog_usec(&wd_usec) == 0)
+		g_timeout_add(MAX(wd_usec / 2000, 1), on_watchdog, NULL);
 	log_msg(LOG_INFO, "vcpackd started (policy sample every %us, shrink after %us)",
 		d.policy.sample_interval_s, d.policy.shrink_after_s);
 	g_main_loop_run(d.loop);
