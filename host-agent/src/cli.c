@@ -546,13 +546,19 @@ static int make_plan(struct ctx *c, struct planned *p)
 {
 	struct vcp_world *w = &p->cy.w;
 	char *err = NULL;
-	int r = vcp_cycle_plan(c->v, c->k, c->mode, c->sample_ms, NULL,
-			       &c->policy, time(NULL), &p->cy, &err);
+	int r = vcp_cycle_observe(c->v, c->k, c->mode, c->sample_ms, NULL,
+				  &p->cy, &err);
+	int bad = 0;
 
+	/* reserved_cpus this host lacks: the policy is refused (exit 2) */
+	if (r == 0 && vcp_plan_check_reserved(w->host, &c->policy, &err) < 0)
+		r = bad = -EINVAL;
+	if (r == 0)
+		r = vcp_cycle_finish(&c->policy, time(NULL), &p->cy, &err);
 	if (r < 0) {
 		vcp_cli_err(0, "%s", err ? err : strerror(-r));
 		free(err);
-		return EXIT_PARTIAL;
+		return bad ? EXIT_USAGE : EXIT_PARTIAL;
 	}
 	for (size_t i = 0; i < w->n_issues; i++)
 		vcp_cli_err(0, "'%s': %s", w->issues[i].vm, w->issues[i].msg);

@@ -69,11 +69,11 @@ t_match "reserved package: planned map says why it stays awake" "package 0 .* aw
 # Refusals name the CPU or the list; nothing planned.
 echo '{"reserved_cpus": "0,99"}' >"$T_TMP/bad.json"
 out=$("$VCPACK" --connect "$TWO" --policy "$T_TMP/bad.json" --json plan 2>&1)
-t_eq "missing CPU: refused" 1 $?
+t_eq "missing CPU: refused (exit 2, like a bad policy)" 2 $?
 t_match "missing CPU: named" "reserved_cpus: CPU 99 does not exist on this host \(it has CPUs 0-15\)" "$out"
 echo '{"reserved_cpus": "0-15"}' >"$T_TMP/all.json"
 out=$("$VCPACK" --connect "$TWO" --policy "$T_TMP/all.json" plan 2>&1)
-t_eq "every CPU: refused" 1 $?
+t_eq "every CPU: refused (exit 2)" 2 $?
 t_match "every CPU: said" "reserved_cpus: '0-15' leaves no online CPU for VMs" "$out"
 echo '{"reserved_cpus": "0-x"}' >"$T_TMP/syn.json"
 out=$("$VCPACK" --connect "$TWO" --policy "$T_TMP/syn.json" plan 2>&1)
