@@ -24,11 +24,13 @@
 #include "ctl.h"
 #include "cycle.h"
 #include "diff.h"
+#include "irqview.h"
 #include "kernel.h"
 #include "metrics.h"
 #include "mode.h"
 #include "modeljson.h"
 #include "observe.h"
+#include "placers.h"
 #include "planner.h"
 #include "policy.h"
 #include "powerview.h"
@@ -436,6 +438,8 @@ static int cmd_status(struct ctx *c, int argc, char **argv)
 {
 	struct vcp_world w = { 0 };
 	struct vcp_pkg_map map = { 0 };
+	struct vcp_irqview iv;
+	struct vcp_placers pl;
 	struct vcp_power_probe probe = { 0 };
 	const char *why = NULL;
 	int r;
@@ -444,6 +448,8 @@ static int cmd_status(struct ctx *c, int argc, char **argv)
 		return vcp_cli_err(EXIT_USAGE, "status takes no arguments, got '%s'",
 			       argv[1]);
 	r = setup(c, true);
+	vcp_irqview_begin(&iv, c->root ? c->root : c->k ? c->k->root : NULL);
+	vcp_placers_detect(iv.root, &pl);
 	if (!r && power_start(c, &probe, &why) == -EINVAL)
 		r = vcp_cli_err(EXIT_USAGE, "--power-root '%s': %s",
 				c->power_root, why);
@@ -453,8 +459,15 @@ static int cmd_status(struct ctx *c, int argc, char **argv)
 		r = observe(c, &w, c->sample_ms, true);
 	if (!r && vcp_pkg_map_build(w.host, w.vms, w.n_vms, NULL, &map) < 0)
 		r = vcp_cli_err(EXIT_PARTIAL, "out of memory");
+	if (!r)
+		vcp_irqview_end(&iv, w.host);
 	if (!r && c->json) {
 		struct json_object *o = header_json(c, &w);
+
+		json_object_object_add(o, "interrupts",
+				       vcp_irqview_json(&iv, w.host));
+		json_object_object_add(o, "placers",
+				       vcp_placers_json(&pl, w.vms, w.n_vms));
 
 		json_object_object_add(o, "packages",
 				       vcp_render_map_json(w.host, w.vms, &map));
@@ -464,12 +477,15 @@ static int cmd_status(struct ctx *c, int argc, char **argv)
 		vcp_cli_json(o);
 	} else if (!r) {
 		header_text(c, &w);
+		vcp_irqview_text(stdout, &iv, w.host);
+		vcp_placers_text(stdout, &pl, w.vms, w.n_vms);
 		printf("packages:\n");
 		vcp_render_map_text(stdout, w.host, w.vms, &map);
 		printf("VMs:\n");
 		vcp_render_vms_text(stdout, w.host, w.vms, w.n_vms, &c->policy);
 		power_show(c, &probe, why, NULL);
 	}
+	vcp_irqview_clear(&iv);
 	vcp_power_probe_clear(&probe);
 	vcp_pkg_map_clear(&map);
 	vcp_world_clear(&w);
@@ -530,6 +546,7 @@ static int cmd_metrics(struct ctx *c, int argc, char **argv)
 struct planned {
 	struct vcp_cycle cy;
 	struct vcp_pkg_map before, after;
+	struct vcp_irq_report irq;	/* apply: device IRQs */
 };
 
 static void planned_clear(struct planned *p)
@@ -543,13 +560,19 @@ static int make_plan(struct ctx *c, struct planned *p)
 {
 	struct vcp_world *w = &p->cy.w;
 	char *err = NULL;
-	int r = vcp_cycle_plan(c->v, c->k, c->mode, c->sample_ms, NULL,
-			       &c->policy, time(NULL), &p->cy, &err);
+	int r = vcp_cycle_observe(c->v, c->k, c->mode, c->sample_ms, NULL,
+				  &p->cy, &err);
+	int bad = 0;
 
+	/* reserved_cpus this host lacks: the policy is refused (exit 2) */
+	if (r == 0 && vcp_plan_check_reserved(w->host, &c->policy, &err) < 0)
+		r = bad = -EINVAL;
+	if (r == 0)
+		r = vcp_cycle_finish(&c->policy, time(NULL), &p->cy, &err);
 	if (r < 0) {
 		vcp_cli_err(0, "%s", err ? err : strerror(-r));
 		free(err);
-		return EXIT_PARTIAL;
+		return bad ? EXIT_USAGE : EXIT_PARTIAL;
 	}
 	for (size_t i = 0; i < w->n_issues; i++)
 		vcp_cli_err(0, "'%s': %s", w->issues[i].vm, w->issues[i].msg);
@@ -571,6 +594,18 @@ static void plan_summary_text(const struct planned *p)
 	if (pl->overcommit > 0)
 		printf(", OVERCOMMITTED by %.2f CPUs", pl->overcommit);
 	putchar('\n');
+	if (!vcp_cpuset_empty(&pl->reserved)) {
+		char buf[256];
+
+		if (vcp_cpuset_format(&pl->reserved, buf, sizeof(buf)) < 0)
+			snprintf(buf, sizeof(buf), "%u CPUs",
+				 vcp_cpuset_count(&pl->reserved));
+		printf("        reserved for the host: CPUs %s", buf);
+		if (pl->n_reserved_pkgs)
+			printf(" (%zu whole package(s), not counted above)",
+			       pl->n_reserved_pkgs);
+		putchar('\n');
+	}
 	for (size_t i = 0; i < pl->n_vms; i++)
 		if (pl->vms[i].degraded)
 			printf("warning: '%s': %s\n", pl->vms[i].name,
@@ -599,6 +634,9 @@ static int report_plan(struct ctx *c, struct planned *p,
 			json_object_object_add(o, "vms", vcp_render_vms_json(
 				after_w->host, after_w->vms, after_w->n_vms,
 				&c->policy));
+		if (p->irq.acted)
+			json_object_object_add(o, "irqs",
+					       vcp_irq_report_json(&p->irq));
 		vcp_cli_json(o);
 		return 0;
 	}
@@ -614,10 +652,28 @@ static int report_plan(struct ctx *c, struct planned *p,
 		printf("VMs:\n");
 		vcp_render_vms_text(stdout, after_w->host, after_w->vms,
 				    after_w->n_vms, &c->policy);
+		vcp_irq_report_text(stdout, &p->irq);
 	} else {
 		printf("planned:\n");
 		vcp_render_map_text(stdout, p->cy.w.host, p->cy.w.vms, &p->after);
+		vcp_irq_report_text(stdout, &p->irq);
 	}
+	return 0;
+}
+
+/* Device IRQs after the pins (policy irq_affinity), or what would be
+ * done (@dry); only where this machine's /proc is the host's. */
+static int follow_irqs(struct ctx *c, struct planned *p, bool dry)
+{
+	const char *root = c->root ? c->root : c->k ? c->k->root : NULL;
+	int r;
+
+	if (!root)
+		return 0;
+	r = (dry ? vcp_irq_preview : vcp_irq_follow)(root, p->cy.w.host,
+		p->cy.plan, c->policy.irq_affinity, &p->irq);
+	if (r < 0)
+		vcp_cli_err(0, "Failed to steer device IRQs: %s", strerror(-r));
 	return 0;
 }
 
@@ -632,6 +688,8 @@ static int cmd_plan(struct ctx *c, int argc, char **argv)
 	r = setup(c, true);
 	if (!r)
 		r = make_plan(c, &p);
+	if (!r)
+		r = follow_irqs(c, &p, true);
 	if (!r)
 		r = report_plan(c, &p, NULL, NULL, NULL);
 	planned_clear(&p);
@@ -656,6 +714,8 @@ static int cmd_apply(struct ctx *c, int argc, char **argv)
 				    &res) < 0)
 		r = vcp_cli_err(EXIT_PARTIAL, "out of memory");
 	if (!r)
+		r = follow_irqs(c, &p, false);
+	if (!r)
 		r = observe(c, &after, 0, false);
 	if (!r && vcp_pkg_map_build(after.host, after.vms, after.n_vms, NULL,
 				    &amap) < 0)
@@ -667,7 +727,7 @@ static int cmd_apply(struct ctx *c, int argc, char **argv)
 			    res.e[i].outcome == VCP_RETRY)
 				vcp_cli_err(0, "%s", res.e[i].msg ? res.e[i].msg :
 					"an action failed");
-		if (res.n_failed)
+		if (res.n_failed || p.irq.res.failed)
 			r = EXIT_PARTIAL;
 	}
 	vcp_pkg_map_clear(&amap);
@@ -786,7 +846,8 @@ static int select_vms(const struct vcp_world *w, int argc, char **argv,
 }
 
 static void restore_report(const struct ctx *c,
-			   const struct vcp_restore_result *res)
+			   const struct vcp_restore_result *res,
+			   const struct vcp_irq_report *irq)
 {
 	struct json_object *arr = json_object_new_array();
 
@@ -813,9 +874,13 @@ static void restore_report(const struct ctx *c,
 		struct json_object *o = json_object_new_object();
 
 		json_object_object_add(o, "restored", arr);
+		if (irq->acted)
+			json_object_object_add(o, "irqs",
+					       vcp_irq_report_json(irq));
 		vcp_cli_json(o);
 	} else {
 		json_object_put(arr);
+		vcp_irq_report_text(stdout, irq);
 	}
 }
 
@@ -823,6 +888,8 @@ static int cmd_restore(struct ctx *c, int argc, char **argv)
 {
 	struct vcp_world w = { 0 };
 	struct vcp_restore_result res = { 0 };
+	struct vcp_irq_report irq = { 0 };
+	const char *root;
 	bool *only = NULL;
 	int r = setup(c, false);
 
@@ -833,11 +900,16 @@ static int cmd_restore(struct ctx *c, int argc, char **argv)
 	if (!r && vcp_apply_restore(c->v, c->k, w.host, w.vms, w.n_vms, only,
 				    &res) < 0)
 		r = vcp_cli_err(EXIT_PARTIAL, "out of memory");
+	/* Every VM: also the device IRQs vcpack moved. */
+	root = c->root ? c->root : c->k ? c->k->root : NULL;
+	if (!r && argc <= 1 && root &&
+	    vcp_irq_follow(root, w.host, NULL, false, &irq) < 0)
+		vcp_cli_err(0, "Failed to restore device IRQs");
 	if (!r) {
 		if (!c->json)
 			printf("restore:\n");
-		restore_report(c, &res);
-		if (res.n_failed)
+		restore_report(c, &res, &irq);
+		if (res.n_failed || irq.res.failed)
 			r = EXIT_PARTIAL;
 	}
 	free(only);
