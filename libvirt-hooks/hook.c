@@ -262,12 +262,9 @@ static int check_tag(const char *name)
 static void notify(const char *name, const char *op, const char *subop)
 {
 	const char *path = env_or("VCPACK_SOCKET", VCP_CTL_SOCKET);
-	char line[512];
-	int n = snprintf(line, sizeof(line), "hook %s %s %s\n", op, subop, name);
 
 	/* best effort: no daemon, or a stuck one, never delays a start */
-	if (n > 0 && (size_t)n < sizeof(line))
-		(void)vcp_ctl_send(path, line, NOTIFY_TIMEOUT_MS);
+	(void)vcp_ctl_notify(path, op, subop, name, NOTIFY_TIMEOUT_MS);
 }
 
 int main(int argc, char **argv)

@@ -86,7 +86,9 @@ dom "$good" | "$HOOK" vm1 started begin -
 dom "$good" | "$HOOK" vm1 stopped end -
 dom "$good" | "$HOOK" vm1 reconnect begin -
 i=0; while [ "$(wc -l <"$T_TMP/got")" -lt 3 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-t_eq "notifications received" "hook started begin vm1|hook stopped end vm1|hook reconnect begin vm1" \
+# protocol version 1 (docs/protocol.md)
+n='{"v":1,"op":"hook","event":"%s","sub":"%s","vm":"vm1"}'
+t_eq "notifications received" "$(printf "$n|$n|$n" started begin stopped end reconnect begin)" \
 	"$(tr '\n' '|' <"$T_TMP/got" | sed 's/|$//')"
 out=$(dom "$good" | "$HOOK" vm1 migrate begin - 2>&1); t_eq "other ops: exit 0" 0 $?
 out=$("$HOOK" 2>&1); t_eq "no arguments: usage, exit 2" 2 $?

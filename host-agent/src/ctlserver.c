@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * ctlserver.c - vcpackd's control socket on the GLib main loop (see
+ * ctlserver.h): one fd watch per client, on input while it has nothing
+ * queued and on output while it has; lines are framed and answered by
+ * proto.c's rules, the owner's handler gives the answers. A client that
+ * stops reading holds only its own queue (capped) until its deadline.
+ */
+#include "ctlserver.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <glib-unix.h>
+#include <glib.h>
+
+#define ACCEPT_BURST 64
+#define TICK_MS 500
+
+struct vcp_ctl_server {
+	int listen_fd;
+	guint listen_src, resume_src, tick_src;
+	struct vcp_conn_table t;
+	struct vcp_ctl_server_conf conf;
+	bool told_full, told_nofd;
+};
+
+static const char refusal[] =
+	"{\"v\":1,\"ok\":false,\"error\":\"too many clients; try again\"}\n";
+
+static long long now_ms(void)
+{
+	return g_get_monotonic_time() / 1000;
+}
+
+static void note_once(struct vcp_ctl_server *s, bool *told, const char *msg)
+{
+	if (*told || !s->conf.note)
+		return;
+	*told = true;
+	s->conf.note(s->conf.opaque, msg);
+}
+
+/* A one-line error, if the socket takes it at once, then close. */
+static void refuse(int fd)
+{
+	(void)!send(fd, refusal, sizeof(refusal) - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+	close(fd);
+}
+
+static void drop(struct vcp_ctl_server *s, struct vcp_conn *c)
+{
+	if (c->src)
+		g_source_remove(c->src);
+	close(c->fd);
+	vcp_conn_table_drop(&s->t, c);
+}
+
+/* ---- answering ---- */
+
+static void queue_line(struct vcp_conn *c, char *line, bool nomem)
+{
+	if (nomem || (line && vcp_conn_queue(c, line, strlen(line)) < 0))
+		c->closing = true;	/* cannot answer: say no more */
+	free(line);
+}
+
+static void answer_one(struct vcp_ctl_server *s, struct vcp_conn *c,
+		       const char *line)
+{
+	struct vcp_req req = { 0 };
+	struct json_object *f = NULL;
+	char *err = NULL, *reply;
+	bool nomem;
+
+	if (vcp_req_parse(line, &req, &err) < 0) {
+		req.version = line[strspn(line, " \t")] == '{' ?
+			      VCP_PROTO_VERSION : 0;
+		req.op = VCP_REQ_PING;
+	} else {
+		f = s->conf.handle(s->conf.opaque, &req, &err);
+	}
+	reply = vcp_reply_format(&req, f, err, &nomem);
+	queue_line(c, reply, nomem);
+	free(err);
+}
+
+static void answer_lines(struct vcp_ctl_server *s, struct vcp_conn *c)
+{
+	struct vcp_req v1 = { .version = VCP_PROTO_VERSION };
+	char *line = NULL;
+	bool nomem;
+	int r = 0;
+
+	while (!c->closing && (r = vcp_conn_next_line(c, &line)) > 0) {
+		answer_one(s, c, line);
+		free(line);
+	}
+	if (r == -EMSGSIZE || r == -EBADMSG) {
+		line = vcp_reply_format(&v1, NULL, r == -EMSGSIZE ?
+			"request line longer than 4096 bytes" :
+			"NUL byte in a request line", &nomem);
+		queue_line(c, line, nomem);
+		c->closing = true;
+	} else if (r < 0) {
+		c->closing = true;
+	}
+}
+
+/* ---- moving bytes ---- */
+
+static int take_input(struct vcp_ctl_server *s, struct vcp_conn *c)
+{
+	char buf[VCP_CONN_MAX_IN];
+	ssize_t n = read(c->fd, buf, vcp_conn_room(c));
+
+	if (n == 0) {
+		c->eof = true;
+		return 0;
+	}
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR ? 0 : -errno;
+	vcp_conn_progress(c, now_ms(), s->t.idle_ms);
+	if (vcp_conn_feed(c, buf, (size_t)n) < 0)
+		return -EMSGSIZE;
+	answer_lines(s, c);
+	return 0;
+}
+
+static int flush(struct vcp_ctl_server *s, struct vcp_conn *c)
+{
+	const char *p;
+	size_t n;
+
+	while ((n = vcp_conn_pending(c, &p)) > 0) {
+		ssize_t w = send(c->fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (w < 0)
+			return errno == EAGAIN || errno == EINTR ? 0 : -errno;
+		vcp_conn_sent(c, (size_t)w);
+		vcp_conn_progress(c, now_ms(), s->t.idle_ms);
+	}
+	return 0;
+}
+
+static gboolean on_client(gint fd, GIOCondition cond, gpointer data);
+
+/* Input while nothing is queued (and more may come), output while
+ * something is. */
+static unsigned int wanted(const struct vcp_conn *c)
+{
+	const char *p;
+
+	return vcp_conn_pending(c, &p) ? G_IO_OUT : G_IO_IN;
+}
+
+static void watch(struct vcp_conn *c)
+{
+	c->watching = wanted(c);
+	c->src = g_unix_fd_add(c->fd, (GIOCondition)c->watching | G_IO_HUP |
+			       G_IO_ERR, on_client, c);
+}
+
+static gboolean on_client(gint fd, GIOCondition cond, gpointer data)
+{
+	struct vcp_conn *c = data;
+	struct vcp_ctl_server *s = c->owner;
+	int r = 0;
+
+	if (c->watching == G_IO_IN && !c->eof && !c->closing)
+		r = take_input(s, c);
+	if (r == 0)
+		r = flush(s, c);
+	if (r < 0 || vcp_conn_finished(c)) {
+		c->src = 0;	/* this source goes with the return */
+		drop(s, c);
+		return G_SOURCE_REMOVE;
+	}
+	if (wanted(c) == c->watching)
+		return G_SOURCE_CONTINUE;
+	watch(c);
+	return G_SOURCE_REMOVE;
+}
+
+/* ---- clients coming and going ---- */
+
+static gboolean on_tick(gpointer data)
+{
+	struct vcp_ctl_server *s = data;
+	struct vcp_conn *late[64];
+	size_t n;
+
+	do {
+		n = vcp_conn_table_expired(&s->t, now_ms(), late, 64);
+		for (size_t i = 0; i < n; i++)
+			drop(s, late[i]);
+	} while (n == 64);
+	if (s->t.n)
+		return G_SOURCE_CONTINUE;
+	s->tick_src = 0;
+	return G_SOURCE_REMOVE;
+}
+
+static void admit(struct vcp_ctl_server *s, int fd)
+{
+	struct vcp_conn *c, *victim;
+
+	if (s->t.n >= s->t.max) {
+		note_once(s, &s->told_full, "control socket: client limit reached; idle clients make room, others are refused");
+		victim = vcp_conn_table_victim(&s->t);
+		if (victim) {
+			(void)!send(victim->fd, refusal, sizeof(refusal) - 1,
+				    MSG_NOSIGNAL | MSG_DONTWAIT);
+			drop(s, victim);
+		}
+	}
+	if (vcp_conn_table_add(&s->t, fd, now_ms(), &c) < 0) {
+		refuse(fd);
+		return;
+	}
+	c->owner = s;
+	watch(c);
+	if (!s->tick_src)
+		s->tick_src = g_timeout_add(TICK_MS, on_tick, s);
+}
+
+static gboolean on_accept(gint fd, GIOCondition cond, gpointer data);
+
+static gboolean on_resume(gpointer data)
+{
+	struct vcp_ctl_server *s = data;
+
+	s->resume_src = 0;
+	s->listen_src = g_unix_fd_add(s->listen_fd, G_IO_IN, on_accept, s);
+	return G_SOURCE_REMOVE;
+}
+
+static gboolean on_accept(gint fd, GIOCondition cond, gpointer data)
+{
+	struct vcp_ctl_server *s = data;
+
+	for (int k = 0; k < ACCEPT_BURST; k++) {
+		int c = accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+
+		if (c >= 0) {
+			admit(s, c);
+			continue;
+		}
+		if (errno != EMFILE && errno != ENFILE && errno != ENOBUFS &&
+		    errno != ENOMEM)
+			break;	/* EAGAIN, or a client that left already */
+		/* out of descriptors: the socket stays readable, so wait
+		 * rather than spin until a client leaves */
+		note_once(s, &s->told_nofd, "control socket: out of file descriptors; pausing accept");
+		s->listen_src = 0;
+		s->resume_src = g_timeout_add(s->conf.pause_ms, on_resume, s);
+		return G_SOURCE_REMOVE;
+	}
+	return G_SOURCE_CONTINUE;
+}
+
+int vcp_ctl_server_new(int listen_fd, const struct vcp_ctl_server_conf *conf,
+		       struct vcp_ctl_server **ret)
+{
+	struct vcp_ctl_server *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	if (vcp_conn_table_init(&s->t, conf->max_clients, conf->idle_ms) < 0) {
+		free(s);
+		return -ENOMEM;
+	}
+	s->conf = *conf;
+	if (!s->conf.pause_ms)
+		s->conf.pause_ms = 250;
+	s->listen_fd = listen_fd;
+	s->listen_src = g_unix_fd_add(listen_fd, G_IO_IN, on_accept, s);
+	*ret = s;
+	return 0;
+}
+
+void vcp_ctl_server_free(struct vcp_ctl_server *s)
+{
+	if (!s)
+		return;
+	while (s->t.n)
+		drop(s, s->t.v[0]);
+	vcp_conn_table_clear(&s->t);
+	if (s->listen_src)
+		g_source_remove(s->listen_src);
+	if (s->resume_src)
+		g_source_remove(s->resume_src);
+	if (s->tick_src)
+		g_source_remove(s->tick_src);
+	free(s);
+}
