@@ -13,7 +13,9 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <dirent.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -67,6 +69,7 @@ struct fctx {
 	const char **uris;
 	struct vcp_fleet_result *res;
 	size_t abandoned;
+	unsigned int max_live;	/* hosts in contact at once (fd budget) */
 	struct term *terms;
 	size_t n_terms;
 };
@@ -246,6 +249,7 @@ static struct vcp_fleet_pool pool_for(const struct fctx *f, vcp_fleet_job job,
 	struct vcp_fleet_pool p = {
 		.concurrency = f->cfg.concurrency,
 		.timeout_s = f->cfg.timeout_s,
+		.max_live = f->max_live,
 		.readonly = readonly,
 		.job = job,
 		.free_data = free_data,
@@ -1103,6 +1107,39 @@ static int load_cfg(struct fctx *f)
 	return 0;
 }
 
+/* Descriptors open now (those of stuck workers of an earlier pass too). */
+static unsigned long long fds_in_use(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	unsigned long long n = 0;
+
+	if (!d)
+		return 64;	/* a guess on the safe side */
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+/*
+ * A host that accepts and never answers keeps a worker and its
+ * descriptors until the process ends: contact no more hosts at once than
+ * the descriptor limit allows (the others are reported as not contacted).
+ */
+static int fd_budget(struct fctx *f)
+{
+	struct rlimit rl;
+	unsigned long long in_use = fds_in_use();
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+		rl.rlim_cur = 1 << 20;
+	f->max_live = vcp_fleet_fd_budget(rl.rlim_cur, in_use);
+	if (!f->max_live)
+		return vcp_cli_err(EXIT_PARTIAL, "the file descriptor limit (%llu, %llu in use) leaves no room to contact any host; raise it (ulimit -n)",
+				   (unsigned long long)rl.rlim_cur, in_use);
+	return 0;
+}
+
 static void fctx_clear(struct fctx *f)
 {
 	if (f->res)
@@ -1131,8 +1168,12 @@ int vcp_cli_fleet(int argc, char **argv, const struct vcp_cli_common *c)
 	    strcmp(cmd, "apply"))
 		return vcp_cli_err(EXIT_USAGE, "unknown fleet command '%s' (status, tag, plan, apply)", cmd);
 	r = load_cfg(&f);
-	if (r)
+	if (!r)
+		r = fd_budget(&f);
+	if (r) {
+		fctx_clear(&f);
 		return r;
+	}
 	if (!strcmp(cmd, "status"))
 		r = cmd_status(&f);
 	else if (!strcmp(cmd, "tag"))
