@@ -64,6 +64,17 @@ t_match "deep-nested tag, strict: names the VM and why" \
 out=$(dom "$deep" | VCPACK_POLICY="$T_TMP/lenient.json" "$HOOK" vm1 prepare begin - 2>&1)
 t_eq "deep-nested tag, lenient: starts" 0 $?
 t_match "deep-nested tag, lenient: says why" "VM 'vm1'.*depth.*starts untouched" "$out"
+# the same from libvirt itself: it accepts the tag 255 deep through
+# `virsh metadata --set` (test driver, in one virsh process), and the
+# domain XML it would hand the hook is then too deep to parse
+open=$(printf '<x>%.0s' $(seq 255)); close=$(printf '</x>%.0s' $(seq 255))
+virsh -q -c test:///default "metadata test urn:vcpack:metadata:1 --key vcpack --set \"<consolidation priority='low'>$open$close</consolidation>\"; dumpxml test" \
+	>"$T_TMP/deep-libvirt.xml" 2>"$T_TMP/deep-libvirt.err"
+t_eq "libvirt accepts a tag nested 255 deep" 0 $?
+out=$("$HOOK" test prepare begin - <"$T_TMP/deep-libvirt.xml" 2>&1)
+t_eq "libvirt's deep-tagged domain XML, strict: start refused" 1 $?
+t_match "libvirt's deep-tagged domain XML: names the VM and why" \
+	"VM 'test': its domain XML does not parse .*depth" "$out"
 
 # notifications: no daemon -> immediate success
 s=$(date +%s%N)
