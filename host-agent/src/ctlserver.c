@@ -88,14 +88,19 @@ static void answer_one(struct vcp_ctl_server *s, struct vcp_conn *c,
 	free(err);
 }
 
+/* Answer the requests that came, one at a time: the next only once the
+ * last reply is sent, so a client that pipelines requests and does not
+ * read holds one reply, not one per request. */
 static void answer_lines(struct vcp_ctl_server *s, struct vcp_conn *c)
 {
 	struct vcp_req v1 = { .version = VCP_PROTO_VERSION };
 	char *line = NULL;
+	const char *p;
 	bool nomem;
 	int r = 0;
 
-	while (!c->closing && (r = vcp_conn_next_line(c, &line)) > 0) {
+	while (!c->closing && !vcp_conn_pending(c, &p) &&
+	       (r = vcp_conn_next_line(c, &line)) > 0) {
 		answer_one(s, c, line);
 		free(line);
 	}
@@ -124,10 +129,7 @@ static int take_input(struct vcp_ctl_server *s, struct vcp_conn *c)
 	if (n < 0)
 		return errno == EAGAIN || errno == EINTR ? 0 : -errno;
 	vcp_conn_progress(c, now_ms(), s->t.idle_ms);
-	if (vcp_conn_feed(c, buf, (size_t)n) < 0)
-		return -EMSGSIZE;
-	answer_lines(s, c);
-	return 0;
+	return vcp_conn_feed(c, buf, (size_t)n) < 0 ? -EMSGSIZE : 0;
 }
 
 static int flush(struct vcp_ctl_server *s, struct vcp_conn *c)
@@ -168,12 +170,19 @@ static gboolean on_client(gint fd, GIOCondition cond, gpointer data)
 {
 	struct vcp_conn *c = data;
 	struct vcp_ctl_server *s = c->owner;
+	const char *p;
+	size_t before;
 	int r = 0;
 
 	if (c->watching == G_IO_IN && !c->eof && !c->closing)
 		r = take_input(s, c);
-	if (r == 0)
-		r = flush(s, c);
+	/* answer and send until the socket is full or no request is left */
+	do {
+		answer_lines(s, c);
+		before = vcp_conn_pending(c, &p);
+		if (r == 0)
+			r = flush(s, c);
+	} while (r == 0 && before && !vcp_conn_pending(c, &p));
 	if (r < 0 || vcp_conn_finished(c)) {
 		c->src = 0;	/* this source goes with the return */
 		drop(s, c);

@@ -40,6 +40,10 @@ if ($mode eq 'ask') {		# one request, its reply line
 	sleep $a[1];
 	my ($n, $buf) = (0, ''); $n += length($buf) while sysread($s, $buf, 65536);
 	print "$n\n";
+} elsif ($mode eq 'flood') {	# many requests in one write, never read
+	my $s = conn(); $s->autoflush(1); print $s "status\n" x $a[0];
+	open(my $f, '>', $a[1]) or die; print $f "sent\n"; close $f;
+	sleep $a[2];
 } elsif ($mode eq 'slow') {	# read the reply one byte at a time
 	my $s = conn(); print $s "status\n"; $s->flush;
 	my ($got, $c) = ('', '');
@@ -64,6 +68,7 @@ if ($mode eq 'ask') {		# one request, its reply line
 PERL
 C() { perl "$T_TMP/client.pl" "$SOCK" "$@"; }
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+rss_kb() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status"; }
 
 (ulimit -n 1024; exec "$B/vcpackd" --foreground --connect "test://$NODE" \
 	--socket "$SOCK" >"$T_TMP/vcpackd.log" 2>&1) &
@@ -87,6 +92,19 @@ t_match "a stalled client does not block others (ping within 3 s)" "^ok connecte
 	"$(timeout 3 perl "$T_TMP/client.pl" "$SOCK" ask ping 2>&1)"
 t_eq "nor a full status for another client (within 5 s)" "$full" \
 	"$(timeout 5 perl "$T_TMP/client.pl" "$SOCK" ask status 2>/dev/null | wc -c)"
+
+# 1000 requests in one write, never read: one reply is held, not 1000
+rss0=$(rss_kb "$DPID")
+C flood 1000 "$T_TMP/flooded" 3 >/dev/null 2>&1 &
+FLOOD=$!; T_PIDS="$T_PIDS $FLOOD"
+i=0; while [ ! -s "$T_TMP/flooded" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+sleep 1
+t_match "a flood of requests that is never read does not block others" "^ok connected" \
+	"$(timeout 3 perl "$T_TMP/client.pl" "$SOCK" ask ping 2>&1)"
+rss1=$(rss_kb "$DPID")
+t_eq "and holds about one reply for it (RSS grew $(( (rss1 - rss0) / 1024 )) MiB; < 16)" 1 \
+	$(( rss1 - rss0 < 16384 ))
+kill "$FLOOD" 2>/dev/null; wait "$FLOOD" 2>/dev/null
 
 # a client that reads one byte at a time, while others are served
 C slow 3000 >"$T_TMP/slow.out" 2>&1 &
