@@ -522,6 +522,7 @@ int vcp_conn_table_add(struct vcp_conn_table *t, int fd, long long now_ms,
 	if (!c)
 		return -ENOMEM;
 	c->fd = fd;
+	c->born_ms = now_ms;
 	vcp_conn_progress(c, now_ms, t->idle_ms);
 	t->v[t->n++] = c;
 	*ret = c;
@@ -543,7 +544,8 @@ size_t vcp_conn_table_expired(const struct vcp_conn_table *t, long long now_ms,
 	size_t n = 0;
 
 	for (size_t i = 0; i < t->n && n < max; i++)
-		if (t->v[i]->deadline_ms <= now_ms)
+		if (t->v[i]->deadline_ms <= now_ms ||
+		    now_ms - t->v[i]->born_ms >= VCP_PROTO_MAX_LIFE_MS)
 			ret[n++] = t->v[i];
 	return n;
 }

@@ -30,6 +30,9 @@
 #define VCP_PROTO_VERSION 1
 #define VCP_PROTO_MAX_LINE 4096		/* a request, newline included */
 #define VCP_PROTO_MAX_OUT (64u << 20)	/* replies queued for one client */
+/* A connection lives at most this long, progress or not (a reader of a
+ * byte now and then cannot keep its slot for ever). */
+#define VCP_PROTO_MAX_LIFE_MS 60000
 
 enum vcp_req_op { VCP_REQ_PING, VCP_REQ_STATUS, VCP_REQ_REPLAN, VCP_REQ_HOOK };
 
@@ -93,6 +96,7 @@ void vcp_status_clear(struct vcp_status *s);
 struct vcp_conn {
 	int fd;			/* the owner's; never closed here */
 	long long deadline_ms;	/* dropped when no progress by then */
+	long long born_ms;	/* and VCP_PROTO_MAX_LIFE_MS after this */
 	char *in;
 	size_t in_len, in_cap;
 	char *out;
@@ -149,7 +153,7 @@ int vcp_conn_table_add(struct vcp_conn_table *t, int fd, long long now_ms,
 /* When full: the oldest client that has sent nothing yet, to make room
  * (an idle flood cannot lock others out), or NULL. */
 struct vcp_conn *vcp_conn_table_victim(const struct vcp_conn_table *t);
-/* Clients past their deadline, at most @max of them. */
+/* Clients past their deadline or their life, at most @max of them. */
 size_t vcp_conn_table_expired(const struct vcp_conn_table *t, long long now_ms,
 			      struct vcp_conn **ret, size_t max);
 /* Take @c out of the table and free it (its fd is the caller's). */

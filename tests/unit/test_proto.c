@@ -408,6 +408,15 @@ static void test_table_deadlines(void **state)
 	assert_int_equal(vcp_conn_table_expired(&t, 1500, late, 4), 1);
 	assert_ptr_equal(late[0], b);
 	assert_int_equal(vcp_conn_table_expired(&t, 5000, late, 1), 1);
+	/* progress, however steady, does not keep a client past its life */
+	for (long long now = 0; now < VCP_PROTO_MAX_LIFE_MS; now += 500) {
+		vcp_conn_progress(a, now, t.idle_ms);
+		vcp_conn_progress(b, now, t.idle_ms);
+		assert_int_equal(vcp_conn_table_expired(&t, now, late, 4), 0);
+	}
+	assert_int_equal(vcp_conn_table_expired(&t, VCP_PROTO_MAX_LIFE_MS, late, 4), 1);
+	assert_ptr_equal(late[0], a);
+	assert_int_equal(vcp_conn_table_expired(&t, VCP_PROTO_MAX_LIFE_MS + 500, late, 4), 2);
 	vcp_conn_table_clear(&t);
 }
 
