@@ -66,6 +66,11 @@ out=$(ulimit -n 256; timeout 120 "$B/vcpack" fleet --hosts "$T_TMP/fleet.json" s
 t_eq "text: exit 1" 1 $?
 t_match "text: totals for every host" "fleet: $N hosts, 0 reachable" "$out"
 
+# plan reads every host the same way
+out=$(ulimit -n 256; timeout 120 "$B/vcpack" fleet --hosts "$T_TMP/fleet.json" --json plan 2>&1)
+t_eq "plan: exit 1, no crash" 1 $?
+t_nomatch "plan: no 'Too many open files'" "Too many open files|GLib-ERROR" "$out"
+
 # within the budget every host is tried
 fleet "$T_TMP/small.json" 40 40
 (ulimit -n 1024; exec timeout 60 "$B/vcpack" fleet --hosts "$T_TMP/small.json" \
