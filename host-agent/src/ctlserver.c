@@ -47,7 +47,8 @@ static void note_once(struct vcp_ctl_server *s, bool *told, const char *msg)
 /* A one-line error, if the socket takes it at once, then close. */
 static void refuse(int fd)
 {
-	(void)!send(fd, refusal, sizeof(refusal) - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+	(void)!send(fd, refusal, sizeof(refusal) - 1,
+		    MSG_NOSIGNAL | MSG_DONTWAIT);
 	close(fd);
 }
 
@@ -117,10 +118,13 @@ static void answer_lines(struct vcp_ctl_server *s, struct vcp_conn *c)
 
 /* ---- moving bytes ---- */
 
+/* Requests; or, while closing, the rest of the input until the EOF
+ * (dropped, and no progress: the deadline still runs). */
 static int take_input(struct vcp_ctl_server *s, struct vcp_conn *c)
 {
 	char buf[VCP_CONN_MAX_IN];
-	ssize_t n = read(c->fd, buf, vcp_conn_room(c));
+	ssize_t n = read(c->fd, buf, c->closing ? sizeof(buf) :
+					   vcp_conn_room(c));
 
 	if (n == 0) {
 		c->eof = true;
@@ -128,6 +132,8 @@ static int take_input(struct vcp_ctl_server *s, struct vcp_conn *c)
 	}
 	if (n < 0)
 		return errno == EAGAIN || errno == EINTR ? 0 : -errno;
+	if (c->closing)
+		return 0;
 	vcp_conn_progress(c, now_ms(), s->t.idle_ms);
 	return vcp_conn_feed(c, buf, (size_t)n) < 0 ? -EMSGSIZE : 0;
 }
@@ -150,13 +156,10 @@ static int flush(struct vcp_ctl_server *s, struct vcp_conn *c)
 
 static gboolean on_client(gint fd, GIOCondition cond, gpointer data);
 
-/* Input while nothing is queued (and more may come), output while
- * something is. */
+/* Output while something is queued, input otherwise. */
 static unsigned int wanted(const struct vcp_conn *c)
 {
-	const char *p;
-
-	return vcp_conn_pending(c, &p) ? G_IO_OUT : G_IO_IN;
+	return vcp_conn_step(c) == VCP_CONN_WRITE ? G_IO_OUT : G_IO_IN;
 }
 
 static void watch(struct vcp_conn *c)
@@ -174,7 +177,7 @@ static gboolean on_client(gint fd, GIOCondition cond, gpointer data)
 	size_t before;
 	int r = 0;
 
-	if (c->watching == G_IO_IN && !c->eof && !c->closing)
+	if (c->watching == G_IO_IN && !c->eof)
 		r = take_input(s, c);
 	/* answer and send until the socket is full or no request is left */
 	do {
@@ -183,7 +186,11 @@ static gboolean on_client(gint fd, GIOCondition cond, gpointer data)
 		if (r == 0)
 			r = flush(s, c);
 	} while (r == 0 && before && !vcp_conn_pending(c, &p));
-	if (r < 0 || vcp_conn_finished(c)) {
+	if (r == 0 && vcp_conn_step(c) == VCP_CONN_LINGER && !c->shut) {
+		shutdown(c->fd, SHUT_WR);	/* the client reads our EOF */
+		c->shut = true;
+	}
+	if (r < 0 || vcp_conn_step(c) == VCP_CONN_CLOSE) {
 		c->src = 0;	/* this source goes with the return */
 		drop(s, c);
 		return G_SOURCE_REMOVE;
@@ -260,7 +267,7 @@ static gboolean on_accept(gint fd, GIOCondition cond, gpointer data)
 		}
 		if (errno != EMFILE && errno != ENFILE && errno != ENOBUFS &&
 		    errno != ENOMEM)
-			break;	/* EAGAIN, or a client that left already */
+			break;	/* EAGAIN, or a client that left */
 		/* out of descriptors: the socket stays readable, so wait
 		 * rather than spin until a client leaves */
 		note_once(s, &s->told_nofd, "control socket: out of file descriptors; pausing accept");

@@ -27,8 +27,8 @@ typedef struct json_object *(*vcp_ctl_handler)(void *opaque,
 
 struct vcp_ctl_server_conf {
 	size_t max_clients;
-	unsigned int idle_ms;		/* per-client deadline after progress */
-	unsigned int pause_ms;		/* accepting pauses this long on EMFILE */
+	unsigned int idle_ms;	/* per-client deadline after progress */
+	unsigned int pause_ms;	/* accepting pauses this long on EMFILE */
 	vcp_ctl_handler handle;
 	void (*note)(void *opaque, const char *msg);
 	void *opaque;

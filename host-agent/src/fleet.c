@@ -266,7 +266,8 @@ unsigned int vcp_fleet_fd_budget(unsigned long long nofile,
 
 	if (nofile <= in_use + VCP_FLEET_FD_RESERVE)
 		return 0;
-	spare = (nofile - in_use - VCP_FLEET_FD_RESERVE) / VCP_FLEET_FDS_PER_HOST;
+	spare = (nofile - in_use - VCP_FLEET_FD_RESERVE) /
+		VCP_FLEET_FDS_PER_HOST;
 	return spare > 100000 ? 100000 : (unsigned int)spare;
 }
 

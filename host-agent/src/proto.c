@@ -136,7 +136,7 @@ int vcp_req_parse(const char *line, struct vcp_req *ret, char **ret_err)
 static char *line_of_object(struct json_object *o)
 {
 	const char *s = json_object_to_json_string_ext(o,
-			JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+		JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 	char *line = s ? malloc(strlen(s) + 2) : NULL;
 
 	if (line)
@@ -198,11 +198,11 @@ char *vcp_reply_format(const struct vcp_req *req, struct json_object *fields,
 	char *line = NULL;
 
 	*ret_nomem = false;
-	if (req && req->version == 0) {
+	if (req->version == 0) {
 		if (req->op != VCP_REQ_HOOK || error)
 			line = text_reply(req, fields, error);
 		json_object_put(fields);
-		*ret_nomem = !line && (!req || req->op != VCP_REQ_HOOK || error);
+		*ret_nomem = !line && (req->op != VCP_REQ_HOOK || error);
 		return line;
 	}
 	o = json_object_new_object();
@@ -213,7 +213,8 @@ char *vcp_reply_format(const struct vcp_req *req, struct json_object *fields,
 			json_object_object_add(o, "error", json_object_new_string(error));
 		if (fields && !error) {
 			json_object_object_foreach(fields, k, val)
-				json_object_object_add(o, k, json_object_get(val));
+				json_object_object_add(o, k,
+						       json_object_get(val));
 		}
 		line = line_of_object(o);
 	}
@@ -326,7 +327,8 @@ static int status_last(struct json_object *last, struct vcp_status *s,
 	if (!s->vms)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		int r = status_vm(json_object_array_get_idx(vms, i), &s->vms[i]);
+		struct json_object *one = json_object_array_get_idx(vms, i);
+		int r = status_vm(one, &s->vms[i]);
 
 		s->n_vms = i + 1;
 		if (r == -ENOMEM)
@@ -477,9 +479,13 @@ void vcp_conn_sent(struct vcp_conn *c, size_t n)
 		c->out_off = c->out_len = 0;
 }
 
-bool vcp_conn_finished(const struct vcp_conn *c)
+enum vcp_conn_step vcp_conn_step(const struct vcp_conn *c)
 {
-	return (c->eof || c->closing) && c->out_len == c->out_off;
+	if (c->out_len != c->out_off)
+		return VCP_CONN_WRITE;
+	if (c->eof)
+		return VCP_CONN_CLOSE;
+	return c->closing ? VCP_CONN_LINGER : VCP_CONN_READ;
 }
 
 void vcp_conn_progress(struct vcp_conn *c, long long now_ms,

@@ -78,7 +78,7 @@ struct vcp_status {
 	bool connected;
 	char *mode;
 	unsigned long long replans;
-	bool has_last;		/* a plan was made; the rest is about it */
+	bool has_last;		/* a plan was made (the rest is about it) */
 	long long at;
 	int level, active;
 	struct vcp_status_vm *vms;
@@ -104,6 +104,7 @@ struct vcp_conn {
 	bool heard;		/* at least one byte came in */
 	bool eof;		/* the peer will send no more */
 	bool closing;		/* send what is queued, then close */
+	bool shut;		/* the owner shut our side down */
 	unsigned int src;	/* the owner's watch */
 	unsigned int watching;	/* the owner's watched conditions */
 	void *owner;
@@ -126,8 +127,16 @@ int vcp_conn_queue(struct vcp_conn *c, const char *s, size_t n);
 /* What is left to send, and how much of it was sent. */
 size_t vcp_conn_pending(const struct vcp_conn *c, const char **ret);
 void vcp_conn_sent(struct vcp_conn *c, size_t n);
-/* Nothing to send and nothing more to answer: close it. */
-bool vcp_conn_finished(const struct vcp_conn *c);
+/*
+ * What to do with the client now: send what is queued; read (requests,
+ * or while closing only the client's EOF); or close. A client being
+ * closed (an error was sent) lingers with our side shut down until its
+ * EOF or deadline: closing a UNIX socket with unread input would reset
+ * the connection and could lose the error line.
+ */
+enum vcp_conn_step { VCP_CONN_READ, VCP_CONN_WRITE, VCP_CONN_LINGER,
+		     VCP_CONN_CLOSE };
+enum vcp_conn_step vcp_conn_step(const struct vcp_conn *c);
 void vcp_conn_progress(struct vcp_conn *c, long long now_ms,
 		       unsigned int idle_ms);
 

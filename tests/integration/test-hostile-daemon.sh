@@ -30,6 +30,7 @@ NODE=$T_TMP/node.xml
 cat >"$T_TMP/client.pl" <<'PERL'
 use strict; use warnings; use IO::Socket::UNIX; use Time::HiRes qw(sleep time);
 my ($path, $mode, @a) = @ARGV;
+$SIG{PIPE} = "IGNORE";	# a refused client still reads what it was told
 sub conn { IO::Socket::UNIX->new(Type => SOCK_STREAM(), Peer => $path) or die "connect: $!\n" }
 sub line { my $s = shift; my $l = <$s>; defined $l ? $l : "EOF\n" }
 if ($mode eq 'ask') {		# one request, its reply line

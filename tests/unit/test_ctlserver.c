@@ -3,6 +3,7 @@
  * test_ctlserver.c - the control socket's server on a GLib main context
  * driven by the test, clients in the same process on a socket in
  * $TMPDIR: replies both versions, a split request, pipelined requests, a
+ * line past the cap (the error line arrives before the close), a
  * client that never reads its large reply while another is served, the
  * client limit (an idle client makes room; with none idle the newcomer
  * gets one error line), the idle deadline, and out of descriptors: the
@@ -205,6 +206,23 @@ static void test_split_request(void **state)
 	close(c);
 }
 
+static void test_line_too_long(void **state)
+{
+	struct fixture *f = *state;
+	int c = client(f);
+	char big[6000];
+
+	/* past the cap, and more input the server will not read: the error
+	 * line still arrives whole, then our EOF (closing with unread input
+	 * would reset the connection and could lose the line) */
+	memset(big, 'x', sizeof(big));
+	assert_int_equal(write(c, big, sizeof(big)), (ssize_t)sizeof(big));
+	pump(50);
+	assert_int_equal(write(c, big, sizeof(big)), (ssize_t)sizeof(big));
+	expect(c, "{\"v\":1,\"ok\":false,\"error\":\"request line longer than 4096 bytes\"}\nEOF");
+	close(c);
+}
+
 static void test_stalled_client(void **state)
 {
 	struct fixture *f = *state;
@@ -312,6 +330,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_ping_both_versions, start_default, stop),
 		cmocka_unit_test_setup_teardown(test_split_request, start_default, stop),
+		cmocka_unit_test_setup_teardown(test_line_too_long, start_default, stop),
 		cmocka_unit_test_setup_teardown(test_stalled_client, start_default, stop),
 		cmocka_unit_test_setup_teardown(test_limit_idle_makes_room, start_default, stop),
 		cmocka_unit_test_setup_teardown(test_limit_all_busy, start_default, stop),

@@ -347,12 +347,19 @@ static void test_output_queue(void **state)
 	vcp_conn_sent(&c, 4);	/* a short write */
 	assert_int_equal(vcp_conn_pending(&c, &p), 8);
 	assert_memory_equal(p, "o\nworld\n", 8);
-	assert_false(vcp_conn_finished(&c));
+	assert_int_equal(vcp_conn_step(&c), VCP_CONN_WRITE);
 	c.eof = true;
-	assert_false(vcp_conn_finished(&c));	/* still owes a reply */
+	assert_int_equal(vcp_conn_step(&c), VCP_CONN_WRITE);	/* owes a reply */
 	vcp_conn_sent(&c, 8);
 	assert_int_equal(vcp_conn_pending(&c, &p), 0);
-	assert_true(vcp_conn_finished(&c));
+	assert_int_equal(vcp_conn_step(&c), VCP_CONN_CLOSE);
+	c.eof = false;
+	assert_int_equal(vcp_conn_step(&c), VCP_CONN_READ);
+	/* an error was sent: wait for the client's EOF before closing */
+	c.closing = true;
+	assert_int_equal(vcp_conn_step(&c), VCP_CONN_LINGER);
+	c.eof = true;
+	assert_int_equal(vcp_conn_step(&c), VCP_CONN_CLOSE);
 	/* a client that never reads cannot make us hold more than the cap */
 	big = calloc(1, VCP_PROTO_MAX_OUT / 2 + 1);
 	assert_int_equal(vcp_conn_queue(&c, big, VCP_PROTO_MAX_OUT / 2), 0);
