@@ -44,12 +44,20 @@ static void note_once(struct vcp_ctl_server *s, bool *told, const char *msg)
 	s->conf.note(s->conf.opaque, msg);
 }
 
-/* A one-line error, if the socket takes it at once, then close. */
+/* A one-line error, if the socket takes it at once, before the caller
+ * closes it; what the client sent already is read first (closing a UNIX
+ * socket with unread input resets it, and the client could lose the
+ * line). */
 static void refuse(int fd)
 {
+	char buf[4096];
+
 	(void)!send(fd, refusal, sizeof(refusal) - 1,
 		    MSG_NOSIGNAL | MSG_DONTWAIT);
-	close(fd);
+	shutdown(fd, SHUT_WR);
+	for (int k = 0; k < 16 && recv(fd, buf, sizeof(buf), MSG_DONTWAIT) > 0;
+	     k++)
+		;
 }
 
 static void drop(struct vcp_ctl_server *s, struct vcp_conn *c)
@@ -228,13 +236,13 @@ static void admit(struct vcp_ctl_server *s, int fd)
 		note_once(s, &s->told_full, "control socket: client limit reached; idle clients make room, others are refused");
 		victim = vcp_conn_table_victim(&s->t);
 		if (victim) {
-			(void)!send(victim->fd, refusal, sizeof(refusal) - 1,
-				    MSG_NOSIGNAL | MSG_DONTWAIT);
+			refuse(victim->fd);
 			drop(s, victim);
 		}
 	}
 	if (vcp_conn_table_add(&s->t, fd, now_ms(), &c) < 0) {
 		refuse(fd);
+		close(fd);
 		return;
 	}
 	c->owner = s;
