@@ -41,7 +41,7 @@ struct vcp_req {
 	int version;		/* 0: a text line, 1: JSON */
 	char event[32];		/* hook: started, stopped, ... */
 	char sub[32];		/* hook: begin, end, ... */
-	char vm[256];		/* hook: the domain's name */
+	char vm[1024];		/* hook: the domain's name */
 };
 
 /* Parse one request line (without its newline). 0, or -EINVAL /

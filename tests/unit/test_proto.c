@@ -107,6 +107,14 @@ static void test_req_roundtrip(void **state)
 	assert_string_equal(back.vm, "vm \"quoted\"");
 	assert_string_equal(back.event, "started");
 	free(line);
+	/* a long domain name still fits a hook request */
+	memset(r.vm, 'v', 600);
+	r.vm[600] = '\0';
+	line = vcp_req_format(&r);
+	line[strlen(line) - 1] = '\0';
+	back = parse_ok(line);
+	assert_int_equal(strlen(back.vm), 600);
+	free(line);
 }
 
 static struct json_object *fields(const char *json)
