@@ -25,11 +25,13 @@
 #include "cycle.h"
 #include "diff.h"
 #include "kernel.h"
+#include "metrics.h"
 #include "mode.h"
 #include "modeljson.h"
 #include "observe.h"
 #include "planner.h"
 #include "policy.h"
+#include "powerview.h"
 #include "render.h"
 #include "report.h"
 #include "tags.h"
@@ -55,6 +57,7 @@ struct ctx {
 	bool sample_set;	/* --sample given: measure, do not ask vcpackd */
 	const char *daemon_socket;
 	int daemon_pid;		/* > 0: demand and delay came from vcpackd */
+	const char *power_root;	/* --power-root / VCPACK_POWER_ROOT */
 };
 
 int vcp_cli_err(int code, const char *fmt, ...)
@@ -77,6 +80,7 @@ static const char *const usage_text =
 	"Commands:\n"
 	"  status                 packages awake/idle, VMs by class, mode, level\n"
 	"  plan                   what apply would do; changes nothing\n"
+	"  metrics                the figures in Prometheus text format\n"
 	"  apply                  carry out the plan (only what differs)\n"
 	"  tag DOMAIN --priority high|normal|low | --class spread|balanced|pack\n"
 	"                         write the VM's vcpack tag (live and persistent)\n"
@@ -94,6 +98,8 @@ static const char *const usage_text =
 	"                         0: do not measure); without it, status shows\n"
 	"                         what a running vcpackd measured\n"
 	"      --daemon-socket PATH  vcpackd's socket (default " VCP_CTL_SOCKET ")\n"
+	"      --power-root DIR[,DIR2]  read power counters from a fixture tree\n"
+	"                         (DIR2: the second read), not /sys and perf\n"
 	"  -h, --help             this text; COMMAND --help for one command\n"
 	"  -V, --version\n"
 	"\n"
@@ -104,7 +110,14 @@ static const char *const cmd_help[][2] = {
 	{ "status", "Usage: vcpack [OPTIONS] status\n"
 		    "Show every package (awake or idle, which VMs may run there),\n"
 		    "every running VM (class, tag, vCPUs, measured demand, pins), the\n"
-		    "mode (kernel or pin, and why) and the level.\n" },
+		    "mode (kernel or pin, and why) and the level; and per package the\n"
+		    "measured watts, C-state residency, uncore clock and whether it is\n"
+		    "awake by those figures, from two reads of the counters at least\n"
+		    "0.25 s apart (around the demand sample).\n" },
+	{ "metrics", "Usage: vcpack [OPTIONS] metrics\n"
+		     "Print VM classes, vCPU run and wait time, the level and the\n"
+		     "power figures (as status measures them) in the Prometheus text\n"
+		     "exposition format; vcpackd --metrics-dir writes the same.\n" },
 	{ "plan", "Usage: vcpack [OPTIONS] plan\n"
 		  "Compute the plan and list the actions apply would take, with the\n"
 		  "package map before and after. Changes nothing.\n" },
@@ -336,16 +349,75 @@ static int daemon_view(struct ctx *c, struct vcp_world *w)
 	return r;
 }
 
+/*
+ * The power counters are this machine's: read them only for a local
+ * libvirt that is not the test driver, or from --power-root. NULL and
+ * a reason in @why when not read.
+ */
+static int power_start(const struct ctx *c, struct vcp_power_probe *p,
+		       const char **why)
+{
+	const char *uri = vcp_virt_uri(c->v), *h = strstr(uri, "://");
+	int r;
+
+	*why = NULL;
+	if (!c->power_root && vcp_virt_is_test_driver(c->v))
+		*why = "libvirt's test driver is a simulated host (--power-root DIR reads a fixture tree)";
+	else if (!c->power_root && h && h[3] != '/')
+		*why = "a remote host: run vcpack status there";
+	if (*why)
+		return 1;
+	r = vcp_power_probe_start(c->power_root, p);
+	if (r < 0)
+		*why = r == -EINVAL ? "--power-root is not DIR or DIR,DIR2" :
+		       "out of memory";
+	return r < 0 ? r : 0;
+}
+
+/* Second read and the "power" part of status. */
+static void power_show(const struct ctx *c, struct vcp_power_probe *p,
+		       const char *why, struct json_object *o)
+{
+	struct vcp_pwr_figs f = { 0 };
+	int r = why ? -1 : vcp_power_probe_finish(p, 250, &f);
+
+	if (r < 0 && !why)
+		why = strerror(-r);
+	if (r < 0 && o) {
+		struct json_object *pw = json_object_new_object();
+
+		json_object_object_add(pw, "measured", json_object_new_boolean(0));
+		json_object_object_add(pw, "reason", json_object_new_string(why));
+		json_object_object_add(o, "power", pw);
+	} else if (r < 0) {
+		printf("power:  not measured: %s\n", why);
+	} else if (o) {
+		struct json_object *pw = vcp_power_json(&f);
+
+		json_object_object_add(pw, "measured", json_object_new_boolean(1));
+		json_object_object_add(o, "power", pw);
+	} else {
+		vcp_power_text(stdout, &f);
+	}
+	vcp_pwr_figs_clear(&f);
+	vcp_power_probe_clear(p);
+}
+
 static int cmd_status(struct ctx *c, int argc, char **argv)
 {
 	struct vcp_world w = { 0 };
 	struct vcp_pkg_map map = { 0 };
+	struct vcp_power_probe probe = { 0 };
+	const char *why = NULL;
 	int r;
 
 	if (argc > 1)
 		return vcp_cli_err(EXIT_USAGE, "status takes no arguments, got '%s'",
 			       argv[1]);
 	r = setup(c, true);
+	if (!r && power_start(c, &probe, &why) == -EINVAL)
+		r = vcp_cli_err(EXIT_USAGE, "--power-root '%s': %s",
+				c->power_root, why);
 	if (!r && !c->sample_set && daemon_view(c, &w) == 0)
 		r = 0;
 	else if (!r)
@@ -359,6 +431,7 @@ static int cmd_status(struct ctx *c, int argc, char **argv)
 				       vcp_render_map_json(w.host, w.vms, &map));
 		json_object_object_add(o, "vms", vcp_render_vms_json(
 			w.host, w.vms, w.n_vms, &c->policy));
+		power_show(c, &probe, why, o);
 		vcp_cli_json(o);
 	} else if (!r) {
 		header_text(c, &w);
@@ -366,8 +439,59 @@ static int cmd_status(struct ctx *c, int argc, char **argv)
 		vcp_render_map_text(stdout, w.host, w.vms, &map);
 		printf("VMs:\n");
 		vcp_render_vms_text(stdout, w.host, w.vms, w.n_vms, &c->policy);
+		power_show(c, &probe, why, NULL);
 	}
+	vcp_power_probe_clear(&probe);
 	vcp_pkg_map_clear(&map);
+	vcp_world_clear(&w);
+	return r;
+}
+
+/* ---- metrics ---- */
+
+static int cmd_metrics(struct ctx *c, int argc, char **argv)
+{
+	struct vcp_world w = { 0 };
+	struct vcp_power_probe probe = { 0 };
+	struct vcp_pwr_figs figs = { 0 };
+	struct vcp_sample *s = NULL;
+	const char *why = NULL;
+	char *text = NULL, *err = NULL;
+	bool power;
+	int r;
+
+	if (argc > 1)
+		return vcp_cli_err(EXIT_USAGE, "metrics takes no arguments, got '%s'",
+			       argv[1]);
+	r = setup(c, true);
+	if (!r && power_start(c, &probe, &why) == -EINVAL)
+		r = vcp_cli_err(EXIT_USAGE, "--power-root '%s': %s",
+				c->power_root, why);
+	if (!r)
+		r = observe(c, &w, c->sample_ms, false);
+	if (!r && vcp_virt_sample(c->v, &s, &err) < 0) {
+		vcp_cli_err(0, "%s", err ? err : "sampling vCPU times failed");
+		free(err);
+		s = NULL;
+	}
+	power = !r && !why && vcp_power_probe_finish(&probe, 250, &figs) == 0;
+	if (!r) {
+		struct vcp_metrics_in in = {
+			.vms = w.vms, .n_vms = w.n_vms, .policy = &c->policy,
+			.sample = s, .level = w.cur_level,
+			.snap = power ? &probe.last : NULL,
+			.figs = power ? &figs : NULL,
+		};
+
+		if (vcp_metrics_render(&in, &text) < 0)
+			r = vcp_cli_err(EXIT_PARTIAL, "out of memory");
+		else
+			fputs(text, stdout);
+	}
+	free(text);
+	vcp_sample_free(s);
+	vcp_pwr_figs_clear(&figs);
+	vcp_power_probe_clear(&probe);
 	vcp_world_clear(&w);
 	return r;
 }
@@ -717,6 +841,7 @@ static const struct {
 	int (*fn)(struct ctx *c, int argc, char **argv);
 } commands[] = {
 	{ "status", cmd_status }, { "plan", cmd_plan },
+	{ "metrics", cmd_metrics },
 	{ "apply", cmd_apply },	  { "tag", cmd_tag },
 	{ "restore", cmd_restore },
 };
@@ -731,6 +856,7 @@ static int parse_global(struct ctx *c, int argc, char **argv)
 		{ "sample", required_argument, NULL, 's' },
 		{ "root", required_argument, NULL, 'r' },
 		{ "daemon-socket", required_argument, NULL, 'D' },
+		{ "power-root", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
@@ -746,6 +872,7 @@ static int parse_global(struct ctx *c, int argc, char **argv)
 		case 'j': c->json = true; break;
 		case 'r': c->root = optarg; break;
 		case 'D': c->daemon_socket = optarg; break;
+		case 'P': c->power_root = optarg; break;
 		case 'm':
 			c->force_mode = vcp_mode_parse(optarg);
 			if (c->force_mode == -2)
@@ -768,7 +895,8 @@ static int parse_global(struct ctx *c, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	struct ctx c = { .force_mode = -1, .sample_ms = 1000 };
+	struct ctx c = { .force_mode = -1, .sample_ms = 1000,
+			 .power_root = getenv("VCPACK_POWER_ROOT") };
 	int r = parse_global(&c, argc, argv);
 
 	if (r)

@@ -296,6 +296,24 @@ static void test_refusals(void **state)
 	}
 }
 
+/* @p says exactly what vcp_policy_defaults() says, key by key. */
+static void assert_policy_is_default(const struct vcp_policy *p)
+{
+	struct vcp_policy d;
+	struct json_object *a = vcp_policy_to_json(p);
+	struct json_object *b;
+
+	vcp_policy_defaults(&d);
+	b = vcp_policy_to_json(&d);
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_string_equal(json_object_to_json_string(a),
+			    json_object_to_json_string(b));
+	json_object_put(a);
+	json_object_put(b);
+	vcp_policy_clear(&d);
+}
+
 static void test_load(void **state)
 {
 	struct vcp_policy p;
@@ -310,12 +328,20 @@ static void test_load(void **state)
 	free(err);
 	err = NULL;
 
-	/* The shipped example must parse and say what the defaults say,
-	 * plus its business-hours window. */
+	/* The shipped example is the built-in defaults written out: it
+	 * must load to exactly what no file at all gives. */
 	r = vcp_policy_load(VCP_SRCDIR "/host-agent/policy.example.json", &p,
 			    &err);
 	if (r)
 		fail_msg("policy.example.json: %s", err);
+	assert_policy_is_default(&p);
+	vcp_policy_clear(&p);
+
+	/* The second example adds only its business-hours window. */
+	r = vcp_policy_load(VCP_SRCDIR "/host-agent/policy-business-hours.example.json",
+			    &p, &err);
+	if (r)
+		fail_msg("policy-business-hours.example.json: %s", err);
 	assert_int_equal(p.level, VCP_LEVEL_AUTO);
 	assert_int_equal(p.n_windows, 1);
 	assert_int_equal(p.windows[0].days, 0x3e);
