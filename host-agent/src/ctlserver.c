@@ -25,6 +25,7 @@ struct vcp_ctl_server {
 	guint listen_src, resume_src, tick_src;
 	struct vcp_conn_table t;
 	struct vcp_ctl_server_conf conf;
+	bool full;		/* not accepting until a client leaves */
 	bool told_full, told_nofd;
 };
 
@@ -60,12 +61,19 @@ static void refuse(int fd)
 		;
 }
 
+static gboolean on_accept(gint fd, GIOCondition cond, gpointer data);
+
 static void drop(struct vcp_ctl_server *s, struct vcp_conn *c)
 {
 	if (c->src)
 		g_source_remove(c->src);
 	close(c->fd);
 	vcp_conn_table_drop(&s->t, c);
+	if (s->full) {		/* a place is free: accept again */
+		s->full = false;
+		s->listen_src = g_unix_fd_add(s->listen_fd, G_IO_IN,
+					      on_accept, s);
+	}
 }
 
 /* ---- answering ---- */
@@ -228,18 +236,49 @@ static gboolean on_tick(gpointer data)
 	return G_SOURCE_REMOVE;
 }
 
+/* A client whose request is waiting unread has spoken: not a victim. */
+static void hear_waiting(struct vcp_ctl_server *s)
+{
+	char b;
+
+	for (size_t i = 0; i < s->t.n; i++) {
+		struct vcp_conn *c = s->t.v[i];
+
+		if (!c->heard &&
+		    recv(c->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) > 0)
+			c->heard = true;
+	}
+}
+
+/*
+ * Before accepting: with the table full, the oldest client that has said
+ * nothing makes room (it gets the one-line error); with none, accepting
+ * stops until a client leaves, and newcomers wait in the listen backlog
+ * with what they sent (a burst of hook notifications loses nothing).
+ * True when there is room.
+ */
+static bool make_room(struct vcp_ctl_server *s)
+{
+	struct vcp_conn *victim;
+
+	if (s->t.n < s->t.max)
+		return true;
+	note_once(s, &s->told_full, "control socket: client limit reached; silent clients make room, others wait");
+	hear_waiting(s);
+	victim = vcp_conn_table_victim(&s->t);
+	if (victim) {
+		refuse(victim->fd);
+		drop(s, victim);
+		return true;
+	}
+	s->full = true;
+	return false;
+}
+
 static void admit(struct vcp_ctl_server *s, int fd)
 {
-	struct vcp_conn *c, *victim;
+	struct vcp_conn *c;
 
-	if (s->t.n >= s->t.max) {
-		note_once(s, &s->told_full, "control socket: client limit reached; idle clients make room, others are refused");
-		victim = vcp_conn_table_victim(&s->t);
-		if (victim) {
-			refuse(victim->fd);
-			drop(s, victim);
-		}
-	}
 	if (vcp_conn_table_add(&s->t, fd, now_ms(), &c) < 0) {
 		refuse(fd);
 		close(fd);
@@ -250,8 +289,6 @@ static void admit(struct vcp_ctl_server *s, int fd)
 	if (!s->tick_src)
 		s->tick_src = g_timeout_add(TICK_MS, on_tick, s);
 }
-
-static gboolean on_accept(gint fd, GIOCondition cond, gpointer data);
 
 static gboolean on_resume(gpointer data)
 {
@@ -267,8 +304,13 @@ static gboolean on_accept(gint fd, GIOCondition cond, gpointer data)
 	struct vcp_ctl_server *s = data;
 
 	for (int k = 0; k < ACCEPT_BURST; k++) {
-		int c = accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		int c;
 
+		if (!make_room(s)) {
+			s->listen_src = 0;	/* drop() adds it back */
+			return G_SOURCE_REMOVE;
+		}
+		c = accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 		if (c >= 0) {
 			admit(s, c);
 			continue;
@@ -310,6 +352,7 @@ void vcp_ctl_server_free(struct vcp_ctl_server *s)
 {
 	if (!s)
 		return;
+	s->full = false;	/* no watch is added back while closing */
 	while (s->t.n)
 		drop(s, s->t.v[0]);
 	vcp_conn_table_clear(&s->t);

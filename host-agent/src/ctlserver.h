@@ -5,9 +5,10 @@
  * can block the loop: sockets are non-blocking, replies are queued per
  * client and written when the socket is writable, every client has a
  * deadline, and the number of clients is bounded (past it the oldest
- * client that has not said anything makes room; with none, the newcomer
- * gets a one-line error and is closed). Out of descriptors, accepting
- * pauses for a moment instead of spinning. No logging: the owner is told
+ * client that has not said anything makes room, with a one-line error;
+ * with none, accepting stops until a client leaves and newcomers wait in
+ * the listen backlog). Out of descriptors, accepting pauses for a moment
+ * instead of spinning. No logging: the owner is told
  * through @note, once per condition.
  */
 #ifndef VCP_CTLSERVER_H
