@@ -320,63 +320,48 @@ static void header_text(const struct ctx *c, const struct vcp_world *w)
 }
 
 /* Lay vcpackd's figures for one VM over the observed VM. */
-static void overlay_vm(struct vcp_vm *vm, struct json_object *v)
+static void overlay_vm(struct vcp_vm *vm, const struct vcp_status_vm *sv)
 {
-	struct json_object *dem = json_object_object_get(v, "demand");
-	struct json_object *del = json_object_object_get(v, "delay");
-
-	for (unsigned int c = 0; c < vm->n_vcpus &&
-	     c < json_object_array_length(dem); c++) {
-		struct json_object *d = json_object_array_get_idx(dem, c);
-
-		if (d)
-			vm->demand[c] = json_object_get_double(d);
-	}
-	if (del)
-		vm->delay = json_object_get_double(del);
+	for (unsigned int c = 0; c < vm->n_vcpus && c < sv->n_vcpus; c++)
+		if (sv->demand[c] >= 0)
+			vm->demand[c] = sv->demand[c];
+	if (sv->delay >= 0)
+		vm->delay = sv->delay;
 }
 
 /*
  * When vcpackd runs for this same URI, show what it measured (its
  * windowed peak and delay) instead of sampling again, so that both say
  * the same. 0 when the daemon's view was used; anything else: the caller
- * measures itself (no daemon, another URI, not root).
+ * measures itself (no daemon, another URI, not root, a reply that is not
+ * a status).
  */
 static int daemon_view(struct ctx *c, struct vcp_world *w)
 {
 	const char *path = c->daemon_socket ? c->daemon_socket :
 			   getenv("VCPACK_SOCKET") ? getenv("VCPACK_SOCKET") :
 			   VCP_CTL_SOCKET;
-	struct json_object *o, *last, *vms;
-	char *reply = NULL;
-	int r = vcp_ctl_request(path, "status\n", 1000, 16 << 20, &reply);
+	struct vcp_status st = { 0 };
+	char *err = NULL;
+	int r = vcp_ctl_status(path, 1000, &st, &err);
 
+	free(err);
 	if (r < 0)
 		return r;
-	o = json_tokener_parse(reply);
-	free(reply);
-	last = json_object_object_get(o, "last");
-	vms = json_object_object_get(last, "vms");
-	if (!json_object_get_boolean(json_object_object_get(o, "connected")) ||
-	    strcmp(json_object_get_string(json_object_object_get(o, "uri")) ?: "",
-		   vcp_virt_uri(c->v)) || !vms) {
-		json_object_put(o);
+	if (!st.connected || !st.has_last || strcmp(st.uri, vcp_virt_uri(c->v))) {
+		vcp_status_clear(&st);
 		return -ENOENT;
 	}
 	r = observe(c, w, 0, true);
 	for (size_t i = 0; r == 0 && i < w->n_vms; i++)
-		for (size_t k = 0; k < json_object_array_length(vms); k++) {
-			struct json_object *v = json_object_array_get_idx(vms, k);
-
-			if (!strcmp(json_object_get_string(json_object_object_get(
-				    v, "name")) ?: "", w->vms[i].name))
-				overlay_vm(&w->vms[i], v);
-		}
+		for (size_t k = 0; k < st.n_vms; k++)
+			if (!strcmp(st.vms[k].name, w->vms[i].name))
+				overlay_vm(&w->vms[i], &st.vms[k]);
 	if (r == 0) {
 		w->demand_measured = true;
-		c->daemon_pid = json_object_get_int(json_object_object_get(o, "pid"));
+		c->daemon_pid = st.pid;
 	}
-	json_object_put(o);
+	vcp_status_clear(&st);
 	return r;
 }
 
