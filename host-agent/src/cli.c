@@ -290,20 +290,27 @@ static void header_text(const struct ctx *c, const struct vcp_world *w)
 		printf("issue:  '%s': %s\n", w->issues[i].vm, w->issues[i].msg);
 }
 
-/* Lay vcpackd's figures for one VM over the observed VM. */
+static bool is_number(struct json_object *v)
+{
+	return json_object_is_type(v, json_type_double) ||
+	       json_object_is_type(v, json_type_int);
+}
+
+/* Lay vcpackd's figures for one VM over the observed VM (what is not a
+ * number where one belongs is left as observed). */
 static void overlay_vm(struct vcp_vm *vm, struct json_object *v)
 {
 	struct json_object *dem = json_object_object_get(v, "demand");
 	struct json_object *del = json_object_object_get(v, "delay");
 
-	for (unsigned int c = 0; c < vm->n_vcpus &&
-	     c < json_object_array_length(dem); c++) {
+	for (unsigned int c = 0; json_object_is_type(dem, json_type_array) &&
+	     c < vm->n_vcpus && c < json_object_array_length(dem); c++) {
 		struct json_object *d = json_object_array_get_idx(dem, c);
 
-		if (d)
+		if (is_number(d))
 			vm->demand[c] = json_object_get_double(d);
 	}
-	if (del)
+	if (is_number(del))
 		vm->delay = json_object_get_double(del);
 }
 
@@ -328,9 +335,12 @@ static int daemon_view(struct ctx *c, struct vcp_world *w)
 	free(reply);
 	last = json_object_object_get(o, "last");
 	vms = json_object_object_get(last, "vms");
-	if (!json_object_get_boolean(json_object_object_get(o, "connected")) ||
+	if (!json_object_is_type(o, json_type_object) ||
+	    !json_object_is_type(last, json_type_object) ||
+	    !json_object_is_type(vms, json_type_array) ||
+	    !json_object_get_boolean(json_object_object_get(o, "connected")) ||
 	    strcmp(json_object_get_string(json_object_object_get(o, "uri")) ?: "",
-		   vcp_virt_uri(c->v)) || !vms) {
+		   vcp_virt_uri(c->v))) {
 		json_object_put(o);
 		return -ENOENT;
 	}
@@ -339,7 +349,8 @@ static int daemon_view(struct ctx *c, struct vcp_world *w)
 		for (size_t k = 0; k < json_object_array_length(vms); k++) {
 			struct json_object *v = json_object_array_get_idx(vms, k);
 
-			if (!strcmp(json_object_get_string(json_object_object_get(
+			if (json_object_is_type(v, json_type_object) &&
+			    !strcmp(json_object_get_string(json_object_object_get(
 				    v, "name")) ?: "", w->vms[i].name))
 				overlay_vm(&w->vms[i], v);
 		}

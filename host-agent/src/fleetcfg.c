@@ -176,10 +176,11 @@ static int one_host(const struct fctx *c, size_t i, struct json_object *o,
 static int parse_hosts(const struct fctx *c, struct json_object *a,
 		       struct vcp_fleet_cfg *cfg)
 {
-	size_t n = json_object_array_length(a);
+	size_t n;
 	int r = 0;
 
-	if (!json_object_is_type(a, json_type_array) || !n)
+	if (!json_object_is_type(a, json_type_array) ||
+	    !(n = json_object_array_length(a)))
 		return vcp_err(c->err, -EINVAL,
 			       "%s: hosts: must be a non-empty array, got %s",
 			       c->src, vcp_json_shown(a));
@@ -252,7 +253,10 @@ static int parse_obj(const struct fctx *c, struct json_object *o,
 				return r;
 		}
 	}
-	return parse_hosts(c, json_object_object_get(o, "hosts"), cfg);
+	if (!json_object_object_get_ex(o, "hosts", &d))
+		return vcp_err(c->err, -EINVAL,
+			       "%s: needs \"hosts\" (an array of hosts)", c->src);
+	return parse_hosts(c, d, cfg);
 }
 
 int vcp_fleet_cfg_parse(const char *text, const char *source,

@@ -245,12 +245,15 @@ static int parse_compat(struct vcp_fleet_input *in, struct json_object *v,
 			       "options.cpu_compat: must be an object, got %s",
 			       vcp_json_shown(v));
 	json_object_object_foreach(v, key, list) {
-		size_t n = json_object_array_length(list);
+		size_t n;
 
-		if (!json_object_is_type(list, json_type_array))
+		if (!json_object_is_type(list, json_type_array)) {
+			free(pairs);
 			return vcp_err(err, -EINVAL,
 				       "options.cpu_compat.%s: must be an array of CPU names",
 				       key);
+		}
+		n = json_object_array_length(list);
 		for (size_t k = 0; k < n && r == 0; k++) {
 			struct json_object *e = json_object_array_get_idx(list, k);
 			void *p = realloc(pairs, (np + 1) * sizeof(*pairs));

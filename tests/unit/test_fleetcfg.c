@@ -105,12 +105,33 @@ static void test_refused(void **state)
 		"fleet.json: defaults.speed: unknown key");
 }
 
+/* hosts missing, not an array or not an object: an error, never an abort */
+static void test_hosts_types(void **state)
+{
+	refused("{}", "fleet.json: needs \"hosts\" (an array of hosts)");
+	refused("{\"defaults\": {}}",
+		"fleet.json: needs \"hosts\" (an array of hosts)");
+	refused("{\"hosts\": 5}",
+		"fleet.json: hosts: must be a non-empty array, got 5");
+	refused("{\"hosts\": {\"uri\": \"qemu:///system\"}}",
+		"fleet.json: hosts: must be a non-empty array, got {\"uri\":\"qemu:\\/\\/\\/system\"}");
+	refused("{\"hosts\": null}",
+		"fleet.json: hosts: must be a non-empty array, got null");
+	refused("{\"hosts\": [null]}",
+		"fleet.json: hosts[0]: must be an object, got null");
+	refused("{\"hosts\": [[]]}",
+		"fleet.json: hosts[0]: must be an object, got []");
+	refused("{\"hosts\": [{\"uri\": \"qemu:///system\"}], \"defaults\": []}",
+		"fleet.json: defaults: must be an object, got []");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_hosts_types),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,57 @@
+#!/bin/sh
+# test-hostile.sh BUILD_DIR - the real binaries on hostile input: daemon
+# replies of the wrong shape, fleet files of the wrong shape, and (below)
+# files that are not regular files. Expected everywhere: a clear error
+# naming the input (or, for a daemon reply, the CLI measuring itself), no
+# crash, no hang.
+B=$1
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+. "$here/lib.sh"
+VCPACK=$B/vcpack
+TWO="test://$top/tests/data/hosts/two-pkg.xml"
+t_setup
+
+# ---- vcpackd replies of the wrong shape: vcpack status measures itself ----
+# fake_daemon SOCKET REPLY: answer every request with REPLY, then hang up.
+fake_daemon() {
+	rm -f "$1"
+	perl -MIO::Socket::UNIX -e '
+		my $s = IO::Socket::UNIX->new(Type => SOCK_STREAM(), Local => $ARGV[0], Listen => 5) or die;
+		while (my $c = $s->accept) { my $l = <$c>; print $c $ARGV[1]; close $c }
+	' "$1" "$2" &
+	FAKE_PID=$!
+	T_PIDS="$T_PIDS $FAKE_PID"
+	i=0; while [ ! -S "$1" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+}
+stop_fake() { kill "$FAKE_PID" 2>/dev/null; wait "$FAKE_PID" 2>/dev/null; }
+
+sock=$T_TMP/fake.sock
+n=0
+for reply in '[1,2]' '"status"' 'not json' \
+	"{\"connected\":true,\"uri\":\"$TWO\",\"last\":5}" \
+	"{\"connected\":true,\"uri\":\"$TWO\",\"last\":{\"vms\":5}}" \
+	"{\"connected\":true,\"uri\":\"$TWO\",\"last\":{\"vms\":{\"name\":\"latency\"}}}" \
+	"{\"connected\":true,\"uri\":\"$TWO\",\"last\":{\"vms\":[5,null,{\"name\":3}]}}" \
+	"{\"connected\":true,\"uri\":\"$TWO\",\"last\":{\"vms\":[{\"name\":\"latency\",\"demand\":0.5,\"delay\":\"x\"}]}}" \
+	"{\"connected\":true,\"uri\":\"$TWO\",\"last\":{\"vms\":[{\"name\":\"latency\",\"demand\":{\"0\":1},\"delay\":[]}]}}"; do
+	n=$((n + 1))
+	fake_daemon "$sock" "$reply"
+	out=$("$VCPACK" --connect "$TWO" --daemon-socket "$sock" status 2>&1)
+	t_eq "daemon reply $n of the wrong shape: status exit 0" 0 $?
+	t_match "daemon reply $n: status still shows the host" "packages?" "$out"
+	stop_fake
+done
+
+# ---- fleet files of the wrong shape: exit 2 naming the key ----
+n=0
+for f in '{}' '{"hosts": 5}' '{"hosts": {"uri": "test:///default"}}' \
+	'{"hosts": [null]}' '{"hosts": [{"uri": "test:///default"}], "hosts": 5}'; do
+	n=$((n + 1))
+	printf '%s\n' "$f" >"$T_TMP/fleet$n.json"
+	out=$("$VCPACK" fleet --hosts "$T_TMP/fleet$n.json" status 2>&1)
+	t_eq "fleet file $n of the wrong shape: exit 2" 2 $?
+	t_match "fleet file $n: file and key named" "fleet$n.json: .*hosts" "$out"
+done
+
+t_done
