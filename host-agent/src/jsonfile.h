@@ -13,8 +13,10 @@
 
 #include <json-c/json.h>
 
-/* Read @path (at most @max bytes) into a NUL-terminated buffer. 0, -errno
- * with "PATH: reason" in *ret_err, -EFBIG past @max, -ENOMEM. */
+/* Read @path (at most @max bytes) into a NUL-terminated buffer, never
+ * blocking: -EINVAL "PATH: not a regular file (a FIFO)" for a FIFO,
+ * directory, device or socket. 0, -errno with "PATH: reason" in
+ * *ret_err, -EFBIG past @max, -ENOMEM. */
 int vcp_file_read(const char *path, size_t max, char **ret, char **ret_err);
 /* Parse one JSON value filling all of @text (white space may follow).
  * -EINVAL with "SOURCE: not valid JSON at line N: reason". */

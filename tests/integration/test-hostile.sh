@@ -54,4 +54,25 @@ for f in '{}' '{"hosts": 5}' '{"hosts": {"uri": "test:///default"}}' \
 	t_match "fleet file $n: file and key named" "fleet$n.json: .*hosts" "$out"
 done
 
+# ---- not regular files as policy and fleet file: refused at once by name ----
+# (timeout: before the fix a FIFO blocked the reader forever)
+mkfifo "$T_TMP/fifo.json"
+mkdir "$T_TMP/dir.json"
+for f in "$T_TMP/fifo.json" "$T_TMP/dir.json" /dev/zero; do
+	out=$(timeout 20 "$VCPACK" --connect "$TWO" --policy "$f" plan 2>&1)
+	t_eq "policy $f: exit 2 (no hang)" 2 $?
+	t_match "policy $f: named, not a regular file" "$f: not a regular file" "$out"
+	out=$(timeout 20 "$VCPACK" fleet --hosts "$f" status 2>&1)
+	t_eq "fleet file $f: exit 2 (no hang)" 2 $?
+	t_match "fleet file $f: named, not a regular file" "$f: not a regular file" "$out"
+done
+# the hook reads the policy (for strict_tags) when a tag is bad: a FIFO
+# there must not stall the VM's start; strict stays the default
+HOOK=$B/vcpack-hook
+bad="<domain type='kvm'><name>vm1</name><metadata><vcpack:consolidation xmlns:vcpack='urn:vcpack:metadata:1' priority='urgent'/></metadata></domain>"
+out=$(echo "$bad" | VCPACK_POLICY="$T_TMP/fifo.json" VCPACK_SOCKET="$T_TMP/none.sock" \
+	timeout 20 "$HOOK" vm1 prepare begin - 2>&1)
+t_eq "hook, policy a FIFO, bad tag: refused as strict (no hang)" 1 $?
+t_match "hook, policy a FIFO: named" "ignoring policy .*fifo.json: not a regular file \(a FIFO\)" "$out"
+
 t_done

@@ -12,6 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -339,6 +343,67 @@ static void test_load(void **state)
 	vcp_policy_clear(&p);
 }
 
+static void refused_file(const char *path, int want, const char *msg)
+{
+	struct vcp_policy p;
+	char *err = NULL;
+
+	memset(&p, 0x5a, sizeof(p));
+	assert_int_equal(vcp_policy_load(path, &p, &err), want);
+	assert_non_null(err);
+	assert_string_equal(err, msg);
+	assert_int_equal(p.n_windows, 0x5a5a5a5a5a5a5a5aULL);	/* untouched */
+	free(err);
+}
+
+/* Not a regular file: refused by name at once, never read (a FIFO with
+ * no writer would block a reader forever, /dev/zero never ends). */
+static void test_not_regular(void **state)
+{
+	const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char dir[256], fifo[300], sock[300], big[300], msg[400];
+	int fd;
+	FILE *f;
+
+	snprintf(dir, sizeof(dir), "%s/test_policy.XXXXXX", tmp);
+	assert_non_null(mkdtemp(dir));
+	snprintf(fifo, sizeof(fifo), "%s/fifo.json", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	snprintf(msg, sizeof(msg), "%s: not a regular file (a FIFO)", fifo);
+	refused_file(fifo, -EINVAL, msg);
+
+	snprintf(msg, sizeof(msg), "%s: not a regular file (a directory)", dir);
+	refused_file(dir, -EINVAL, msg);
+	refused_file("/dev/zero", -EINVAL,
+		     "/dev/zero: not a regular file (a character device)");
+
+	snprintf(sock, sizeof(sock), "%s/s.json", dir);
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	assert_true(fd >= 0);
+	assert_true(strlen(sock) < sizeof(sa.sun_path));
+	memcpy(sa.sun_path, sock, strlen(sock) + 1);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	snprintf(msg, sizeof(msg), "%s: not a regular file (a socket)", sock);
+	refused_file(sock, -EINVAL, msg);
+	close(fd);
+
+	snprintf(big, sizeof(big), "%s/big.json", dir);
+	f = fopen(big, "w");
+	assert_non_null(f);
+	for (size_t i = 0; i <= VCP_POLICY_MAX_BYTES; i += 8)
+		fputs("        ", f);
+	fclose(f);
+	snprintf(msg, sizeof(msg), "%s: larger than %d bytes", big,
+		 VCP_POLICY_MAX_BYTES);
+	refused_file(big, -EFBIG, msg);
+
+	unlink(big);
+	unlink(sock);
+	unlink(fifo);
+	rmdir(dir);
+}
+
 static void test_double3(void **state)
 {
 	struct {
@@ -368,6 +433,7 @@ int main(void)
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_load),
+		cmocka_unit_test(test_not_regular),
 		cmocka_unit_test(test_double3),
 	};
 
