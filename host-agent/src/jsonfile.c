@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "errmsg.h"
+#include "jsonstrict.h"
 
 const char *vcp_json_shown(struct json_object *v)
 {
@@ -111,6 +112,7 @@ static int read_all(int fd, const char *path, size_t max, size_t hint,
 	size_t cap = hint + 1 < max + 1 ? hint + 1 : max + 1, len = 0;
 	char *buf = malloc(cap + 1), *t;
 	ssize_t n;
+	int r;
 
 	if (!buf)
 		return -ENOMEM;
@@ -142,6 +144,17 @@ static int read_all(int fd, const char *path, size_t max, size_t hint,
 		free(buf);
 		return vcp_err(ret_err, -EFBIG, "%s: larger than %zu bytes",
 			       path, max);
+	}
+	t = memchr(buf, '\0', len);
+	if (t) {
+		unsigned int line = 1;
+
+		for (char *p = buf; p < t; p++)
+			line += *p == '\n';
+		r = vcp_err(ret_err, -EINVAL,
+			    "%s: not valid JSON at line %u: NUL byte", path, line);
+		free(buf);
+		return r;
 	}
 	buf[len] = '\0';
 	*ret = buf;
@@ -189,6 +202,12 @@ int vcp_json_parse(const char *text, const char *source,
 	size_t len = strlen(text), end;
 	enum json_tokener_error e;
 
+	int r = vcp_json_strict_check(text, len, source, ret_err);
+
+	if (r < 0) {
+		json_tokener_free(tok);
+		return r;
+	}
 	if (!tok)
 		return -ENOMEM;
 	obj = json_tokener_parse_ex(tok, text, (int)len);

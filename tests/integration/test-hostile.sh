@@ -54,6 +54,16 @@ for f in '{}' '{"hosts": 5}' '{"hosts": {"uri": "test:///default"}}' \
 	t_match "fleet file $n: file and key named" "fleet$n.json: .*hosts" "$out"
 done
 
+# ---- strict JSON: a duplicate key is named, not silently the last ----
+printf '{"level": 5,\n "level": 1}\n' >"$T_TMP/dup.json"
+out=$("$VCPACK" --connect "$TWO" --policy "$T_TMP/dup.json" plan 2>&1)
+t_eq "policy with a duplicate key: exit 2" 2 $?
+t_match "policy duplicate key: named with its lines" "dup.json: level: duplicate key \(lines 1 and 2\)" "$out"
+printf '{"level": 1, /* pack */ "headroom": 0.2}\n' >"$T_TMP/comment.json"
+out=$("$VCPACK" --connect "$TWO" --policy "$T_TMP/comment.json" plan 2>&1)
+t_eq "policy with a comment: exit 2" 2 $?
+t_match "policy comment: named" "comment.json: not valid JSON at line 1: comments are not JSON" "$out"
+
 # ---- not regular files as policy and fleet file: refused at once by name ----
 # (timeout: before the fix a FIFO blocked the reader forever)
 mkfifo "$T_TMP/fifo.json"

@@ -125,6 +125,24 @@ static void test_hosts_types(void **state)
 		"fleet.json: defaults: must be an object, got []");
 }
 
+/* strict JSON: a key given twice is refused by name, not the last kept */
+static void test_strict(void **state)
+{
+	refused("{\"hosts\": [{\"uri\": \"qemu:///system\"}],\n"
+		" \"hosts\": [{\"uri\": \"qemu+ssh://h2/system\"}]}",
+		"fleet.json: hosts: duplicate key (lines 1 and 2)");
+	refused("{\"hosts\": [{\"uri\": \"qemu:///system\"},\n"
+		" {\"uri\": \"qemu+ssh://h2/system\", \"accepts\": true,\n"
+		"  \"accepts\": false}]}",
+		"fleet.json: hosts[1].accepts: duplicate key (lines 2 and 3)");
+	refused("{\"hosts\": [{\"uri\": \"qemu:///system\"},]}",
+		"fleet.json: not valid JSON at line 1: trailing comma");
+	refused("{\"hosts\": [{'uri': \"qemu:///system\"}]}",
+		"fleet.json: not valid JSON at line 1: single quotes are not JSON (use \")");
+	refused("{\"hosts\": [{\"uri\": \"qemu:///system\"}]} # x",
+		"fleet.json: not valid JSON at line 1: unexpected text after the value");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -132,6 +150,7 @@ int main(void)
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_hosts_types),
+		cmocka_unit_test(test_strict),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

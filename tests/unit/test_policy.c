@@ -273,10 +273,34 @@ static const struct refusal refusals[] = {
 	{ "[1]", SRC ": must be a JSON object, got [1]" },
 	{ "{\"level\": }", SRC ": not valid JSON at line 1: unexpected character" },
 	{ "{\n\"level\": 1,\n\"headroom\": 0.2,,\n}",
-	  SRC ": not valid JSON at line 3: quoted object property name expected" },
-	{ "{} x", SRC ": not valid JSON at line 1: unexpected text after the object" },
+	  SRC ": not valid JSON at line 3: a key (a string in \") expected" },
+	{ "{} x", SRC ": not valid JSON at line 1: unexpected text after the value" },
 	{ "", SRC ": not valid JSON at line 1: unexpected end of text" },
 	{ "{\"level\": 1,\n", SRC ": not valid JSON at line 2: unexpected end of text" },
+	/* strict JSON: the first of two keys was never checked, the last won */
+	{ "{\"level\":5,\"level\":1}", SRC ": level: duplicate key (lines 1 and 1)" },
+	{ "{\"windows\": [{\"from\": \"08:00\", \"to\": \"09:00\",\n"
+	  " \"level\": 0, \"from\": \"07:00\"}]}",
+	  SRC ": windows[0].from: duplicate key (lines 1 and 2)" },
+	{ "{'level': 1}",
+	  SRC ": not valid JSON at line 1: single quotes are not JSON (use \")" },
+	{ "{\"level\": 1,}", SRC ": not valid JSON at line 1: trailing comma" },
+	{ "{\"windows\": [],}", SRC ": not valid JSON at line 1: trailing comma" },
+	{ "/* c */{}", SRC ": not valid JSON at line 1: comments are not JSON" },
+	{ "{} // c", SRC ": not valid JSON at line 1: comments are not JSON" },
+	/* window times: two digits, a colon, two digits; nothing else */
+	{ "{\"windows\": [{\"from\": \"+1:00\", \"to\": \"18:00\", \"level\": 0}]}",
+	  SRC ": windows[0].from: must be a time \"HH:MM\" from \"00:00\" to \"24:00\", got \"+1:00\"" },
+	{ "{\"windows\": [{\"from\": \" 1:00\", \"to\": \"18:00\", \"level\": 0}]}",
+	  SRC ": windows[0].from: must be a time \"HH:MM\" from \"00:00\" to \"24:00\", got \" 1:00\"" },
+	{ "{\"windows\": [{\"from\": \"01:00\", \"to\": \"02: 5\", \"level\": 0}]}",
+	  SRC ": windows[0].to: must be a time \"HH:MM\" from \"00:00\" to \"24:00\", got \"02: 5\"" },
+	{ "{\"windows\": [{\"from\": \"01:00\", \"to\": \"02:+5\", \"level\": 0}]}",
+	  SRC ": windows[0].to: must be a time \"HH:MM\" from \"00:00\" to \"24:00\", got \"02:+5\"" },
+	{ "{\"windows\": [{\"from\": \"-0:00\", \"to\": \"02:00\", \"level\": 0}]}",
+	  SRC ": windows[0].from: must be a time \"HH:MM\" from \"00:00\" to \"24:00\", got \"-0:00\"" },
+	{ "{\"windows\": [{\"from\": \"25:00\", \"to\": \"02:00\", \"level\": 0}]}",
+	  SRC ": windows[0].from: must be a time \"HH:MM\" from \"00:00\" to \"24:00\", got \"25:00\"" },
 };
 
 static void test_refusals(void **state)
@@ -404,6 +428,25 @@ static void test_not_regular(void **state)
 	rmdir(dir);
 }
 
+/* Text after a NUL byte was never seen (the parser stopped at the NUL). */
+static void test_nul_byte(void **state)
+{
+	const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	char path[256], msg[400];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/test_policy_nul.%d.json", tmp,
+		 (int)getpid());
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fwrite("{\"level\": 1}\n\0{\"level\": 7}\n", 1, 28, f);
+	fclose(f);
+	snprintf(msg, sizeof(msg), "%s: not valid JSON at line 2: NUL byte",
+		 path);
+	refused_file(path, -EINVAL, msg);
+	unlink(path);
+}
+
 static void test_double3(void **state)
 {
 	struct {
@@ -434,6 +477,7 @@ int main(void)
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_load),
 		cmocka_unit_test(test_not_regular),
+		cmocka_unit_test(test_nul_byte),
 		cmocka_unit_test(test_double3),
 	};
 
