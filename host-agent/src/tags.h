@@ -28,6 +28,19 @@
  */
 int vcp_tag_parse(const char *xml, struct vcp_tag *ret, char **ret_err);
 /*
+ * The tag of a whole domain XML, as libvirt gives it to the hook and
+ * virDomainGetXMLDesc to vcpack and vcpackd: every element in our
+ * namespace directly inside <metadata> goes to vcp_tag_parse, so a
+ * second one is a duplicate (refused) in all three alike. -ENOENT when
+ * there is none; otherwise as vcp_tag_parse. The _xml form parses the
+ * text first (-EINVAL when it cannot).
+ */
+struct _xmlDoc;
+int vcp_tag_from_domain(struct _xmlDoc *doc, struct vcp_tag *ret,
+			char **ret_err);
+int vcp_tag_from_domain_xml(const char *xml, struct vcp_tag *ret,
+			    char **ret_err);
+/*
  * The element text for virDomainSetMetadata (no namespace declaration:
  * libvirt adds it from key + uri), e.g. "<consolidation class=\"pack\"/>".
  * malloc'd; NULL on allocation failure or (errno EINVAL) for a tag with

@@ -168,6 +168,60 @@ static void test_tag_size(void **state)
 	assert_int_equal(vcp_tag_parse("<foo/>", &t, NULL), -EINVAL);
 }
 
+/* The whole domain XML, as the hook and (through virDomainGetXMLDesc)
+ * vcpack and vcpackd read it: one function, one answer. */
+#define DOM(meta) "<domain type='kvm'><name>vm1</name><metadata>" meta \
+	"<o:x xmlns:o='urn:example:other'/></metadata></domain>"
+#define TAG(attr) "<vcpack:consolidation xmlns:vcpack='urn:vcpack:metadata:1' " \
+	attr "/>"
+
+static void from_domain(const char *xml, int want, const char *msg)
+{
+	struct vcp_tag t;
+	char *err = NULL;
+
+	memset(&t, 0x5a, sizeof(t));
+	assert_int_equal(vcp_tag_from_domain_xml(xml, &t, &err), want);
+	if (msg) {
+		assert_non_null(err);
+		assert_string_equal(err, msg);
+	} else {
+		assert_null(err);
+	}
+	free(err);
+}
+
+static void test_tag_from_domain(void **state)
+{
+	struct vcp_tag t;
+
+	assert_int_equal(vcp_tag_from_domain_xml(DOM(TAG("priority='low'")), &t,
+						 NULL), 0);
+	assert_true(t.has_priority);
+	assert_int_equal(t.priority, VCP_PRIO_LOW);
+	assert_int_equal(vcp_tag_from_domain_xml(
+		"<domain><metadata xmlns:v='urn:vcpack:metadata:1'>"
+		"<v:consolidation class='pack'/></metadata></domain>", &t, NULL), 0);
+	assert_true(t.has_class);
+	assert_int_equal(t.class, VCP_CLASS_PACK);
+	from_domain(DOM(""), -ENOENT, NULL);
+	from_domain("<domain><name>vm1</name></domain>", -ENOENT, NULL);
+	/* two elements: the hook refused, vcpack took the first */
+	from_domain(DOM(TAG("priority='low'") TAG("priority='high'")), -EINVAL,
+		    "duplicate element 'consolidation'");
+	from_domain(DOM(TAG("priority='low'")
+			"<consolidation xmlns='urn:vcpack:metadata:1' priority='low'/>"),
+		    -EINVAL, "duplicate element 'consolidation'");
+	from_domain(DOM("<vcpack:consolidation xmlns:vcpack='urn:vcpack:metadata:1'"
+			" priority='low'><vcpack:consolidation priority='high'/>"
+			"</vcpack:consolidation>"), -EINVAL,
+		    "unexpected element 'consolidation' inside 'consolidation'");
+	from_domain(DOM(TAG("priority='urgent'")), -EINVAL,
+		    "priority 'urgent' is not one of high, normal, low");
+	from_domain("<domain><metadata>", -EINVAL,
+		    "the domain XML cannot be read, so neither can its tag");
+}
+
 static void test_tag_format(void **state)
 {
 	struct vcp_tag t = { .has_class = true, .class = VCP_CLASS_PACK };
@@ -530,6 +584,7 @@ int main(void)
 		cmocka_unit_test(test_tag_errors),
 		cmocka_unit_test(test_tag_malformed),
 		cmocka_unit_test(test_tag_size),
+		cmocka_unit_test(test_tag_from_domain),
 		cmocka_unit_test(test_tag_format),
 		cmocka_unit_test(test_tag_roundtrip),
 		cmocka_unit_test(test_pins_parse),
