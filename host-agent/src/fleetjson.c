@@ -33,6 +33,7 @@
 #include "jsonfile.h"
 
 #include "errmsg.h"
+#include "fleetcfg.h"
 #include "modeljson.h"
 #include "policy.h"
 
@@ -215,20 +216,20 @@ static int alloc_hosts(struct vcp_fleet_input *in, size_t n)
 static int parse_hosts(struct vcp_fleet_input *in, struct json_object *a,
 		       char **err)
 {
+	size_t j, k;
 	int r;
 
 	if (!json_object_is_type(a, json_type_array))
 		return vcp_err(err, -EINVAL, "hosts: must be an array, got %s",
 			       vcp_json_shown(a));
 	r = alloc_hosts(in, json_object_array_length(a));
-	for (size_t i = 0; i < in->n_hosts && r == 0; i++) {
+	for (size_t i = 0; i < in->n_hosts && r == 0; i++)
 		r = one_host(in, i, json_object_array_get_idx(a, i), err);
-		for (size_t j = 0; j < i && r == 0; j++)
-			if (!strcmp(in->names[j], in->names[i]))
-				r = vcp_err(err, -EINVAL,
-					    "hosts[%zu].name: '%s' is also hosts[%zu]",
-					    i, in->names[i], j);
-	}
+	if (r == 0)
+		r = vcp_first_duplicate(in->names, in->n_hosts, &j, &k);
+	if (r == 1)
+		r = vcp_err(err, -EINVAL, "hosts[%zu].name: '%s' is also hosts[%zu]",
+			    k, in->names[k], j);
 	return r;
 }
 
