@@ -251,6 +251,48 @@ int vcp_tag_parse(const char *xml, struct vcp_tag *ret, char **ret_err)
 	return r;
 }
 
+/* ---- does a record fit the VM and the host? ---- */
+
+static int set_off_host(const struct vcp_cpuset *set,
+			const struct vcp_host *host, const char *what,
+			char **ret_err)
+{
+	char rec[256], on[256];
+
+	if (vcp_cpuset_subset(set, &host->online))
+		return 0;
+	if (vcp_cpuset_format(set, rec, sizeof(rec)) < 0)
+		snprintf(rec, sizeof(rec), "(a long list)");
+	if (vcp_cpuset_format(&host->online, on, sizeof(on)) < 0)
+		snprintf(on, sizeof(on), "(a long list)");
+	return vcp_err(ret_err, -EINVAL,
+		       "%s's recorded CPUs %s are not all online on this host (online: %s)",
+		       what, rec, on);
+}
+
+int vcp_saved_pins_fit(const struct vcp_saved_pins *s,
+		       const struct vcp_vm *vm, const struct vcp_host *host,
+		       char **ret_err)
+{
+	char what[32];
+	int r;
+
+	if (s->n_vcpus != vm->n_vcpus)
+		return vcp_err(ret_err, -EINVAL,
+			       "the record is for %u vCPU%s, the VM has %u",
+			       s->n_vcpus, s->n_vcpus == 1 ? "" : "s",
+			       vm->n_vcpus);
+	for (unsigned int i = 0; i < s->n_vcpus; i++) {
+		snprintf(what, sizeof(what), "vCPU %u", i);
+		r = set_off_host(&s->vcpu[i], host, what, ret_err);
+		if (r < 0)
+			return r;
+	}
+	if (s->has_emulator)
+		return set_off_host(&s->emulator, host, "the emulator", ret_err);
+	return 0;
+}
+
 /* ---- the tag inside a whole domain XML (the hook, vcpack, vcpackd) ---- */
 
 static xmlNodePtr find_child(xmlNodePtr parent, const char *name)

@@ -73,6 +73,16 @@ int vcp_saved_pins_parse(const char *xml, struct vcp_saved_pins *ret,
 			 char **ret_err);
 /* The element text for virDomainSetMetadata; malloc'd, NULL on failure. */
 char *vcp_saved_pins_format(const struct vcp_saved_pins *s);
+/*
+ * Can @s be restored exactly on @vm and @host? One set per vCPU of the
+ * VM (no more, no fewer), every CPU of every set (emulator too) online
+ * on the host. 0, or -EINVAL with the reason ("the record is for 3
+ * vCPUs, the VM has 2"; "vCPU 1's recorded CPUs 64-65 are not all
+ * online on this host (online: 0-15)"). Pure.
+ */
+int vcp_saved_pins_fit(const struct vcp_saved_pins *s,
+		       const struct vcp_vm *vm, const struct vcp_host *host,
+		       char **ret_err);
 
 /*
  * What a host's vcpackd last said about its host, kept in each VM it
