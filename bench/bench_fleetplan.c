@@ -97,9 +97,10 @@ static char *dup_fleet_file(size_t n)
 		exit(1);
 	len += (size_t)snprintf(text, cap, "{\"hosts\": [");
 	for (size_t i = 0; i < n; i++)
-		len += (size_t)snprintf(text + len, cap - len,
-					"%s{\"uri\": \"qemu+ssh://h%zu/system\"}",
-					i ? "," : "", i == n - 2 ? n * 7 / 10 : i);
+		len += (size_t)snprintf(
+			text + len, cap - len,
+			"%s{\"uri\": \"qemu+ssh://h%zu/system\"}", i ? "," : "",
+			i == n - 2 ? n * 7 / 10 : i);
 	snprintf(text + len, cap - len, "]}");
 	return text;
 }
@@ -118,7 +119,8 @@ static double refuse_fleet_file(size_t n, int runs)
 		double t0 = now_s();
 
 		if (vcp_fleet_cfg_parse(text, "f", &c, &err) != -EINVAL) {
-			fprintf(stderr, "bench_fleetplan: duplicate not found\n");
+			fprintf(stderr,
+				"bench_fleetplan: duplicate not found\n");
 			exit(1);
 		}
 		t[r] = now_s() - t0;

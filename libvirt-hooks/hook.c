@@ -137,7 +137,7 @@ static int check_tag(const char *name)
 		return 0;	/* libvirt's own XML: not ours to judge */
 	r = vcp_tag_from_domain(doc, &tag, &err);
 	xmlFreeDoc(doc);
-	if (r != -EINVAL) {	/* fine, no tag (or no memory to judge) */
+	if (r != -EINVAL) { /* fine, no tag (or no memory to judge) */
 		free(err);
 		return 0;
 	}

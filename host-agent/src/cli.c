@@ -290,6 +290,16 @@ static void header_text(const struct ctx *c, const struct vcp_world *w)
 		printf("issue:  '%s': %s\n", w->issues[i].vm, w->issues[i].msg);
 }
 
+/* The string at @key of @o, "" when there is none. */
+static const char *str_at(struct json_object *o, const char *key)
+{
+	struct json_object *v = json_object_object_get(o, key);
+
+	return json_object_is_type(v, json_type_string) ?
+		       json_object_get_string(v) :
+		       "";
+}
+
 static bool is_number(struct json_object *v)
 {
 	return json_object_is_type(v, json_type_double) ||
@@ -302,9 +312,11 @@ static void overlay_vm(struct vcp_vm *vm, struct json_object *v)
 {
 	struct json_object *dem = json_object_object_get(v, "demand");
 	struct json_object *del = json_object_object_get(v, "delay");
+	size_t n = json_object_is_type(dem, json_type_array) ?
+			   json_object_array_length(dem) :
+			   0;
 
-	for (unsigned int c = 0; json_object_is_type(dem, json_type_array) &&
-	     c < vm->n_vcpus && c < json_object_array_length(dem); c++) {
+	for (unsigned int c = 0; c < vm->n_vcpus && c < n; c++) {
 		struct json_object *d = json_object_array_get_idx(dem, c);
 
 		if (is_number(d))
@@ -339,8 +351,7 @@ static int daemon_view(struct ctx *c, struct vcp_world *w)
 	    !json_object_is_type(last, json_type_object) ||
 	    !json_object_is_type(vms, json_type_array) ||
 	    !json_object_get_boolean(json_object_object_get(o, "connected")) ||
-	    strcmp(json_object_get_string(json_object_object_get(o, "uri")) ?: "",
-		   vcp_virt_uri(c->v))) {
+	    strcmp(str_at(o, "uri"), vcp_virt_uri(c->v))) {
 		json_object_put(o);
 		return -ENOENT;
 	}
@@ -350,8 +361,7 @@ static int daemon_view(struct ctx *c, struct vcp_world *w)
 			struct json_object *v = json_object_array_get_idx(vms, k);
 
 			if (json_object_is_type(v, json_type_object) &&
-			    !strcmp(json_object_get_string(json_object_object_get(
-				    v, "name")) ?: "", w->vms[i].name))
+			    !strcmp(str_at(v, "name"), w->vms[i].name))
 				overlay_vm(&w->vms[i], v);
 		}
 	if (r == 0) {

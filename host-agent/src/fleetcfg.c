@@ -230,9 +230,10 @@ static int unique_names(const struct fctx *c, struct vcp_fleet_cfg *cfg)
 	free(names);
 	if (r <= 0)
 		return r;
-	return vcp_err(c->err, -EINVAL,
-		       "%s: hosts[%zu].name: '%s' is also hosts[%zu] (give each host a \"name\")",
-		       c->src, i, cfg->hosts[i].name, j);
+	return vcp_err(
+		c->err, -EINVAL,
+		"%s: hosts[%zu].name: '%s' is also hosts[%zu] (give each host a \"name\")",
+		c->src, i, cfg->hosts[i].name, j);
 }
 
 static int parse_hosts(const struct fctx *c, struct json_object *a,
@@ -311,7 +312,8 @@ static int parse_obj(const struct fctx *c, struct json_object *o,
 	}
 	if (!json_object_object_get_ex(o, "hosts", &d))
 		return vcp_err(c->err, -EINVAL,
-			       "%s: needs \"hosts\" (an array of hosts)", c->src);
+			       "%s: needs \"hosts\" (an array of hosts)",
+			       c->src);
 	return parse_hosts(c, d, cfg);
 }
 

@@ -228,8 +228,9 @@ static int parse_hosts(struct vcp_fleet_input *in, struct json_object *a,
 	if (r == 0)
 		r = vcp_first_duplicate(in->names, in->n_hosts, &j, &k);
 	if (r == 1)
-		r = vcp_err(err, -EINVAL, "hosts[%zu].name: '%s' is also hosts[%zu]",
-			    k, in->names[k], j);
+		r = vcp_err(err, -EINVAL,
+			    "hosts[%zu].name: '%s' is also hosts[%zu]", k,
+			    in->names[k], j);
 	return r;
 }
 

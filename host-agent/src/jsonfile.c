@@ -152,7 +152,8 @@ static int read_all(int fd, const char *path, size_t max, size_t hint,
 		for (char *p = buf; p < t; p++)
 			line += *p == '\n';
 		r = vcp_err(ret_err, -EINVAL,
-			    "%s: not valid JSON at line %u: NUL byte", path, line);
+			    "%s: not valid JSON at line %u: NUL byte", path,
+			    line);
 		free(buf);
 		return r;
 	}

@@ -20,10 +20,10 @@ struct scan {
 	const char *s;
 	size_t len, pos;
 	unsigned int depth;
-	const char *why;	/* syntax error: reason, at pos */
-	char path[256];		/* key path of the value being read */
+	const char *why; /* syntax error: reason, at pos */
+	char path[256]; /* key path of the value being read */
 	size_t plen;
-	char *dup;		/* duplicate key: its path and lines */
+	char *dup; /* duplicate key: its path and lines */
 	bool nomem;
 };
 
@@ -181,7 +181,8 @@ static int string(struct scan *sc, char **ret, size_t *ret_n)
 		if (c < 0)
 			r = bad(sc, "unterminated string");
 		else if (c < 0x20)
-			r = bad(sc, "control character in a string (escape it)");
+			r = bad(sc,
+				"control character in a string (escape it)");
 		else if (c == '\\')
 			r = escape_at(sc, out, &n);
 		else if (out)
@@ -226,14 +227,16 @@ static int number(struct scan *sc)
 	if (peek(sc) == '.') {
 		sc->pos++;
 		if (!digits(sc))
-			return bad(sc, "invalid number (digits must follow '.')");
+			return bad(sc,
+				   "invalid number (digits must follow '.')");
 	}
 	if (peek(sc) == 'e' || peek(sc) == 'E') {
 		sc->pos++;
 		if (peek(sc) == '+' || peek(sc) == '-')
 			sc->pos++;
 		if (!digits(sc))
-			return bad(sc, "invalid number (exponent without digits)");
+			return bad(sc,
+				   "invalid number (exponent without digits)");
 	}
 	return 0;
 }
@@ -245,7 +248,8 @@ static int word(struct scan *sc)
 	for (size_t i = 0; i < 3; i++) {
 		size_t n = strlen(words[i]);
 
-		if (sc->len - sc->pos >= n && !memcmp(sc->s + sc->pos, words[i], n)) {
+		if (sc->len - sc->pos >= n &&
+		    !memcmp(sc->s + sc->pos, words[i], n)) {
 			sc->pos += n;
 			return 0;
 		}
@@ -269,7 +273,7 @@ static void path_push(struct scan *sc, const char *fmt, const char *key,
 	else
 		n = snprintf(sc->path + sc->plen, room, fmt, idx);
 	sc->plen = n < 0 || (size_t)n >= room ? sizeof(sc->path) - 1 :
-		   sc->plen + (size_t)n;
+						sc->plen + (size_t)n;
 }
 
 static int by_text(const void *a, const void *b)
@@ -310,9 +314,8 @@ static int check_dups(struct scan *sc, struct key *keys, size_t n)
 	snprintf(name, sizeof(name), "%.*s",
 		 (int)(second->n < 120 ? second->n : 120), second->text);
 	path_push(sc, NULL, name, 0);
-	if (asprintf(&sc->dup, "%s: duplicate key (lines %u and %u)",
-		     sc->path, line_at(sc, first->off),
-		     line_at(sc, second->off)) < 0) {
+	if (asprintf(&sc->dup, "%s: duplicate key (lines %u and %u)", sc->path,
+		     line_at(sc, first->off), line_at(sc, second->off)) < 0) {
 		sc->dup = NULL;
 		sc->nomem = true;
 	}
@@ -377,7 +380,7 @@ static int next_member(struct scan *sc, int close)
 		return bad(sc, "unexpected end of text");
 	if (peek(sc) != ',')
 		return bad(sc, close == '}' ? "',' or '}' expected" :
-			   "',' or ']' expected");
+					      "',' or ']' expected");
 	comma = sc->pos++;
 	skip_ws(sc);
 	if (peek(sc) == close) {
@@ -474,6 +477,13 @@ static int value(struct scan *sc)
 	return bad(sc, "unexpected character");
 }
 
+static const char *trailing_why(char c)
+{
+	if (c == '/')
+		return "comments are not JSON";
+	return c ? "unexpected text after the value" : "NUL byte";
+}
+
 int vcp_json_strict_check(const char *text, size_t len, const char *source,
 			  char **ret_err)
 {
@@ -483,9 +493,7 @@ int vcp_json_strict_check(const char *text, size_t len, const char *source,
 	if (r == 0) {
 		skip_ws(&sc);
 		if (sc.pos < sc.len)
-			r = bad(&sc, sc.s[sc.pos] == '/' ? "comments are not JSON" :
-				     sc.s[sc.pos] ? "unexpected text after the value" :
-				     "NUL byte");
+			r = bad(&sc, trailing_why(sc.s[sc.pos]));
 	}
 	if (sc.nomem) {
 		free(sc.dup);

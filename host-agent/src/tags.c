@@ -265,14 +265,14 @@ static int set_off_host(const struct vcp_cpuset *set,
 		snprintf(rec, sizeof(rec), "(a long list)");
 	if (vcp_cpuset_format(&host->online, on, sizeof(on)) < 0)
 		snprintf(on, sizeof(on), "(a long list)");
-	return vcp_err(ret_err, -EINVAL,
-		       "%s's recorded CPUs %s are not all online on this host (online: %s)",
-		       what, rec, on);
+	return vcp_err(
+		ret_err, -EINVAL,
+		"%s's recorded CPUs %s are not all online on this host (online: %s)",
+		what, rec, on);
 }
 
-int vcp_saved_pins_fit(const struct vcp_saved_pins *s,
-		       const struct vcp_vm *vm, const struct vcp_host *host,
-		       char **ret_err)
+int vcp_saved_pins_fit(const struct vcp_saved_pins *s, const struct vcp_vm *vm,
+		       const struct vcp_host *host, char **ret_err)
 {
 	char what[32];
 	int r;
@@ -289,7 +289,8 @@ int vcp_saved_pins_fit(const struct vcp_saved_pins *s,
 			return r;
 	}
 	if (s->has_emulator)
-		return set_off_host(&s->emulator, host, "the emulator", ret_err);
+		return set_off_host(&s->emulator, host, "the emulator",
+				    ret_err);
 	return 0;
 }
 
@@ -369,12 +370,13 @@ int vcp_tag_from_domain_xml(const char *xml, struct vcp_tag *ret,
 	xmlDocPtr doc;
 	int r;
 
-	doc = xmlReadMemory(xml, (int)strnlen(xml, INT32_MAX), "domain.xml",
-			    NULL, XML_PARSE_NONET | XML_PARSE_NOERROR |
-			    XML_PARSE_NOWARNING);
+	doc = xmlReadMemory(
+		xml, (int)strnlen(xml, INT32_MAX), "domain.xml", NULL,
+		XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
 	if (!doc)
-		return vcp_err(ret_err, -EINVAL,
-			       "the domain XML cannot be read, so neither can its tag");
+		return vcp_err(
+			ret_err, -EINVAL,
+			"the domain XML cannot be read, so neither can its tag");
 	r = vcp_tag_from_domain(doc, ret, ret_err);
 	xmlFreeDoc(doc);
 	return r;

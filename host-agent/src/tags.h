@@ -80,9 +80,8 @@ char *vcp_saved_pins_format(const struct vcp_saved_pins *s);
  * vCPUs, the VM has 2"; "vCPU 1's recorded CPUs 64-65 are not all
  * online on this host (online: 0-15)"). Pure.
  */
-int vcp_saved_pins_fit(const struct vcp_saved_pins *s,
-		       const struct vcp_vm *vm, const struct vcp_host *host,
-		       char **ret_err);
+int vcp_saved_pins_fit(const struct vcp_saved_pins *s, const struct vcp_vm *vm,
+		       const struct vcp_host *host, char **ret_err);
 
 /*
  * What a host's vcpackd last said about its host, kept in each VM it

@@ -377,7 +377,7 @@ static void read_tag(virDomainPtr dom, struct vcp_vm *vm,
 	if (!xml)
 		return;
 	r = parse_tag(dom, xml, &vm->tag, &err);
-	if (r == -ENOENT) {	/* the tag went between the two reads */
+	if (r == -ENOENT) { /* the tag went between the two reads */
 		free(xml);
 		return;
 	}

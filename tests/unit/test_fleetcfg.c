@@ -152,7 +152,7 @@ static void test_first_duplicate(void **state)
 	size_t j = 99, i = 99;
 
 	assert_int_equal(vcp_first_duplicate(none, 3, &j, &i), 0);
-	assert_int_equal(j, 99);	/* untouched */
+	assert_int_equal(j, 99); /* untouched */
 	assert_int_equal(vcp_first_duplicate(none, 0, &j, &i), 0);
 	/* "c" at 4 comes before "a" at 5 and "d" at 6 */
 	assert_int_equal(vcp_first_duplicate(two, 7, &j, &i), 1);
@@ -175,16 +175,17 @@ static void test_duplicate_deep(void **state)
 	assert_non_null(text);
 	len += (size_t)snprintf(text + len, cap - len, "{\"hosts\": [");
 	for (size_t i = 0; i < n; i++)
-		len += (size_t)snprintf(text + len, cap - len,
-					"%s{\"uri\": \"qemu+ssh://h%zu/system\"}",
-					i ? "," : "",
-					i == n - 2 ? (size_t)70001 : i);
+		len += (size_t)snprintf(
+			text + len, cap - len,
+			"%s{\"uri\": \"qemu+ssh://h%zu/system\"}", i ? "," : "",
+			i == n - 2 ? (size_t)70001 : i);
 	snprintf(text + len, cap - len, "]}");
 	assert_int_equal(vcp_fleet_cfg_parse(text, "big.json", &c, &err),
 			 -EINVAL);
-	snprintf(want, sizeof(want),
-		 "big.json: hosts[%zu].name: 'h70001' is also hosts[70001] (give each host a \"name\")",
-		 n - 2);
+	snprintf(
+		want, sizeof(want),
+		"big.json: hosts[%zu].name: 'h70001' is also hosts[70001] (give each host a \"name\")",
+		n - 2);
 	assert_string_equal(err, want);
 	free(err);
 	err = NULL;
@@ -192,9 +193,10 @@ static void test_duplicate_deep(void **state)
 	/* and all different: accepted, every host there */
 	len = (size_t)snprintf(text, cap, "{\"hosts\": [");
 	for (size_t i = 0; i < n; i++)
-		len += (size_t)snprintf(text + len, cap - len,
-					"%s{\"uri\": \"qemu+ssh://h%zu/system\"}",
-					i ? "," : "", i);
+		len += (size_t)snprintf(
+			text + len, cap - len,
+			"%s{\"uri\": \"qemu+ssh://h%zu/system\"}", i ? "," : "",
+			i);
 	snprintf(text + len, cap - len, "]}");
 	assert_int_equal(vcp_fleet_cfg_parse(text, "big.json", &c, &err), 0);
 	assert_int_equal(c.n_hosts, n);

@@ -238,10 +238,12 @@ static void test_errors(void **state)
 		     " {\"name\": \"b\", \"reachable\": false},"
 		     " {\"name\": \"a\", \"reachable\": false}]}",
 		     "hosts[2].name: 'b' is also hosts[0]");
-	expect_error("{\"hosts\": [], \"options\": {\"cpu_compat\": {\"a\": 1}}}",
-		     "options.cpu_compat.a: must be an array of CPU names");
-	expect_error("{\"hosts\": [], \"options\": {\"cpu_compat\": {\"a\": {}}}}",
-		     "options.cpu_compat.a: must be an array of CPU names");
+	expect_error(
+		"{\"hosts\": [], \"options\": {\"cpu_compat\": {\"a\": 1}}}",
+		"options.cpu_compat.a: must be an array of CPU names");
+	expect_error(
+		"{\"hosts\": [], \"options\": {\"cpu_compat\": {\"a\": {}}}}",
+		"options.cpu_compat.a: must be an array of CPU names");
 	expect_error("{\"hosts\": [{}]}",
 		     "hosts[0]: needs a \"name\" string");
 	expect_error("{\"hosts\": [{\"name\": \"a\"}]}",

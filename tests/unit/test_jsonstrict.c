@@ -46,9 +46,11 @@ static void test_accepts_json(void **state)
 {
 	accepted("{}");
 	accepted(" [ ] ");
-	accepted("{\"a\": [1, -0, 0.5, 1e5, -2.5E-3, true, false, null, \"x\"]}");
+	accepted(
+		"{\"a\": [1, -0, 0.5, 1e5, -2.5E-3, true, false, null, \"x\"]}");
 	accepted("{\"a\": {\"b\": {}}, \"b\": {\"a\": 1}}");
-	accepted("{\"s\": \"\\\" \\\\ \\/ \\b \\f \\n \\r \\t \\u00e9 \\ud83d\\ude00\"}");
+	accepted(
+		"{\"s\": \"\\\" \\\\ \\/ \\b \\f \\n \\r \\t \\u00e9 \\ud83d\\ude00\"}");
 	accepted("\n{\r\n\t\"level\" : 1\n}\n");
 	/* the same key in different objects is no duplicate */
 	accepted("[{\"a\": 1}, {\"a\": 2}]");
@@ -62,15 +64,20 @@ static void test_refuses_extensions(void **state)
 		"f.json: not valid JSON at line 1: single quotes are not JSON (use \")");
 	REFUSED("{\"level\": 1,}",
 		"f.json: not valid JSON at line 1: trailing comma");
-	REFUSED("[1, 2,\n]", "f.json: not valid JSON at line 1: trailing comma");
-	REFUSED("/* c */ {}", "f.json: not valid JSON at line 1: comments are not JSON");
+	REFUSED("[1, 2,\n]",
+		"f.json: not valid JSON at line 1: trailing comma");
+	REFUSED("/* c */ {}",
+		"f.json: not valid JSON at line 1: comments are not JSON");
 	REFUSED("{\"level\": 1 /* c */}",
 		"f.json: not valid JSON at line 1: comments are not JSON");
 	REFUSED("{\n\"level\": 1, // c\n\"headroom\": 0}",
 		"f.json: not valid JSON at line 2: comments are not JSON");
-	REFUSED("{} // c", "f.json: not valid JSON at line 1: comments are not JSON");
-	REFUSED("{} x", "f.json: not valid JSON at line 1: unexpected text after the value");
-	REFUSED("{}{}", "f.json: not valid JSON at line 1: unexpected text after the value");
+	REFUSED("{} // c",
+		"f.json: not valid JSON at line 1: comments are not JSON");
+	REFUSED("{} x",
+		"f.json: not valid JSON at line 1: unexpected text after the value");
+	REFUSED("{}{}",
+		"f.json: not valid JSON at line 1: unexpected text after the value");
 	refused("{}\0{}", 5, "f.json: not valid JSON at line 1: NUL byte");
 	refused("{\"a\": \"x\0\"}", 10,
 		"f.json: not valid JSON at line 1: control character in a string (escape it)");
@@ -82,11 +89,14 @@ static void test_refuses_extensions(void **state)
 		"f.json: not valid JSON at line 1: a number may not start with 0");
 	REFUSED("{\"a\": 1.}",
 		"f.json: not valid JSON at line 1: invalid number (digits must follow '.')");
-	REFUSED("{\"a\": .5}", "f.json: not valid JSON at line 1: unexpected character");
-	REFUSED("{\"a\": +1}", "f.json: not valid JSON at line 1: unexpected character");
+	REFUSED("{\"a\": .5}",
+		"f.json: not valid JSON at line 1: unexpected character");
+	REFUSED("{\"a\": +1}",
+		"f.json: not valid JSON at line 1: unexpected character");
 	REFUSED("{\"a\": 1e}",
 		"f.json: not valid JSON at line 1: invalid number (exponent without digits)");
-	REFUSED("{\"a\": TRUE}", "f.json: not valid JSON at line 1: unexpected character");
+	REFUSED("{\"a\": TRUE}",
+		"f.json: not valid JSON at line 1: unexpected character");
 	REFUSED("{\"a\": nul}",
 		"f.json: not valid JSON at line 1: unexpected word (only true, false and null)");
 	REFUSED("{\"a\": \"\t\"}",
@@ -102,9 +112,12 @@ static void test_refuses_extensions(void **state)
 	REFUSED("{\"a\": 1 \"b\": 2}",
 		"f.json: not valid JSON at line 1: ',' or '}' expected");
 	REFUSED("", "f.json: not valid JSON at line 1: unexpected end of text");
-	REFUSED("{\"a\": \"x", "f.json: not valid JSON at line 1: unterminated string");
-	REFUSED("[1,\n", "f.json: not valid JSON at line 2: unexpected end of text");
-	REFUSED("\xef\xbb\xbf{}", "f.json: not valid JSON at line 1: unexpected character");
+	REFUSED("{\"a\": \"x",
+		"f.json: not valid JSON at line 1: unterminated string");
+	REFUSED("[1,\n",
+		"f.json: not valid JSON at line 2: unexpected end of text");
+	REFUSED("\xef\xbb\xbf{}",
+		"f.json: not valid JSON at line 1: unexpected character");
 }
 
 static void test_depth(void **state)

@@ -171,10 +171,11 @@ static void test_tag_size(void **state)
 
 /* The whole domain XML, as the hook and (through virDomainGetXMLDesc)
  * vcpack and vcpackd read it: one function, one answer. */
-#define DOM(meta) "<domain type='kvm'><name>vm1</name><metadata>" meta \
+#define DOM(meta)                                            \
+	"<domain type='kvm'><name>vm1</name><metadata>" meta \
 	"<o:x xmlns:o='urn:example:other'/></metadata></domain>"
-#define TAG(attr) "<vcpack:consolidation xmlns:vcpack='urn:vcpack:metadata:1' " \
-	attr "/>"
+#define TAG(attr) \
+	"<vcpack:consolidation xmlns:vcpack='urn:vcpack:metadata:1' " attr "/>"
 
 static void from_domain(const char *xml, int want, const char *msg)
 {
@@ -197,12 +198,16 @@ static void test_tag_from_domain(void **state)
 	struct vcp_tag t;
 
 	assert_int_equal(vcp_tag_from_domain_xml(DOM(TAG("priority='low'")), &t,
-						 NULL), 0);
+						 NULL),
+			 0);
 	assert_true(t.has_priority);
 	assert_int_equal(t.priority, VCP_PRIO_LOW);
-	assert_int_equal(vcp_tag_from_domain_xml(
-		"<domain><metadata xmlns:v='urn:vcpack:metadata:1'>"
-		"<v:consolidation class='pack'/></metadata></domain>", &t, NULL), 0);
+	assert_int_equal(
+		vcp_tag_from_domain_xml(
+			"<domain><metadata xmlns:v='urn:vcpack:metadata:1'>"
+			"<v:consolidation class='pack'/></metadata></domain>",
+			&t, NULL),
+		0);
 	assert_true(t.has_class);
 	assert_int_equal(t.class, VCP_CLASS_PACK);
 	from_domain(DOM(""), -ENOENT, NULL);
@@ -210,13 +215,15 @@ static void test_tag_from_domain(void **state)
 	/* two elements: the hook refused, vcpack took the first */
 	from_domain(DOM(TAG("priority='low'") TAG("priority='high'")), -EINVAL,
 		    "duplicate element 'consolidation'");
-	from_domain(DOM(TAG("priority='low'")
-			"<consolidation xmlns='urn:vcpack:metadata:1' priority='low'/>"),
-		    -EINVAL, "duplicate element 'consolidation'");
-	from_domain(DOM("<vcpack:consolidation xmlns:vcpack='urn:vcpack:metadata:1'"
-			" priority='low'><vcpack:consolidation priority='high'/>"
-			"</vcpack:consolidation>"), -EINVAL,
-		    "unexpected element 'consolidation' inside 'consolidation'");
+	from_domain(
+		DOM(TAG("priority='low'") "<consolidation xmlns='urn:vcpack:metadata:1' priority='low'/>"),
+		-EINVAL, "duplicate element 'consolidation'");
+	from_domain(
+		DOM("<vcpack:consolidation xmlns:vcpack='urn:vcpack:metadata:1'"
+		    " priority='low'><vcpack:consolidation priority='high'/>"
+		    "</vcpack:consolidation>"),
+		-EINVAL,
+		"unexpected element 'consolidation' inside 'consolidation'");
 	from_domain(DOM(TAG("priority='urgent'")), -EINVAL,
 		    "priority 'urgent' is not one of high, normal, low");
 	from_domain("<domain><metadata>", -EINVAL,
@@ -241,14 +248,18 @@ static void test_pins_fit(void **state)
 
 	assert_int_equal(vcp_cpuset_parse("15-16", &sets[1]), 0);
 	assert_int_equal(vcp_saved_pins_fit(&s, &vm, &host, &err), -EINVAL);
-	assert_string_equal(err, "vCPU 1's recorded CPUs 15-16 are not all online on this host (online: 0-15)");
+	assert_string_equal(
+		err,
+		"vCPU 1's recorded CPUs 15-16 are not all online on this host (online: 0-15)");
 	free(err);
 	err = NULL;
 	/* an offline CPU inside the host's range is no better */
 	assert_int_equal(vcp_cpuset_parse("8-15", &sets[1]), 0);
 	assert_int_equal(vcp_cpuset_parse("0-7,9-15", &host.online), 0);
 	assert_int_equal(vcp_saved_pins_fit(&s, &vm, &host, &err), -EINVAL);
-	assert_string_equal(err, "vCPU 1's recorded CPUs 8-15 are not all online on this host (online: 0-7,9-15)");
+	assert_string_equal(
+		err,
+		"vCPU 1's recorded CPUs 8-15 are not all online on this host (online: 0-7,9-15)");
 	free(err);
 	err = NULL;
 	assert_int_equal(vcp_cpuset_parse("0-15", &host.online), 0);
@@ -256,7 +267,9 @@ static void test_pins_fit(void **state)
 	s.has_emulator = true;
 	assert_int_equal(vcp_cpuset_parse("16", &s.emulator), 0);
 	assert_int_equal(vcp_saved_pins_fit(&s, &vm, &host, &err), -EINVAL);
-	assert_string_equal(err, "the emulator's recorded CPUs 16 are not all online on this host (online: 0-15)");
+	assert_string_equal(
+		err,
+		"the emulator's recorded CPUs 16 are not all online on this host (online: 0-15)");
 	free(err);
 	err = NULL;
 	s.has_emulator = false;
