@@ -24,6 +24,7 @@
 #include "ctl.h"
 #include "cycle.h"
 #include "diff.h"
+#include "jsonfile.h"
 #include "kernel.h"
 #include "mode.h"
 #include "modeljson.h"
@@ -326,6 +327,25 @@ static void overlay_vm(struct vcp_vm *vm, struct json_object *v)
 		vm->delay = json_object_get_double(del);
 }
 
+/* Is vcpackd's reply of the shape we read, connected to @uri? */
+static bool daemon_reply_fits(struct json_object *o, const char *uri,
+			      struct json_object **ret_vms, int64_t *ret_pid)
+{
+	struct json_object *last = json_object_object_get(o, "last");
+	struct json_object *conn = json_object_object_get(o, "connected");
+	struct json_object *vms = json_object_object_get(last, "vms");
+
+	if (!json_object_is_type(o, json_type_object) ||
+	    !json_object_is_type(vms, json_type_array) ||
+	    !json_object_is_type(conn, json_type_boolean) ||
+	    !json_object_get_boolean(conn) || strcmp(str_at(o, "uri"), uri) ||
+	    !vcp_json_int_in(json_object_object_get(o, "pid"), 1, INT32_MAX,
+			     ret_pid))
+		return false;
+	*ret_vms = vms;
+	return true;
+}
+
 /*
  * When vcpackd runs for this same URI, show what it measured (its
  * windowed peak and delay) instead of sampling again, so that both say
@@ -337,21 +357,16 @@ static int daemon_view(struct ctx *c, struct vcp_world *w)
 	const char *path = c->daemon_socket ? c->daemon_socket :
 			   getenv("VCPACK_SOCKET") ? getenv("VCPACK_SOCKET") :
 			   VCP_CTL_SOCKET;
-	struct json_object *o, *last, *vms;
+	struct json_object *o, *vms;
 	char *reply = NULL;
+	int64_t pid;
 	int r = vcp_ctl_request(path, "status\n", 1000, 16 << 20, &reply);
 
 	if (r < 0)
 		return r;
 	o = json_tokener_parse(reply);
 	free(reply);
-	last = json_object_object_get(o, "last");
-	vms = json_object_object_get(last, "vms");
-	if (!json_object_is_type(o, json_type_object) ||
-	    !json_object_is_type(last, json_type_object) ||
-	    !json_object_is_type(vms, json_type_array) ||
-	    !json_object_get_boolean(json_object_object_get(o, "connected")) ||
-	    strcmp(str_at(o, "uri"), vcp_virt_uri(c->v))) {
+	if (!daemon_reply_fits(o, vcp_virt_uri(c->v), &vms, &pid)) {
 		json_object_put(o);
 		return -ENOENT;
 	}
@@ -366,7 +381,7 @@ static int daemon_view(struct ctx *c, struct vcp_world *w)
 		}
 	if (r == 0) {
 		w->demand_measured = true;
-		c->daemon_pid = json_object_get_int(json_object_object_get(o, "pid"));
+		c->daemon_pid = (int)pid;
 	}
 	json_object_put(o);
 	return r;
