@@ -1,13 +1,18 @@
 # vcpack - power-aware consolidation of KVM guests onto few CPU packages.
 #
-#   make            build vcpack, powernice and the libvirt hook
-#   make demo       the main job on libvirt's test driver (installs deps)
-#   make check      every test (installs deps; includes check-kernel)
+#   make            build vcpack, powernice, the libvirt hook and the man
+#                   pages (never installs packages; V=1 shows full lines)
+#   make deps       install the build and test packages (scripts/deps.sh)
+#   make deps-kernel  also the kernel testbed's packages
+#   make demo       the main job on libvirt's test driver (runs deps first)
+#   make check      every test (runs deps-kernel first; includes
+#                   check-kernel); one summary line, logs in $(B)/log/
 #   make check-unit | check-schema | check-bench | check-integration |
 #        check-kernel | check-real
-#   make bench-planner | bench-daemon | bench-fleet | bench-kernel |
+#   make bench-planner | bench-power | bench-daemon | bench-fleet | bench-kernel |
 #        bench-kernel-quick | bench (all, ~75 min) | bench-quick (~5 min)
 #   make install [PREFIX=/usr/local] [DESTDIR=]   make install-hooks
+#   make deb | check-deb   the Debian package (debian/), and its test
 #
 # Plain GNU make; one build directory ($(B)); no recursion.
 
@@ -15,9 +20,15 @@ PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 SBINDIR ?= $(PREFIX)/sbin
 MANDIR ?= $(PREFIX)/share/man
+LIBEXECDIR ?= $(PREFIX)/libexec
+DOCDIR ?= $(PREFIX)/share/doc/vcpack
 SYSCONFDIR ?= /etc
 HOOKDIR ?= $(SYSCONFDIR)/libvirt/hooks
-SYSTEMDUNITDIR ?= /lib/systemd/system
+# systemd's own answer, as Debian's packages use it
+ifeq ($(origin SYSTEMDUNITDIR),undefined)
+SYSTEMDUNITDIR := $(shell pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null)
+SYSTEMDUNITDIR := $(if $(SYSTEMDUNITDIR),$(SYSTEMDUNITDIR),/lib/systemd/system)
+endif
 DESTDIR ?=
 
 B ?= build
@@ -31,9 +42,23 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
 PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 CMOCKA_LIBS = $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
-ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) -D_GNU_SOURCE \
+ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(CPPFLAGS) -D_GNU_SOURCE \
 	-DVCP_SYSCONFDIR='"$(SYSCONFDIR)"' -Ihost-agent/src $(PKG_CFLAGS)
 LDLIBS = $(PKG_LIBS) -lm
+
+# Quiet build, kbuild style: "  CC      file"; V=1 prints the commands.
+V ?= 0
+ifeq ($(V),1)
+Q :=
+msg = @true
+else
+Q := @
+msg = @printf '  %-7s %s\n'
+endif
+# make -s: not even those
+ifneq ($(findstring s,$(firstword -$(MAKEFLAGS))),)
+msg = @true
+endif
 
 SRC := host-agent/src
 # Program files (they print; mains and the CLI's parts). Everything else
@@ -50,80 +75,116 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRCS))
 BENCH_SRCS := $(wildcard bench/bench_*.c)
 BENCH_BINS := $(patsubst bench/%.c,$(B)/bench/%,$(BENCH_SRCS))
 
-DEPS_STAMP := $(B)/.deps-ok
-# The kernel testbed's packages too (check-real, check-kernel, kernel).
-KDEPS_STAMP := $(B)/.kdeps-ok
-
-.PHONY: all deps demo check check-unit check-schema check-integration \
-	check-kernel check-real check-bench check-deps kernel bench bench-quick bench-planner \
+.PHONY: all deps deps-kernel demo check deb check-deb check-unit check-schema check-integration \
+	check-kernel check-real check-bench check-deps kernel bench bench-quick bench-planner bench-power \
 	bench-daemon bench-fleet bench-kernel bench-kernel-quick bench-kernel-build \
 	bench-kernel-publish \
 	install install-hooks clean format-check
 
-all: $(PROGS)
+MANS := $(B)/man/vcpack.1 $(B)/man/powernice.1 $(B)/man/vcpackd.8 \
+	$(B)/man/vcpack-policy.5 $(B)/man/vcpack-fleet.5
 
-# Install the packages only when something is missing (scripts/deps.sh
-# is idempotent and quick when all is there).
-$(DEPS_STAMP): scripts/deps.sh
+all: $(PROGS) $(MANS)
+
+# Installing packages is explicit: `make deps` (or `make deps-kernel`),
+# which `make demo` and `make check` run first. scripts/deps.sh does
+# nothing when all is there and waits for apt/dpkg locks held by others.
+deps:
 	@scripts/deps.sh --check >/dev/null 2>&1 || scripts/deps.sh
-	@mkdir -p $(B) && touch $@
 
-deps: $(DEPS_STAMP)
+deps-kernel:
+	@scripts/deps.sh --check --kernel >/dev/null 2>&1 || scripts/deps.sh --kernel
 
-$(B)/obj/%.o: $(SRC)/%.c | $(DEPS_STAMP)
+$(B)/obj/%.o: $(SRC)/%.c
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+	$(msg) CC $<
+	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
-$(B)/obj/hook/%.o: libvirt-hooks/%.c | $(DEPS_STAMP)
+$(B)/obj/hook/%.o: libvirt-hooks/%.c
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+	$(msg) CC $<
+	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
 $(LIB): $(LIB_OBJS)
 	@rm -f $@
-	$(AR) rcs $@ $^
+	$(msg) AR $@
+	$(Q)$(AR) rcs $@ $^
 
 $(B)/vcpack: $(B)/obj/cli.o $(B)/obj/cli-fleet.o $(LIB)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(msg) LD $@
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(B)/powernice: $(B)/obj/powernice.o $(LIB)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(msg) LD $@
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(B)/vcpackd: $(B)/obj/daemon.o $(LIB)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(msg) LD $@
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The hook runs inside every VM start: link only what it uses.
 $(B)/vcpack-hook: $(B)/obj/hook/hook.o $(LIB)
-	$(CC) $(LDFLAGS) -Wl,--as-needed -o $@ $^ $(LDLIBS)
+	$(msg) LD $@
+	$(Q)$(CC) $(LDFLAGS) -Wl,--as-needed -o $@ $^ $(LDLIBS)
 
-$(B)/tests/%: tests/unit/%.c $(LIB) | $(DEPS_STAMP)
+$(B)/tests/%: tests/unit/%.c $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -DVCP_SRCDIR='"$(CURDIR)"' -o $@ $< $(LIB) \
+	$(msg) CC $@
+	$(Q)$(CC) $(ALL_CFLAGS) -DVCP_SRCDIR='"$(CURDIR)"' -o $@ $< $(LIB) \
 		$(LDLIBS) $(CMOCKA_LIBS)
 
-$(B)/bench/%: bench/%.c $(LIB) | $(DEPS_STAMP)
+$(B)/bench/%: bench/%.c $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -DVCP_SRCDIR='"$(CURDIR)"' -o $@ $< $(LIB) \
+	$(msg) CC $@
+	$(Q)$(CC) $(ALL_CFLAGS) -DVCP_SRCDIR='"$(CURDIR)"' -o $@ $< $(LIB) \
 		$(LDLIBS)
+
+# Man pages: markdown through pandoc (no smart quotes: options keep their
+# ASCII dashes and quotes), scdoc sources through scdoc, roff as it is.
+$(B)/man/%.1: host-agent/man/%.1.md
+	@mkdir -p $(@D)
+	$(msg) PANDOC $@
+	$(Q)pandoc -s -f markdown-smart -t man -o $@ $<
+
+$(B)/man/%: host-agent/man/%.scd
+	@mkdir -p $(@D)
+	$(msg) SCDOC $@
+	$(Q)scdoc <$< >$@.tmp && mv $@.tmp $@
+
+$(B)/man/powernice.1: host-agent/man/powernice.1
+	@mkdir -p $(@D)
+	$(Q)cp $< $@
 
 -include $(LIB_OBJS:.o=.d) $(B)/obj/cli.d $(B)/obj/cli-fleet.d $(B)/obj/powernice.d \
 	$(B)/obj/daemon.d $(B)/obj/hook/hook.d
 
 # ---- the main job ----
-demo: $(B)/vcpack
+# The build's lines go to $(B)/log/build.log: the demo opens with its story.
+demo: deps
+	@mkdir -p $(B)/log
+	@if $(MAKE) --no-print-directory $(B)/vcpack >$(B)/log/build.log 2>&1; then \
+		echo "built $(B)/vcpack (compiler output: $(B)/log/build.log)"; \
+	else tail -n 30 $(B)/log/build.log; \
+		echo "make demo: the build failed; full output in $(B)/log/build.log"; exit 1; fi
 	@sh scripts/demo.sh $(B)/vcpack
 
 # ---- tests ----
-check: check-unit check-schema check-bench check-integration check-kernel check-real
-	@echo "make check: all test suites passed"
+# Every suite, each logged to $(B)/log/check-SUITE.log; the last line is
+# "total: N passed, N failed, N skipped" (scripts/check.sh). A new suite:
+# add its name here and make its runner end with such a line.
+CHECK_SUITES := unit schema bench integration kernel real deb
+
+check:
+	@MAKE="$(MAKE)" sh scripts/check.sh $(B) $(CHECK_SUITES)
 
 check-unit: $(UNIT_BINS)
 	@sh tests/run-unit.sh $(UNIT_BINS)
 
-check-schema: $(DEPS_STAMP)
+check-schema:
 	@sh tests/schema/run.sh
 
 # the kernel benchmark's arithmetic (vcresid, report.jq) on worked inputs
-check-bench: $(DEPS_STAMP)
+check-bench:
 	@sh tests/bench/run.sh $(B)
 
 check-integration: $(PROGS)
@@ -133,25 +194,26 @@ check-integration: $(PROGS)
 # guests, which boot the testbed's stock kernel (built when missing).
 GUEST_KERNEL := $(abspath $(B))/kernel/stock/arch/x86/boot/bzImage
 
-check-real: $(PROGS) $(KDEPS_STAMP)
+check-real: $(PROGS)
 	@if [ ! -r $(GUEST_KERNEL) ]; then \
 		$(MAKE) -C kernel stock B=$(abspath $(B)); fi
 	@sh tests/real/run.sh $(B) $(GUEST_KERNEL)
 
 # The kernel testbed (kernel/README.md). Builds patched and stock 6.12.
-$(KDEPS_STAMP): scripts/deps.sh
-	@scripts/deps.sh --check --kernel >/dev/null 2>&1 || scripts/deps.sh --kernel
-	@mkdir -p $(B) && touch $@
-
-check-kernel: $(KDEPS_STAMP)
+check-kernel:
 	$(MAKE) -C kernel check B=$(abspath $(B))
 
-kernel: $(KDEPS_STAMP)
+kernel:
 	$(MAKE) -C kernel all B=$(abspath $(B))
 
 # ---- benchmarks (print figures; not tests) ----
 bench-planner: $(BENCH_BINS)
 	$(B)/bench/bench_planner
+
+# One read of every power counter (powerread.c) on a 2-socket, 256-CPU
+# fixture tree built in $TMPDIR; target < 5 ms.
+bench-power: $(BENCH_BINS)
+	$(B)/bench/bench_power
 
 # The fleet (issue 5): the pure fleet planner, then status and plan over
 # 100 and 1000 simulated hosts (private test-driver libvirtds).
@@ -177,7 +239,7 @@ KBENCH_RUN = sh bench/kernel/run.sh --stock $(KBENCH_K)/stock-bench/arch/x86/boo
 	--patched $(KBENCH_K)/patched-bench/arch/x86/boot/bzImage \
 	--initrd $(KBENCH_K)/bench-initramfs.cpio.gz --vcpack $(abspath $(B))/vcpack
 
-bench-kernel-build: $(KDEPS_STAMP) $(PROGS)
+bench-kernel-build: $(PROGS)
 	$(MAKE) -C kernel stock patched bench-initramfs FLAVOUR=bench B=$(abspath $(B))
 
 bench-kernel: bench-kernel-build
@@ -201,38 +263,64 @@ bench-kernel-quick: bench-kernel-build
 	@s=0; $(KBENCH_RUN) --out $(KBENCH)/quick --quick --topos 2x4 --repeats 2 || s=1; \
 		sh bench/kernel/report.sh $(KBENCH)/quick || s=1; exit $$s
 
-bench: bench-planner bench-daemon bench-fleet bench-kernel
+bench: bench-planner bench-power bench-daemon bench-fleet bench-kernel
 
-bench-quick: bench-planner
+bench-quick: bench-planner bench-power
 	@$(MAKE) --no-print-directory bench-daemon BENCH_SECONDS=10
 	@$(MAKE) --no-print-directory bench-kernel-quick
 
 # ---- install ----
+# PREFIX/bin: vcpack, powernice; PREFIX/sbin: vcpackd; the hook binary in
+# LIBEXECDIR/vcpack/ (install-hooks links libvirt's qemu.d entry to it);
+# the unit in systemd's unit directory; /etc/default/vcpackd (never
+# overwritten); the example policies in DOCDIR/examples/; man pages.
 install: all
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
-	install -m 0755 $(B)/vcpack $(DESTDIR)$(BINDIR)/vcpack
-	install -m 0755 $(B)/powernice $(DESTDIR)$(BINDIR)/powernice
-	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(SYSTEMDUNITDIR)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) \
+		$(DESTDIR)$(LIBEXECDIR)/vcpack $(DESTDIR)$(SYSTEMDUNITDIR) \
+		$(DESTDIR)$(SYSCONFDIR)/default $(DESTDIR)$(DOCDIR)/examples \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8
+	install -m 0755 $(B)/vcpack $(B)/powernice $(DESTDIR)$(BINDIR)/
 	install -m 0755 $(B)/vcpackd $(DESTDIR)$(SBINDIR)/vcpackd
-	sed 's|@SBINDIR@|$(SBINDIR)|g' host-agent/vcpackd.service.in \
-		>$(DESTDIR)$(SYSTEMDUNITDIR)/vcpackd.service
+	install -m 0755 $(B)/vcpack-hook $(DESTDIR)$(LIBEXECDIR)/vcpack/vcpack-hook
+	sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+		host-agent/vcpackd.service.in >$(DESTDIR)$(SYSTEMDUNITDIR)/vcpackd.service
 	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/vcpackd.service
-	install -d $(DESTDIR)$(SYSCONFDIR)/vcpack
-	install -m 0644 host-agent/policy.example.json \
-		$(DESTDIR)$(SYSCONFDIR)/vcpack/policy.example.json
-	for m in host-agent/man/*.1; do \
-		[ -f "$$m" ] && install -m 0644 "$$m" $(DESTDIR)$(MANDIR)/man1/; \
+	[ -e $(DESTDIR)$(SYSCONFDIR)/default/vcpackd ] || \
+		install -m 0644 host-agent/vcpackd.default $(DESTDIR)$(SYSCONFDIR)/default/vcpackd
+	install -m 0644 host-agent/policy.example.json $(DESTDIR)$(DOCDIR)/examples/policy.json
+	install -m 0644 host-agent/policy-business-hours.example.json \
+		$(DESTDIR)$(DOCDIR)/examples/policy-business-hours.json
+	install -m 0644 $(filter %.1,$(MANS)) $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 $(filter %.5,$(MANS)) $(DESTDIR)$(MANDIR)/man5/
+	install -m 0644 $(filter %.8,$(MANS)) $(DESTDIR)$(MANDIR)/man8/
+
+# The qemu.d entry is a symlink to the installed hook. libvirtd (or, with
+# the modular daemons, virtqemud) notices a hook only if one existed when
+# it started, unless told with SIGHUP: sent to whichever runs, by its pid
+# file under /run, never by name.
+install-hooks: $(B)/vcpack-hook
+	install -d $(DESTDIR)$(LIBEXECDIR)/vcpack $(DESTDIR)$(HOOKDIR)/qemu.d
+	install -m 0755 $(B)/vcpack-hook $(DESTDIR)$(LIBEXECDIR)/vcpack/vcpack-hook
+	ln -sfn $(LIBEXECDIR)/vcpack/vcpack-hook $(DESTDIR)$(HOOKDIR)/qemu.d/vcpack
+	@[ -z "$(DESTDIR)" ] || exit 0; \
+	for d in libvirtd virtqemud; do \
+		p=$$(cat /run/$$d.pid 2>/dev/null) || continue; \
+		[ -n "$$p" ] && kill -HUP "$$p" 2>/dev/null && \
+		echo "install-hooks: sent SIGHUP to $$d (pid $$p) so it picks up the hook"; \
 	done; true
 
-# libvirtd notices a qemu hook only if one existed when it started, unless
-# told with SIGHUP (by its pid file, never by name).
-install-hooks: $(B)/vcpack-hook
-	install -d $(DESTDIR)$(HOOKDIR)/qemu.d
-	install -m 0755 $(B)/vcpack-hook $(DESTDIR)$(HOOKDIR)/qemu.d/vcpack
-	@if [ -z "$(DESTDIR)" ] && [ -s /run/libvirtd.pid ] && \
-	    kill -HUP "$$(cat /run/libvirtd.pid)" 2>/dev/null; then \
-		echo "install-hooks: sent SIGHUP to libvirtd (pid $$(cat /run/libvirtd.pid)) so it picks up the hook"; \
-	fi
+# ---- the Debian package (debian/) ----
+# Built out of tree: dpkg-buildpackage writes to the parent of the source
+# directory, so a copy of the tree goes to $(B)/deb/src and the package
+# to $(B)/deb/. check-deb unpacks it in a throwaway root and checks every
+# file is where Debian puts it, and runs lintian.
+deb:
+	@sh scripts/deb.sh $(B)
+
+# (without the package's own unit-test run: make check runs check-unit)
+check-deb:
+	@DEB_BUILD_OPTIONS="nocheck $${DEB_BUILD_OPTIONS:-}" sh scripts/deb.sh $(B)
+	@sh tests/deb/run.sh $(B)
 
 # Kernel style: .clang-format is the kernel's own. The tree predates it,
 # and reformatting all of it would rewrite about 1,100 lines in 40 files

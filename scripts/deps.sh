@@ -5,13 +5,18 @@
 #   scripts/deps.sh --check   exit 0 if everything is there, 1 otherwise
 #   scripts/deps.sh --kernel  also the kernel testbed's packages
 #
-# Idempotent: a second run installs nothing.
+# Idempotent: a second run installs nothing. Another apt-get or dpkg
+# holding its lock (unattended-upgrades, a second make) is waited for,
+# up to VCP_APT_LOCK_TIMEOUT seconds (default 900), instead of failing.
 set -eu
 
 PKGS="build-essential pkg-config libvirt-dev libvirt-daemon
 libvirt-daemon-driver-qemu libvirt-clients libvirt-glib-1.0-dev
 libglib2.0-dev libjson-c-dev libcmocka-dev libxml2-dev libxml2-utils jq
-qemu-system-x86 busybox-static cpio time"
+qemu-system-x86 busybox-static cpio time scdoc pandoc man-db systemd
+debhelper lintian dpkg-dev"
+# promtool checks the metrics output (tests/integration/test-metrics.sh)
+PKGS="$PKGS prometheus"
 KPKGS="linux-source-6.12 xz-utils bc bison flex libelf-dev libssl-dev gnuplot-nox"
 # git clang-format: make format-check
 PKGS="$PKGS clang-format"
@@ -46,6 +51,33 @@ if [ "$(id -u)" != 0 ]; then
 fi
 echo "deps.sh: installing$missing"
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -q
+wait_s=${VCP_APT_LOCK_TIMEOUT:-900}
+lock="-o DPkg::Lock::Timeout=$wait_s"
+
+# apt_retry CMD...: DPkg::Lock::Timeout makes apt wait for dpkg's frontend
+# lock, but `apt-get update` takes the lists lock without waiting: retry
+# while the error is a lock held by another process.
+apt_retry() {
+	t0=$(date +%s)
+	while :; do
+		# stdout passes through (fd 3); stderr is kept to look at
+		if { err=$("$@" 2>&1 1>&3 3>&-); } 3>&1; then
+			[ -z "$err" ] || echo "$err" >&2
+			return 0
+		fi
+		case $err in
+		*"Could not get lock"* | *"Unable to acquire the dpkg frontend lock"* | *"Unable to lock directory"*)
+			if [ $(($(date +%s) - t0)) -ge "$wait_s" ]; then
+				echo "$err" >&2
+				return 1
+			fi
+			echo "deps.sh: waiting for another apt-get/dpkg to finish" >&2
+			sleep "${VCP_APT_LOCK_POLL:-5}" ;;
+		*) echo "$err" >&2; return 1 ;;
+		esac
+	done
+}
 # shellcheck disable=SC2086
-apt-get install -y -q $missing
+apt_retry apt-get $lock update -q
+# shellcheck disable=SC2086
+apt_retry apt-get $lock install -y -q $missing

@@ -1,5 +1,7 @@
 # bench/kernel/report.jq - results.jsonl (run.sh) -> summary (report.sh).
 # Input: --slurp of every tagged JSON line; $model: power-model.json.
+# Power figures ("power", "saving") are MODELLED, per vendor profile;
+# residencies are measured (vcresid), per package and for the system.
 # Output: {runs, rows, targets, model}: one run per job and repeat, one
 # row per (topo, scenario, load, config) with medians and the spread
 # (min, max) over repeats and passes, and every target with its verdict.
@@ -13,10 +15,21 @@ def r2: if . == null then null else (. * 100 | round) / 100 end;
 def stretch_key: {"0": "all_idle_pct", "200us": "all_idle_200us_pct",
 	"1ms": "all_idle_1ms_pct", "10ms": "all_idle_10ms_pct"}[$model.min_stretch];
 
-def power($p; $pkgs): $pkgs | map(
-	(.[stretch_key] / 100) as $r |
-	$r * $p.sleep_w + (1 - $r) * $p.awake_idle_w +
-	(.busy_pct / 100) * .cpus * $p.core_w) | add;
+def sys_key: "sys_" + stretch_key;
+
+# Modelled power of one run (power-model.json's _comment): $s is the
+# system all-idle residency in % (null: not measured; a "system" profile
+# then gives null, no silent assumption).
+def power($p; $pkgs; $s):
+	if ($p.pc6_scope // "package") == "system" and $s == null then null
+	else $pkgs | map(
+		(.[stretch_key] / 100) as $r |
+		(if ($p.pc6_scope // "package") == "system"
+		 then ([$s / 100, $r] | min) as $q |
+			$q * $p.sleep_w + ($r - $q) * $p.cc6_floor_w
+		 else $r * $p.sleep_w end) +
+		(1 - $r) * $p.awake_idle_w +
+		(.busy_pct / 100) * .cpus * $p.core_w) | add end;
 
 def class_of($lines; $c): $lines | map(select(.type == "class" and .class == $c)) | .[0];
 
@@ -32,6 +45,7 @@ def class_of($lines; $c): $lines | map(select(.type == "class" and .class == $c)
 	 scenario: $job.scenario, load: $job.load, pass: $job.pass, rep: $job.rep,
 	 ok: ($job.ok and $tot != null and ($tot.lost_in_window | not)),
 	 resid: $tot.all_idle_pct, resid_deep: $tot[stretch_key],
+	 sys_resid: $tot.sys_all_idle_pct, sys_resid_deep: $tot[sys_key],
 	 limit: $lim.limit_pct, demand: $lim.demand_mean,
 	 limit_peak: (if $lim == null then null else
 		100 * ($lim.pkgs - ([$lim.pkgs, (($lim.demand_peak + $lim.cores_per_pkg - 1) / $lim.cores_per_pkg | floor)] | min)) / $lim.pkgs end),
@@ -43,8 +57,9 @@ def class_of($lines; $c): $lines | map(select(.type == "class" and .class == $c)
 				.bursts / .bursts_due else null end),
 			work: .work}}) | from_entries),
 	 power: ($model.profiles | map({key: .name,
-		value: (. as $p | if ($pkgs | length) > 0 then power($p; $pkgs)
-			else null end)}) | from_entries)}
+		value: (. as $p | if ($pkgs | length) > 0 then
+			power($p; $pkgs; $tot[sys_key]) else null end)}) |
+		from_entries)}
 )) as $runs |
 
 # ---- one row per (topo, scenario, load, config) ----
@@ -54,6 +69,8 @@ def class_of($lines; $c): $lines | map(select(.type == "class" and .class == $c)
 	 n: length,
 	 resid: ($g | map(.resid) | stats),
 	 resid_deep: ($g | map(.resid_deep) | stats),
+	 sys_resid: ($g | map(.sys_resid) | stats),
+	 sys_resid_deep: ($g | map(.sys_resid_deep) | stats),
 	 limit: ($g | map(.limit) | stats),
 	 limit_peak: ($g | map(.limit_peak) | median),
 	 demand: ($g | map(.demand) | median),
@@ -77,7 +94,8 @@ def class_of($lines; $c): $lines | map(select(.type == "class" and .class == $c)
 	$r + {
 	 of_limit: (if ($r.limit.med // 0) > 0 then $r.resid.med / $r.limit.med else null end),
 	 saving: ($model.profiles | map(.name as $n | {key: $n,
-		value: (if $s != null and ($s.power[$n].med // 0) > 0
+		value: (if $s != null and ($s.power[$n].med // 0) > 0 and
+			$r.power[$n].med != null
 			then 1 - $r.power[$n].med / $s.power[$n].med else null end)}) | from_entries),
 	 p99_vs_stock: ($r.classes | to_entries | map(.key as $c | {key: $c,
 		value: (if $s != null and $s.classes[$c] != null and
@@ -135,4 +153,6 @@ def topos: $rows | map(.topo) | unique;
 {rows: ($pd | length),
  resid_median_diff: ($pd | median), resid_max_diff: ($pd | max)} as $passes |
 
-{model: $model, passes: $passes, runs: $runs, rows: $rows, targets: $targets}
+{model: $model,
+ power_basis: "modelled (power-model.json), not measured",
+ passes: $passes, runs: $runs, rows: $rows, targets: $targets}

@@ -33,14 +33,14 @@ def cord: {"stock": 0, "stock-pin": 1, "L0": 2, "L1": 3, "L2": 4}[.] // 9;
 (.runs | length) as $nruns |
 (.runs | map(select(.ok | not)) | length) as $bad |
 (if .passes.rows > 0 then " Run to run: the two passes of the whole benchmark differ in median residency by \(.passes.resid_median_diff | f1) points (median over rows; largest \(.passes.resid_max_diff | f1))." else "" end) as $pp |
-"Runs: \($nruns) (\($bad) failed or lost events). Residency: share of the window in which every CPU of a package ran the idle task, mean over packages (ftrace sched_switch); [min-max] over repeats. Limit: the same for a perfect packer on the workload'"'"'s own schedule, instant (packages needed at each instant) / peak (packages needed for the peak demand, kept awake throughout). Deep: residency in idle stretches of at least \(.model.min_stretch). p99: wakeup latency (us) pooled per class. Done: bursts completed of those due. Power: modelled (power-model.json), change against stock in brackets.\($pp)",
+"Runs: \($nruns) (\($bad) failed or lost events). Residency: share of the window in which every CPU of a package ran the idle task, mean over packages (ftrace sched_switch); [min-max] over repeats. Limit: the same for a perfect packer on the workload'"'"'s own schedule, instant (packages needed at each instant) / peak (packages needed for the peak demand, kept awake throughout). Deep: residency in idle stretches of at least \(.model.min_stretch). System: share of the window in which every CPU of the guest was idle at once (package C6 of an Intel Xeon needs it; \"-\": not measured by that run'"'"'s vcresid). p99: wakeup latency (us) pooled per class. Done: bursts completed of those due. Power: modelled, not measured (power-model.json: xeon, package C6 only while the whole system is idle; epyc, per-socket package state, unverified), change against stock in brackets.\($pp)",
 "",
 ($topos[] as $t |
  "### \($t)", "",
- "| scenario | load | config | residency % | limit % instant / peak | of limit | deep % | p99 spread | p99 pack | p99 balanced | done | xeon W | epyc W |",
- "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+ "| scenario | load | config | residency % | limit % instant / peak | of limit | deep % | system % | p99 spread | p99 pack | p99 balanced | done | xeon W (modelled) | epyc W (modelled) |",
+ "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
  (.rows | map(select(.topo == $t)) | sort_by([(.scenario | ord), (.load // 0), (.config | cord)])[] |
-  "| \(.scenario) | \(.load // "-") | \(.config) | \(.resid | spread) | \(.limit.med | f1) / \(.limit_peak | f1) | \(.of_limit | pct) | \(.resid_deep.med | f1) | \(.classes.spread.p99 | us) | \(.classes.pack.p99 | us) | \(.classes.balanced.p99 | us) | \([.classes[] | .done.med] | map(select(. != null)) | if length > 0 then (min | pct) else "-" end) | \(.power.xeon.med | f1)\(.saving.xeon | sav) | \(.power.epyc.med | f1)\(.saving.epyc | sav) |"),
+  "| \(.scenario) | \(.load // "-") | \(.config) | \(.resid | spread) | \(.limit.med | f1) / \(.limit_peak | f1) | \(.of_limit | pct) | \(.resid_deep.med | f1) | \(.sys_resid | spread) | \(.classes.spread.p99 | us) | \(.classes.pack.p99 | us) | \(.classes.balanced.p99 | us) | \([.classes[] | .done.med] | map(select(. != null)) | if length > 0 then (min | pct) else "-" end) | \(.power.xeon.med | f1)\(.saving.xeon | sav) | \(.power.epyc.med | f1)\(.saving.epyc | sav) |"),
  ""),
 "### Targets", "",
 "| target | topology | case | value | goal | met |",

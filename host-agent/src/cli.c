@@ -24,13 +24,17 @@
 #include "ctl.h"
 #include "cycle.h"
 #include "diff.h"
+#include "irqview.h"
 #include "jsonfile.h"
 #include "kernel.h"
+#include "metrics.h"
 #include "mode.h"
 #include "modeljson.h"
 #include "observe.h"
+#include "placers.h"
 #include "planner.h"
 #include "policy.h"
+#include "powerview.h"
 #include "render.h"
 #include "report.h"
 #include "tags.h"
@@ -56,6 +60,7 @@ struct ctx {
 	bool sample_set;	/* --sample given: measure, do not ask vcpackd */
 	const char *daemon_socket;
 	int daemon_pid;		/* > 0: demand and delay came from vcpackd */
+	const char *power_root;	/* --power-root / VCPACK_POWER_ROOT */
 };
 
 int vcp_cli_err(int code, const char *fmt, ...)
@@ -78,6 +83,7 @@ static const char *const usage_text =
 	"Commands:\n"
 	"  status                 packages awake/idle, VMs by class, mode, level\n"
 	"  plan                   what apply would do; changes nothing\n"
+	"  metrics                the figures in Prometheus text format\n"
 	"  apply                  carry out the plan (only what differs)\n"
 	"  tag DOMAIN --priority high|normal|low | --class spread|balanced|pack\n"
 	"                         write the VM's vcpack tag (live and persistent)\n"
@@ -95,6 +101,8 @@ static const char *const usage_text =
 	"                         0: do not measure); without it, status shows\n"
 	"                         what a running vcpackd measured\n"
 	"      --daemon-socket PATH  vcpackd's socket (default " VCP_CTL_SOCKET ")\n"
+	"      --power-root DIR[,DIR2]  read power counters from a fixture tree\n"
+	"                         (DIR2: the second read), not /sys and perf\n"
 	"  -h, --help             this text; COMMAND --help for one command\n"
 	"  -V, --version\n"
 	"\n"
@@ -105,7 +113,14 @@ static const char *const cmd_help[][2] = {
 	{ "status", "Usage: vcpack [OPTIONS] status\n"
 		    "Show every package (awake or idle, which VMs may run there),\n"
 		    "every running VM (class, tag, vCPUs, measured demand, pins), the\n"
-		    "mode (kernel or pin, and why) and the level.\n" },
+		    "mode (kernel or pin, and why) and the level; and per package the\n"
+		    "measured watts, C-state residency, uncore clock and whether it is\n"
+		    "awake by those figures, from two reads of the counters at least\n"
+		    "0.25 s apart (around the demand sample).\n" },
+	{ "metrics", "Usage: vcpack [OPTIONS] metrics\n"
+		     "Print VM classes, vCPU run and wait time, the level and the\n"
+		     "power figures (as status measures them) in the Prometheus text\n"
+		     "exposition format; vcpackd --metrics-dir writes the same.\n" },
 	{ "plan", "Usage: vcpack [OPTIONS] plan\n"
 		  "Compute the plan and list the actions apply would take, with the\n"
 		  "package map before and after. Changes nothing.\n" },
@@ -387,38 +402,163 @@ static int daemon_view(struct ctx *c, struct vcp_world *w)
 	return r;
 }
 
+/*
+ * The power counters are this machine's: read them only for a local
+ * libvirt that is not the test driver, or from --power-root. NULL and
+ * a reason in @why when not read.
+ */
+static int power_start(const struct ctx *c, struct vcp_power_probe *p,
+		       const char **why)
+{
+	const char *uri = vcp_virt_uri(c->v), *h = strstr(uri, "://");
+	int r;
+
+	*why = NULL;
+	if (!c->power_root && vcp_virt_is_test_driver(c->v))
+		*why = "libvirt's test driver is a simulated host (--power-root DIR reads a fixture tree)";
+	else if (!c->power_root && h && h[3] != '/')
+		*why = "a remote host: run vcpack status there";
+	if (*why)
+		return 1;
+	r = vcp_power_probe_start(c->power_root, p);
+	if (r < 0)
+		*why = r == -EINVAL ? "--power-root is not DIR or DIR,DIR2" :
+		       "out of memory";
+	return r < 0 ? r : 0;
+}
+
+/* Second read and the "power" part of status. */
+static void power_show(const struct ctx *c, struct vcp_power_probe *p,
+		       const char *why, struct json_object *o)
+{
+	struct vcp_pwr_figs f = { 0 };
+	int r = why ? -1 : vcp_power_probe_finish(p, 250, &f);
+
+	if (r < 0 && !why)
+		why = strerror(-r);
+	if (r < 0 && o) {
+		struct json_object *pw = json_object_new_object();
+
+		json_object_object_add(pw, "measured", json_object_new_boolean(0));
+		json_object_object_add(pw, "reason", json_object_new_string(why));
+		json_object_object_add(o, "power", pw);
+	} else if (r < 0) {
+		printf("power:  not measured: %s\n", why);
+	} else if (o) {
+		struct json_object *pw = vcp_power_json(&f);
+
+		json_object_object_add(pw, "measured", json_object_new_boolean(1));
+		json_object_object_add(o, "power", pw);
+	} else {
+		vcp_power_text(stdout, &f);
+	}
+	vcp_pwr_figs_clear(&f);
+	vcp_power_probe_clear(p);
+}
+
 static int cmd_status(struct ctx *c, int argc, char **argv)
 {
 	struct vcp_world w = { 0 };
 	struct vcp_pkg_map map = { 0 };
+	struct vcp_irqview iv;
+	struct vcp_placers pl;
+	struct vcp_power_probe probe = { 0 };
+	const char *why = NULL;
 	int r;
 
 	if (argc > 1)
 		return vcp_cli_err(EXIT_USAGE, "status takes no arguments, got '%s'",
 			       argv[1]);
 	r = setup(c, true);
+	vcp_irqview_begin(&iv, c->root ? c->root : c->k ? c->k->root : NULL);
+	vcp_placers_detect(iv.root, &pl);
+	if (!r && power_start(c, &probe, &why) == -EINVAL)
+		r = vcp_cli_err(EXIT_USAGE, "--power-root '%s': %s",
+				c->power_root, why);
 	if (!r && !c->sample_set && daemon_view(c, &w) == 0)
 		r = 0;
 	else if (!r)
 		r = observe(c, &w, c->sample_ms, true);
 	if (!r && vcp_pkg_map_build(w.host, w.vms, w.n_vms, NULL, &map) < 0)
 		r = vcp_cli_err(EXIT_PARTIAL, "out of memory");
+	if (!r)
+		vcp_irqview_end(&iv, w.host);
 	if (!r && c->json) {
 		struct json_object *o = header_json(c, &w);
+
+		json_object_object_add(o, "interrupts",
+				       vcp_irqview_json(&iv, w.host));
+		json_object_object_add(o, "placers",
+				       vcp_placers_json(&pl, w.vms, w.n_vms));
 
 		json_object_object_add(o, "packages",
 				       vcp_render_map_json(w.host, w.vms, &map));
 		json_object_object_add(o, "vms", vcp_render_vms_json(
 			w.host, w.vms, w.n_vms, &c->policy));
+		power_show(c, &probe, why, o);
 		vcp_cli_json(o);
 	} else if (!r) {
 		header_text(c, &w);
+		vcp_irqview_text(stdout, &iv, w.host);
+		vcp_placers_text(stdout, &pl, w.vms, w.n_vms);
 		printf("packages:\n");
 		vcp_render_map_text(stdout, w.host, w.vms, &map);
 		printf("VMs:\n");
 		vcp_render_vms_text(stdout, w.host, w.vms, w.n_vms, &c->policy);
+		power_show(c, &probe, why, NULL);
 	}
+	vcp_irqview_clear(&iv);
+	vcp_power_probe_clear(&probe);
 	vcp_pkg_map_clear(&map);
+	vcp_world_clear(&w);
+	return r;
+}
+
+/* ---- metrics ---- */
+
+static int cmd_metrics(struct ctx *c, int argc, char **argv)
+{
+	struct vcp_world w = { 0 };
+	struct vcp_power_probe probe = { 0 };
+	struct vcp_pwr_figs figs = { 0 };
+	struct vcp_sample *s = NULL;
+	const char *why = NULL;
+	char *text = NULL, *err = NULL;
+	bool power;
+	int r;
+
+	if (argc > 1)
+		return vcp_cli_err(EXIT_USAGE, "metrics takes no arguments, got '%s'",
+			       argv[1]);
+	r = setup(c, true);
+	if (!r && power_start(c, &probe, &why) == -EINVAL)
+		r = vcp_cli_err(EXIT_USAGE, "--power-root '%s': %s",
+				c->power_root, why);
+	if (!r)
+		r = observe(c, &w, c->sample_ms, false);
+	if (!r && vcp_virt_sample(c->v, &s, &err) < 0) {
+		vcp_cli_err(0, "%s", err ? err : "sampling vCPU times failed");
+		free(err);
+		s = NULL;
+	}
+	power = !r && !why && vcp_power_probe_finish(&probe, 250, &figs) == 0;
+	if (!r) {
+		struct vcp_metrics_in in = {
+			.vms = w.vms, .n_vms = w.n_vms, .policy = &c->policy,
+			.sample = s, .level = w.cur_level,
+			.snap = power ? &probe.last : NULL,
+			.figs = power ? &figs : NULL,
+		};
+
+		if (vcp_metrics_render(&in, &text) < 0)
+			r = vcp_cli_err(EXIT_PARTIAL, "out of memory");
+		else
+			fputs(text, stdout);
+	}
+	free(text);
+	vcp_sample_free(s);
+	vcp_pwr_figs_clear(&figs);
+	vcp_power_probe_clear(&probe);
 	vcp_world_clear(&w);
 	return r;
 }
@@ -428,6 +568,7 @@ static int cmd_status(struct ctx *c, int argc, char **argv)
 struct planned {
 	struct vcp_cycle cy;
 	struct vcp_pkg_map before, after;
+	struct vcp_irq_report irq;	/* apply: device IRQs */
 };
 
 static void planned_clear(struct planned *p)
@@ -441,13 +582,19 @@ static int make_plan(struct ctx *c, struct planned *p)
 {
 	struct vcp_world *w = &p->cy.w;
 	char *err = NULL;
-	int r = vcp_cycle_plan(c->v, c->k, c->mode, c->sample_ms, NULL,
-			       &c->policy, time(NULL), &p->cy, &err);
+	int r = vcp_cycle_observe(c->v, c->k, c->mode, c->sample_ms, NULL,
+				  &p->cy, &err);
+	int bad = 0;
 
+	/* reserved_cpus this host lacks: the policy is refused (exit 2) */
+	if (r == 0 && vcp_plan_check_reserved(w->host, &c->policy, &err) < 0)
+		r = bad = -EINVAL;
+	if (r == 0)
+		r = vcp_cycle_finish(&c->policy, time(NULL), &p->cy, &err);
 	if (r < 0) {
 		vcp_cli_err(0, "%s", err ? err : strerror(-r));
 		free(err);
-		return EXIT_PARTIAL;
+		return bad ? EXIT_USAGE : EXIT_PARTIAL;
 	}
 	for (size_t i = 0; i < w->n_issues; i++)
 		vcp_cli_err(0, "'%s': %s", w->issues[i].vm, w->issues[i].msg);
@@ -469,6 +616,18 @@ static void plan_summary_text(const struct planned *p)
 	if (pl->overcommit > 0)
 		printf(", OVERCOMMITTED by %.2f CPUs", pl->overcommit);
 	putchar('\n');
+	if (!vcp_cpuset_empty(&pl->reserved)) {
+		char buf[256];
+
+		if (vcp_cpuset_format(&pl->reserved, buf, sizeof(buf)) < 0)
+			snprintf(buf, sizeof(buf), "%u CPUs",
+				 vcp_cpuset_count(&pl->reserved));
+		printf("        reserved for the host: CPUs %s", buf);
+		if (pl->n_reserved_pkgs)
+			printf(" (%zu whole package(s), not counted above)",
+			       pl->n_reserved_pkgs);
+		putchar('\n');
+	}
 	for (size_t i = 0; i < pl->n_vms; i++)
 		if (pl->vms[i].degraded)
 			printf("warning: '%s': %s\n", pl->vms[i].name,
@@ -497,6 +656,9 @@ static int report_plan(struct ctx *c, struct planned *p,
 			json_object_object_add(o, "vms", vcp_render_vms_json(
 				after_w->host, after_w->vms, after_w->n_vms,
 				&c->policy));
+		if (p->irq.acted)
+			json_object_object_add(o, "irqs",
+					       vcp_irq_report_json(&p->irq));
 		vcp_cli_json(o);
 		return 0;
 	}
@@ -512,10 +674,28 @@ static int report_plan(struct ctx *c, struct planned *p,
 		printf("VMs:\n");
 		vcp_render_vms_text(stdout, after_w->host, after_w->vms,
 				    after_w->n_vms, &c->policy);
+		vcp_irq_report_text(stdout, &p->irq);
 	} else {
 		printf("planned:\n");
 		vcp_render_map_text(stdout, p->cy.w.host, p->cy.w.vms, &p->after);
+		vcp_irq_report_text(stdout, &p->irq);
 	}
+	return 0;
+}
+
+/* Device IRQs after the pins (policy irq_affinity), or what would be
+ * done (@dry); only where this machine's /proc is the host's. */
+static int follow_irqs(struct ctx *c, struct planned *p, bool dry)
+{
+	const char *root = c->root ? c->root : c->k ? c->k->root : NULL;
+	int r;
+
+	if (!root)
+		return 0;
+	r = (dry ? vcp_irq_preview : vcp_irq_follow)(root, p->cy.w.host,
+		p->cy.plan, c->policy.irq_affinity, &p->irq);
+	if (r < 0)
+		vcp_cli_err(0, "Failed to steer device IRQs: %s", strerror(-r));
 	return 0;
 }
 
@@ -530,6 +710,8 @@ static int cmd_plan(struct ctx *c, int argc, char **argv)
 	r = setup(c, true);
 	if (!r)
 		r = make_plan(c, &p);
+	if (!r)
+		r = follow_irqs(c, &p, true);
 	if (!r)
 		r = report_plan(c, &p, NULL, NULL, NULL);
 	planned_clear(&p);
@@ -554,6 +736,8 @@ static int cmd_apply(struct ctx *c, int argc, char **argv)
 				    &res) < 0)
 		r = vcp_cli_err(EXIT_PARTIAL, "out of memory");
 	if (!r)
+		r = follow_irqs(c, &p, false);
+	if (!r)
 		r = observe(c, &after, 0, false);
 	if (!r && vcp_pkg_map_build(after.host, after.vms, after.n_vms, NULL,
 				    &amap) < 0)
@@ -565,7 +749,7 @@ static int cmd_apply(struct ctx *c, int argc, char **argv)
 			    res.e[i].outcome == VCP_RETRY)
 				vcp_cli_err(0, "%s", res.e[i].msg ? res.e[i].msg :
 					"an action failed");
-		if (res.n_failed)
+		if (res.n_failed || p.irq.res.failed)
 			r = EXIT_PARTIAL;
 	}
 	vcp_pkg_map_clear(&amap);
@@ -684,7 +868,8 @@ static int select_vms(const struct vcp_world *w, int argc, char **argv,
 }
 
 static void restore_report(const struct ctx *c,
-			   const struct vcp_restore_result *res)
+			   const struct vcp_restore_result *res,
+			   const struct vcp_irq_report *irq)
 {
 	struct json_object *arr = json_object_new_array();
 
@@ -711,9 +896,13 @@ static void restore_report(const struct ctx *c,
 		struct json_object *o = json_object_new_object();
 
 		json_object_object_add(o, "restored", arr);
+		if (irq->acted)
+			json_object_object_add(o, "irqs",
+					       vcp_irq_report_json(irq));
 		vcp_cli_json(o);
 	} else {
 		json_object_put(arr);
+		vcp_irq_report_text(stdout, irq);
 	}
 }
 
@@ -721,6 +910,8 @@ static int cmd_restore(struct ctx *c, int argc, char **argv)
 {
 	struct vcp_world w = { 0 };
 	struct vcp_restore_result res = { 0 };
+	struct vcp_irq_report irq = { 0 };
+	const char *root;
 	bool *only = NULL;
 	int r = setup(c, false);
 
@@ -731,11 +922,16 @@ static int cmd_restore(struct ctx *c, int argc, char **argv)
 	if (!r && vcp_apply_restore(c->v, c->k, w.host, w.vms, w.n_vms, only,
 				    &res) < 0)
 		r = vcp_cli_err(EXIT_PARTIAL, "out of memory");
+	/* Every VM: also the device IRQs vcpack moved. */
+	root = c->root ? c->root : c->k ? c->k->root : NULL;
+	if (!r && argc <= 1 && root &&
+	    vcp_irq_follow(root, w.host, NULL, false, &irq) < 0)
+		vcp_cli_err(0, "Failed to restore device IRQs");
 	if (!r) {
 		if (!c->json)
 			printf("restore:\n");
-		restore_report(c, &res);
-		if (res.n_failed)
+		restore_report(c, &res, &irq);
+		if (res.n_failed || irq.res.failed)
 			r = EXIT_PARTIAL;
 	}
 	free(only);
@@ -768,6 +964,7 @@ static const struct {
 	int (*fn)(struct ctx *c, int argc, char **argv);
 } commands[] = {
 	{ "status", cmd_status }, { "plan", cmd_plan },
+	{ "metrics", cmd_metrics },
 	{ "apply", cmd_apply },	  { "tag", cmd_tag },
 	{ "restore", cmd_restore },
 };
@@ -782,6 +979,7 @@ static int parse_global(struct ctx *c, int argc, char **argv)
 		{ "sample", required_argument, NULL, 's' },
 		{ "root", required_argument, NULL, 'r' },
 		{ "daemon-socket", required_argument, NULL, 'D' },
+		{ "power-root", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
@@ -797,6 +995,7 @@ static int parse_global(struct ctx *c, int argc, char **argv)
 		case 'j': c->json = true; break;
 		case 'r': c->root = optarg; break;
 		case 'D': c->daemon_socket = optarg; break;
+		case 'P': c->power_root = optarg; break;
 		case 'm':
 			c->force_mode = vcp_mode_parse(optarg);
 			if (c->force_mode == -2)
@@ -819,7 +1018,8 @@ static int parse_global(struct ctx *c, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	struct ctx c = { .force_mode = -1, .sample_ms = 1000 };
+	struct ctx c = { .force_mode = -1, .sample_ms = 1000,
+			 .power_root = getenv("VCPACK_POWER_ROOT") };
 	int r = parse_global(&c, argc, argv);
 
 	if (r)

@@ -58,6 +58,9 @@ int vcp_cycle_finish(const struct vcp_policy *policy, time_t now,
 	struct vcp_policy p = vcp_policy_at(policy, now);
 	int r;
 
+	r = vcp_plan_check_reserved(c->w.host, &p, ret_err);
+	if (r < 0)
+		return r;
 	r = vcp_plan_compute(c->w.host, c->w.vms, c->w.n_vms, &p, &c->plan);
 	if (r == 0)
 		r = vcp_diff_compute(c->w.host, c->w.vms, c->w.n_vms, c->plan,

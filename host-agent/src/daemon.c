@@ -36,11 +36,14 @@
 #include "ctl.h"
 #include "cycle.h"
 #include "demand.h"
+#include "irq.h"
 #include "kernel.h"
+#include "metricspub.h"
 #include "mode.h"
 #include "pinmemo.h"
 #include "policy.h"
 #include "render.h"
+#include "sdnotify.h"
 #include "tags.h"
 #include "virt.h"
 
@@ -71,11 +74,17 @@ struct daemon {
 	guint replan_src, sample_src, reconnect_src;
 	unsigned int backoff_s;
 	int listen_fd;
+	bool irq_advised;	/* irqbalance advice logged */
 	/* the last decision, to log only changes */
 	int last_level;
 	size_t last_active;
 	char *last_failures;
 	unsigned long n_replans;
+	/* --metrics-dir: the textfile written at each sample */
+	const char *metrics_dir, *power_root;
+	struct vcp_metrics_pub *metrics;
+	int metrics_err;
+	bool ready;			/* READY=1 sent to systemd */
 };
 
 static struct daemon *the_daemon;
@@ -106,6 +115,42 @@ static void log_msg(int prio, const char *fmt, ...)
 
 static void schedule_replan(struct daemon *d, unsigned int delay_ms);
 static void schedule_reconnect(struct daemon *d);
+
+/* ---- systemd's view (sdnotify.c: no-ops outside systemd) ---- */
+
+/* STATUS=@status, with READY=1 the first time: vcpackd is ready once it
+ * has applied a plan or knows it must wait for libvirt. */
+__attribute__((format(printf, 2, 3)))
+static void notify_status(struct daemon *d, const char *fmt, ...)
+{
+	char s[512];
+	int n = snprintf(s, sizeof(s), "%sSTATUS=", d->ready ? "" : "READY=1\n");
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(s + n, sizeof(s) - (size_t)n, fmt, ap);
+	va_end(ap);
+	vcp_sd_notify(s);
+	d->ready = true;
+}
+
+static void notify_plan(struct daemon *d, const struct vcp_cycle *cy)
+{
+	size_t managed = 0;
+
+	for (size_t i = 0; i < cy->w.n_vms; i++)
+		managed += cy->w.vms[i].managed;
+	notify_status(d, "%s mode, level %d, %zu of %zu packages active, %zu of %zu VMs managed",
+		      d->mode == VCP_MODE_KERNEL ? "kernel" : "pin",
+		      cy->plan->level, cy->plan->n_active, cy->plan->n_packages,
+		      managed, cy->w.n_vms);
+}
+
+static gboolean on_watchdog(gpointer data)
+{
+	vcp_sd_notify("WATCHDOG=1");
+	return G_SOURCE_CONTINUE;
+}
 
 /* ---- the cycle ---- */
 
@@ -242,6 +287,45 @@ static void foreign_pins(struct daemon *d, struct vcp_cycle *cy)
 			"restating the plan (foreign_pins: restate)");
 }
 
+/* The root whose /proc/irq is the host's: --root, or "/" for a local
+ * QEMU host; NULL otherwise. */
+static const char *irq_root(const struct daemon *d)
+{
+	return d->root ? d->root : d->k ? d->k->root : NULL;
+}
+
+/* Device IRQs after the pins (policy irq_affinity); @plan NULL puts
+ * back everything recorded. Logs what changed, irqbalance advice once. */
+static void follow_irqs(struct daemon *d, const struct vcp_host *host,
+			const struct vcp_plan *plan, bool enabled)
+{
+	struct vcp_irq_report rep;
+	const struct vcp_irqbalance *b = &rep.irqbalance;
+	int r;
+
+	if (!irq_root(d))
+		return;
+	r = vcp_irq_follow(irq_root(d), host, plan, enabled, &rep);
+	if (r < 0) {
+		log_msg(LOG_WARNING, "Failed to steer device IRQs: %s",
+			strerror(-r));
+		return;
+	}
+	if (b->running && enabled && !d->irq_advised) {
+		char want[1024] = "";
+
+		vcp_cpuset_format(&rep.idle, want, sizeof(want));
+		log_msg(LOG_NOTICE, "irqbalance (pid %d) steers IRQs; vcpackd writes no affinity: set IRQBALANCE_BANNED_CPULIST=\"%s\" in /etc/default/irqbalance and restart irqbalance to keep IRQs off the idle packages",
+			b->pid, want);
+	}
+	d->irq_advised = b->running;
+	if (rep.res.moved || rep.res.restored || rep.res.failed)
+		log_msg(rep.res.failed ? LOG_WARNING : LOG_INFO,
+			"device IRQs: %zu moved off idle packages, %zu restored, %zu managed left alone, %zu failed",
+			rep.res.moved, rep.res.restored, rep.res.managed,
+			rep.res.failed);
+}
+
 static void replan(struct daemon *d)
 {
 	struct vcp_cycle cy = { 0 };
@@ -258,6 +342,9 @@ static void replan(struct daemon *d)
 		foreign_pins(d, &cy);
 		r = vcp_cycle_finish(&d->policy, time(NULL), &cy, &err);
 	}
+	if (r == 0 && d->metrics)
+		vcp_metrics_pub_plan(d->metrics, cy.w.vms, cy.w.n_vms,
+				     &d->policy, cy.plan->level);
 	if (r == 0) {
 		remember_status(d, &cy);
 		r = vcp_apply_actions(d->v, d->k, cy.w.host, cy.w.vms, &cy.acts,
@@ -268,12 +355,17 @@ static void replan(struct daemon *d)
 		r = -ENOMEM;
 	if (r == 0)
 		record_host(d, &cy);
+	if (r == 0)
+		follow_irqs(d, cy.w.host, cy.plan, d->policy.irq_affinity);
 	if (r == 0) {
 		log_actions(d, &cy, &res);
 		log_decision(d, &cy, &res);
-	} else
+		notify_plan(d, &cy);
+	} else {
 		log_msg(LOG_WARNING, "re-plan failed: %s",
 			err ? err : strerror(-r));
+		notify_status(d, "re-plan failed: %s", err ? err : strerror(-r));
+	}
 	free(err);
 	vcp_apply_result_clear(&res);
 	vcp_cycle_clear(&cy);
@@ -324,6 +416,17 @@ static void relieve(struct daemon *d)
 			100 * d->policy.max_vcpu_delay);
 }
 
+/* Write the metrics file (metricspub.c); say so once when that fails. */
+static void publish(struct daemon *d, const struct vcp_sample *s)
+{
+	int r = d->metrics ? vcp_metrics_pub_sample(d->metrics, s) : 0;
+
+	if (r < 0 && r != d->metrics_err)
+		log_msg(LOG_ERR, "Failed to write metrics to '%s': %s",
+			d->metrics_dir, strerror(-r));
+	d->metrics_err = r;
+}
+
 static gboolean on_sample(gpointer data)
 {
 	struct daemon *d = data;
@@ -337,6 +440,7 @@ static gboolean on_sample(gpointer data)
 			log_msg(LOG_ERR, "out of memory tracking demand");
 		else if (s->have_vcpu_time)
 			relieve(d);
+		publish(d, s);
 		vcp_sample_free(s);
 		resync_or_news(d);
 	} else {
@@ -431,6 +535,8 @@ static void schedule_reconnect(struct daemon *d)
 	}
 	d->backoff_s = d->backoff_s ? MIN(d->backoff_s * 2, BACKOFF_MAX_S) : 1;
 	d->reconnect_src = g_timeout_add_seconds(d->backoff_s, on_reconnect, d);
+	notify_status(d, "waiting for libvirt at '%s' (retry in %us)", d->uri,
+		      d->backoff_s);
 }
 
 /* ---- the control socket (hook notifications, queries) ---- */
@@ -574,6 +680,7 @@ static void restore_all(struct daemon *d)
 		free(err);
 		return;
 	}
+	follow_irqs(d, w.host, NULL, false);
 	if (vcp_apply_restore(d->v, d->k, w.host, w.vms, w.n_vms, NULL, &res) == 0)
 		log_msg(res.n_failed ? LOG_WARNING : LOG_INFO,
 			"restored %zu VMs to their original pins (%zu failed)",
@@ -588,6 +695,7 @@ static gboolean on_term(gpointer data)
 
 	log_msg(LOG_INFO, "terminating%s",
 		d->restore_on_exit ? "; restoring every VM" : "");
+	vcp_sd_notify("STOPPING=1");
 	if (d->restore_on_exit)
 		restore_all(d);
 	g_main_loop_quit(d->loop);
@@ -616,15 +724,21 @@ static gboolean on_hup(gpointer data)
 {
 	struct daemon *d = data;
 	struct vcp_policy p;
+	char s[64];
 
+	snprintf(s, sizeof(s), "RELOADING=1\nMONOTONIC_USEC=%" G_GINT64_FORMAT,
+		 g_get_monotonic_time());
+	vcp_sd_notify(s);
 	if (load_policy(d, &p) < 0) {
 		log_msg(LOG_WARNING, "keeping the previous policy");
+		vcp_sd_notify("READY=1");
 		return G_SOURCE_CONTINUE;
 	}
 	vcp_policy_clear(&d->policy);
 	d->policy = p;
 	vcp_tracker_set_max_delay(d->tracker, d->policy.max_vcpu_delay);
 	log_msg(LOG_INFO, "policy reloaded");
+	vcp_sd_notify("READY=1");
 	schedule_replan(d, 0);
 	return G_SOURCE_CONTINUE;
 }
@@ -640,6 +754,9 @@ static const char *const usage_text =
 	"  -s, --socket PATH      control socket (default " VCP_CTL_SOCKET ")\n"
 	"      --restore-on-exit  on SIGTERM put every VM back as it was\n"
 	"      --mode auto|pin|kernel\n"
+	"      --metrics-dir DIR  write DIR/vcpack.prom (Prometheus text) at\n"
+	"                         each sample, for node_exporter's textfile collector\n"
+	"      --power-root DIR   read power counters from a fixture tree\n"
 	"  -f, --foreground       log to stderr instead of syslog\n"
 	"  -d, --debug            log every event too\n"
 	"  -h, --help\n";
@@ -653,6 +770,8 @@ static int parse_args(struct daemon *d, int argc, char **argv)
 		{ "restore-on-exit", no_argument, NULL, 'R' },
 		{ "mode", required_argument, NULL, 'm' },
 		{ "root", required_argument, NULL, 'r' },
+		{ "metrics-dir", required_argument, NULL, 'M' },
+		{ "power-root", required_argument, NULL, 'P' },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "debug", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
@@ -667,6 +786,8 @@ static int parse_args(struct daemon *d, int argc, char **argv)
 		case 's': d->socket_path = optarg; break;
 		case 'R': d->restore_on_exit = true; break;
 		case 'r': d->root = optarg; break;
+		case 'M': d->metrics_dir = optarg; break;
+		case 'P': d->power_root = optarg; break;
 		case 'f': d->foreground = true; break;
 		case 'd': d->debug = true; break;
 		case 'm':
@@ -693,6 +814,7 @@ int main(int argc, char **argv)
 			    .socket_path = VCP_CTL_SOCKET,
 			    .listen_fd = -1, .last_level = -1 };
 	unsigned int window;
+	uint64_t wd_usec;
 	int r;
 
 	the_daemon = &d;
@@ -711,6 +833,13 @@ int main(int argc, char **argv)
 	    vcp_pin_memo_new(&d.memo) < 0)
 		return 1;
 	vcp_tracker_set_max_delay(d.tracker, d.policy.max_vcpu_delay);
+	r = d.metrics_dir ? vcp_metrics_pub_new(d.metrics_dir, d.power_root,
+						&d.metrics) : 0;
+	if (r < 0) {
+		log_msg(LOG_ERR, "Refusing --metrics-dir '%s': %s",
+			d.metrics_dir, strerror(-r));
+		return 2;
+	}
 	gvir_event_register();
 	d.loop = g_main_loop_new(NULL, FALSE);
 	r = listen_socket(&d);
@@ -727,6 +856,9 @@ int main(int argc, char **argv)
 	g_unix_signal_add(SIGTERM, on_term, &d);
 	g_unix_signal_add(SIGINT, on_term, &d);
 	g_unix_signal_add(SIGHUP, on_hup, &d);
+	/* WatchdogSec=: WATCHDOG=1 at half the period while the loop runs */
+	if (vcp_sd_watchdog_usec(&wd_usec) == 0)
+		g_timeout_add(MAX(wd_usec / 2000, 1), on_watchdog, NULL);
 	log_msg(LOG_INFO, "vcpackd started (policy sample every %us, shrink after %us)",
 		d.policy.sample_interval_s, d.policy.shrink_after_s);
 	g_main_loop_run(d.loop);
@@ -736,6 +868,7 @@ int main(int argc, char **argv)
 	vcp_kernel_free(d.k);
 	vcp_tracker_free(d.tracker);
 	vcp_pin_memo_free(d.memo);
+	vcp_metrics_pub_free(d.metrics);
 	vcp_policy_clear(&d.policy);
 	g_free(d.last_failures);
 	g_free(d.last_status);

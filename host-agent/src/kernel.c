@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * kernel.c - detects and drives the vcpack kernel's two knobs: the host
- * level in sysfs and the per-cgroup class in the cpu controller.
+ * level in sysfs and the per-cgroup class in the cpu controller; and
+ * writes device IRQ affinity for irq.c (the one place kernel files are
+ * written).
  *
  * Detection reads ROOT/proc/self/mountinfo for the hierarchy that has the
  * cpu controller (a v1 "cgroup" mount with "cpu" among its options wins;
@@ -741,6 +743,55 @@ int vcp_kernel_remove_group(const struct vcp_kernel *k, const char *cgroup)
 	if (r < 0)
 		return r;
 	r = rmdir(dir) < 0 ? -errno : 0;
+	free(dir);
+	return r;
+}
+
+/* ---- device interrupts ---- */
+
+#ifndef PROC_SUPER_MAGIC
+#define PROC_SUPER_MAGIC 0x9fa0
+#endif
+
+static bool on_procfs(const char *path)
+{
+	struct statfs sf;
+
+	return statfs(path, &sf) == 0 && sf.f_type == PROC_SUPER_MAGIC;
+}
+
+int vcp_kernel_set_irq_affinity(const char *root, unsigned int irq,
+				const struct vcp_cpuset *cpus)
+{
+	char rel[64], *dir, *path = NULL, *marker = NULL, cur[8192], want[8192];
+	struct vcp_cpuset now;
+	int r;
+
+	if (!root || !*root || vcp_cpuset_empty(cpus))
+		return -EINVAL;
+	if (vcp_cpuset_format(cpus, want, sizeof(want) - 1) < 0)
+		return -EINVAL;
+	snprintf(rel, sizeof(rel), "/proc/irq/%u", irq);
+	dir = join(root, rel);
+	if (!dir)
+		return -ENOMEM;
+	path = join(dir, "smp_affinity_list");
+	marker = join(dir, "vcp-managed");
+	r = path && marker ? 0 : -ENOMEM;
+	if (r == 0)
+		r = vcp_read_line(path, cur, sizeof(cur));
+	if (r == 0 && vcp_cpuset_parse(cur, &now) == 0 &&
+	    vcp_cpuset_equal(&now, cpus))
+		goto out;	/* already so */
+	if (r == 0 && !on_procfs(path) && exists(marker))
+		r = -EIO;	/* the fixture's managed IRQ */
+	if (r == 0) {
+		strcat(want, "\n");
+		r = write_str(path, want, O_TRUNC);
+	}
+out:
+	free(marker);
+	free(path);
 	free(dir);
 	return r;
 }

@@ -3,7 +3,8 @@
  * kernel.h - the only module that writes to the kernel: the host level
  * (/sys/devices/system/cpu/sched_mc_power_savings: 0, 1, 2) and the class
  * of a cgroup (cpu.consolidate: spread, balanced, pack) of the vcpack
- * kernel patches, plus moving a process into a cpu cgroup.
+ * kernel patches, plus moving a process into a cpu cgroup and pointing a
+ * device interrupt at CPUs (/proc/irq/N/smp_affinity_list).
  *
  * Every path is taken relative to a root ("/" in production, a fixture
  * tree in tests). Functions return 0 or -errno (a value the kernel
@@ -113,5 +114,16 @@ int vcp_kernel_enable_children(const struct vcp_kernel *k,
  * -EINVAL for the root group.
  */
 int vcp_kernel_remove_group(const struct vcp_kernel *k, const char *cgroup);
+
+/*
+ * Point device interrupt @irq at @cpus: its cpulist into
+ * ROOT/proc/irq/IRQ/smp_affinity_list, only when the file says
+ * otherwise now. The kernel refuses a managed IRQ (one it spreads over
+ * the CPUs itself) with -EIO; callers count those and leave them. On a
+ * fixture tree (not procfs) a file "vcp-managed" in the IRQ's directory
+ * stands for that refusal. -EINVAL for an empty set.
+ */
+int vcp_kernel_set_irq_affinity(const char *root, unsigned int irq,
+				const struct vcp_cpuset *cpus);
 
 #endif

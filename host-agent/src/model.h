@@ -135,6 +135,10 @@ struct vcp_vm {
 	enum vcp_mode host_rec_mode;
 	int host_rec_level;
 	long long host_rec_at;
+	/* Its domain XML asks libvirt for NUMA placement: <vcpu
+	 * placement='auto'>, <numatune>. */
+	bool placement_auto;
+	bool numatune;
 };
 
 void vcp_vm_clear(struct vcp_vm *vm);
@@ -181,6 +185,14 @@ struct vcp_policy {
 	/* Someone else re-pinned a VM: leave it so (true) or restate the
 	 * plan (false, the default). Said once either way. */
 	bool respect_foreign_pins;
+	/* CPUs kept for the host (IRQs, libvirtd, vcpackd): no VM is
+	 * pinned there and no exclusive core comes from there. Empty:
+	 * none. */
+	struct vcp_cpuset reserved_cpus;
+	/* Keep device IRQs off the packages the plan idles (by writing
+	 * /proc/irq/N/smp_affinity_list, or by telling what irqbalance
+	 * should ban where it runs). Off by default. */
+	bool irq_affinity;
 };
 
 void vcp_policy_defaults(struct vcp_policy *p);
@@ -226,6 +238,11 @@ struct vcp_plan {
 	double capacity;	/* total capacity, in CPUs */
 	/* Demand the host cannot carry within headroom (0 if none). */
 	double overcommit;
+	/* policy->reserved_cpus that are online, and the packages they
+	 * cover whole: those are for the host, never active for VMs (not
+	 * counted in n_active, nor offered to VMs). */
+	struct vcp_cpuset reserved;
+	size_t n_reserved_pkgs;
 };
 
 void vcp_plan_free(struct vcp_plan *p);

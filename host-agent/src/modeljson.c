@@ -499,6 +499,12 @@ static struct json_object *pkg_json(const struct vcp_plan *plan,
 			       vcp_json_double3(plan->pkg_demand[p]));
 	json_object_object_add(o, "capacity",
 			       vcp_json_double3(plan->pkg_capacity[p]));
+	if (vcp_cpuset_intersects(&plan->reserved, &host->packages[p].cpus)) {
+		struct vcp_cpuset r = plan->reserved;
+
+		vcp_cpuset_and(&r, &host->packages[p].cpus);
+		json_object_object_add(o, "reserved", cpulist_json(&r));
+	}
 	return o;
 }
 
@@ -554,6 +560,12 @@ struct json_object *vcp_plan_to_json(const struct vcp_plan *plan,
 			       vcp_json_double3(plan->overcommit));
 	json_object_object_add(o, "active",
 			       json_object_new_int((int)plan->n_active));
+	if (!vcp_cpuset_empty(&plan->reserved)) {
+		json_object_object_add(o, "reserved_cpus",
+				       cpulist_json(&plan->reserved));
+		json_object_object_add(o, "reserved_packages", json_object_new_int(
+				       (int)plan->n_reserved_pkgs));
+	}
 	json_object_object_add(o, "packages", pkgs);
 	json_object_object_add(o, "vms", arr);
 	return o;

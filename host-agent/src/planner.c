@@ -57,6 +57,14 @@
  *    packages if it does not fit; their pins do not make packages active.
  * 7. Demand beyond the usable capacity of the whole host: every package
  *    is active and plan->overcommit is the excess.
+ * Reserved CPUs (policy->reserved_cpus, like numad -R): no VM is pinned
+ * to them and no exclusive core has one of them, so exclusive cores start
+ * at the first unreserved core; one unreserved core per package still
+ * stays shared. A package counts only its unreserved threads' capacity.
+ * A package reserved whole is the host's: never active, never offered to
+ * VMs, not counted in n_active (plan->n_reserved_pkgs counts it). A
+ * reserved CPU past the host's CPUs, or reserving every online CPU, is
+ * -EINVAL (vcp_plan_check_reserved() says which).
  * Kernel mode: the same plan, but only spread VMs are pinned; every other
  * managed VM is FREE (the kernel packs by class and level); active
  * packages are what the kernel is expected to keep awake.
@@ -66,8 +74,11 @@
 #include "planner.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "errmsg.h"
 
 #define EPS 1e-9
 
@@ -95,7 +106,8 @@ struct pk {
 	size_t core_lo, core_hi, next_free;
 	unsigned int free_cores;
 	bool forced, in_use, active, has_excl;
-	struct vcp_cpuset shared;	/* CPUs minus exclusive cores */
+	bool reserved;		/* every CPU reserved: not for VMs */
+	struct vcp_cpuset shared;	/* CPUs minus exclusive, reserved */
 };
 
 struct item {
@@ -127,7 +139,9 @@ struct ctx {
 	size_t *vcpu_core;	/* spread VMs' cores, by item core_off */
 	double floating;	/* unmanaged demand counted on the active set */
 	struct vcp_cpuset excl;	/* all exclusive threads */
-	struct vcp_cpuset free_set;	/* online minus exclusive */
+	struct vcp_cpuset free_set;	/* online minus exclusive, reserved */
+	struct vcp_cpuset avail;	/* online minus reserved */
+	size_t n_pref;		/* packages VMs may use (not reserved) */
 };
 
 enum vcp_class vcp_plan_vm_class(const struct vcp_vm *vm,
@@ -167,6 +181,43 @@ static int cmp_core(const void *a, const void *b)
 	if (x->pkg != y->pkg)
 		return x->pkg < y->pkg ? -1 : 1;
 	return (x->first > y->first) - (x->first < y->first);
+}
+
+/* Reserved CPUs: a core with a reserved thread is never exclusive, and a
+ * package's capacity counts only its unreserved threads (a core with
+ * one as a core). A package with no unreserved CPU is for the host. */
+static int reserve_cores(struct ctx *c)
+{
+	size_t np = c->h->n_packages;
+	unsigned int *nc = calloc(2 * np, sizeof(*nc)), *nt;
+
+	if (!nc)
+		return -ENOMEM;
+	nt = nc + np;
+	for (size_t i = 0; i < c->n_cores; i++) {
+		struct core *k = &c->cores[i];
+		unsigned int n = 0;
+
+		for (unsigned int t = 0; t < k->n_t; t++)
+			n += vcp_cpuset_test(&c->avail,
+					     c->threads[k->t_off + t]);
+		if (n < k->n_t) {
+			k->used = true;
+			c->pk[k->pkg].free_cores--;
+		}
+		if (n) {
+			nc[k->pkg]++;
+			nt[k->pkg] += n;
+		}
+	}
+	for (size_t p = 0; p < np; p++) {
+		c->pk[p].usable = (nc[p] + (double)(nt[p] - nc[p]) *
+				   c->pol->smt_yield) *
+				  (1.0 - c->pol->headroom);
+		c->pk[p].reserved = nc[p] == 0;
+	}
+	free(nc);
+	return 0;
 }
 
 /* Group the online CPUs into cores (sorted by package, then lowest
@@ -216,6 +267,11 @@ static int build_cores(struct ctx *c)
 		for (unsigned int t = 0; t < c->cores[i].n_t; t++)
 			c->cpu_core[c->threads[c->cores[i].t_off + t]] = i;
 	}
+	if (reserve_cores(c) < 0) {
+		free(idx);
+		free(tmp);
+		return -ENOMEM;
+	}
 	/* One core of every package stays shared (housekeeping). */
 	for (size_t i = 0; i < h->n_packages; i++) {
 		c->pk[i].next_free = c->pk[i].core_lo;
@@ -261,6 +317,10 @@ static int ctx_init(struct ctx *c)
 	for (size_t i = 0; i < h->n_cpus; i++)
 		if (c->cpu_pkg[h->cpus[i].id] < 0 || h->cpus[i].id >= maxc)
 			return -EINVAL;	/* host not finished */
+	if (vcp_plan_check_reserved(h, c->pol, NULL) < 0)
+		return -EINVAL;
+	c->avail = h->online;
+	vcp_cpuset_andnot(&c->avail, &c->pol->reserved_cpus);
 	return build_cores(c);
 }
 
@@ -327,7 +387,7 @@ static void count_unmanaged(struct ctx *c, const struct vcp_vm *vm)
 			continue;
 		}
 		c->pk[p].base += d;
-		c->pk[p].forced = true;
+		c->pk[p].forced = !c->pk[p].reserved;
 	}
 }
 
@@ -542,14 +602,14 @@ static int place_spread(struct ctx *c)
 			spread_place(c, c->order[i], ord);
 	free(stays);
 	free(ord);
-	vcp_cpuset_zero(&c->free_set);
-	vcp_cpuset_or(&c->free_set, &c->h->online);
+	c->free_set = c->avail;
 	vcp_cpuset_andnot(&c->free_set, &c->excl);
 	if (vcp_cpuset_empty(&c->free_set))
-		c->free_set = c->h->online;
+		c->free_set = c->avail;
 	for (size_t p = 0; p < c->h->n_packages; p++) {
 		c->pk[p].shared = c->h->packages[p].cpus;
 		vcp_cpuset_andnot(&c->pk[p].shared, &c->excl);
+		vcp_cpuset_andnot(&c->pk[p].shared, &c->pol->reserved_cpus);
 	}
 	return 0;
 }
@@ -579,8 +639,9 @@ static void place_on(struct ctx *c, struct item *it, size_t p)
 	it->pkg = (int)p;
 }
 
-/* Preference order for activation: forced, in use, the rest; by id. */
-static void build_pref(const struct ctx *c, size_t *pref)
+/* Preference order for activation: forced, in use, the rest; by id.
+ * Reserved packages are left out (c->n_pref counts the others). */
+static void build_pref(struct ctx *c, size_t *pref)
 {
 	size_t n = 0, np = c->h->n_packages;
 
@@ -589,9 +650,10 @@ static void build_pref(const struct ctx *c, size_t *pref)
 			const struct pk *k = &c->pk[p];
 			int g = k->forced ? 0 : k->in_use ? 1 : 2;
 
-			if (g == pass)
+			if (g == pass && !k->reserved)
 				pref[n++] = p;
 		}
+	c->n_pref = n;
 }
 
 static void choose_active(struct ctx *c, const size_t *pref, double total)
@@ -607,7 +669,7 @@ static void choose_active(struct ctx *c, const size_t *pref, double total)
 			any = true;
 		}
 	}
-	for (size_t i = 0; i < np && (cap + EPS < total || !any); i++) {
+	for (size_t i = 0; i < c->n_pref && (cap + EPS < total || !any); i++) {
 		struct pk *k = &c->pk[pref[i]];
 
 		if (k->active)
@@ -646,7 +708,7 @@ static int span(struct ctx *c, struct item *it, const size_t *pref,
 	/* Drop the emptiest while the others still carry it. */
 	while (n > 1 && got - room(&c->pk[pick[n - 1]]) + EPS >= it->demand)
 		got -= room(&c->pk[pick[--n]]);
-	for (size_t i = 0; i < np && got + EPS < it->demand; i++) {
+	for (size_t i = 0; i < c->n_pref && got + EPS < it->demand; i++) {
 		struct pk *k = &c->pk[pref[i]];
 
 		if (k->active || !can_host(k))
@@ -685,7 +747,7 @@ static int place_hard(struct ctx *c, struct item *it, const size_t *pref,
 	long best = -1;
 	bool fits_one = false;
 
-	for (size_t i = 0; i < np; i++) {
+	for (size_t i = 0; i < c->n_pref; i++) {
 		struct pk *k = &c->pk[pref[i]];
 
 		if (!can_host(k) || k->usable - k->base + EPS < it->demand)
@@ -753,7 +815,7 @@ static void fill_free(struct ctx *c, const size_t *pref, double f)
 	for (size_t p = 0; p < np; p++)
 		if (c->pk[p].active)
 			rt += room(&c->pk[p]);
-	for (size_t i = 0; i < np && rt + EPS < f; i++) {
+	for (size_t i = 0; i < c->n_pref && rt + EPS < f; i++) {
 		struct pk *k = &c->pk[pref[i]];
 
 		if (k->active)
@@ -803,7 +865,8 @@ static int gather(struct ctx *c, int level, size_t *pref, size_t *pick)
 
 	reset(c, level);
 	for (size_t p = 0; p < np; p++)
-		total += c->pk[p].base;
+		if (!c->pk[p].reserved)
+			total += c->pk[p].base;
 	for (size_t i = 0; i < c->n_vms; i++) {
 		const struct item *it = &c->it[i];
 
@@ -855,7 +918,7 @@ static int resolve(struct ctx *c, int *ret_level)
 		level = auto_level(c);
 	r = gather(c, level, pref, pref + np);
 	if (r >= 0 && c->pol->level == VCP_LEVEL_AUTO && level > 0 &&
-	    (size_t)r == np) {
+	    (size_t)r == c->n_pref) {
 		level = 0;
 		r = gather(c, level, pref, pref + np);
 	}
@@ -974,11 +1037,17 @@ static int build_plan(const struct ctx *c, int level, struct vcp_plan **ret)
 		pl->pkg_demand[p] = c->pk[p].load;
 		pl->pkg_capacity[p] = c->pk[p].usable;
 		pl->n_active += c->pk[p].active;
+		if (c->pk[p].reserved)
+			continue;	/* the host's: not the VMs' demand */
 		pl->demand += c->pk[p].load;
 		pl->capacity += c->pk[p].usable;
 	}
 	if (pl->demand > pl->capacity + EPS)
 		pl->overcommit = pl->demand - pl->capacity;
+	pl->reserved = c->h->online;
+	vcp_cpuset_andnot(&pl->reserved, &c->avail);
+	for (size_t p = 0; p < np; p++)
+		pl->n_reserved_pkgs += c->pk[p].reserved;
 	*ret = pl;
 	return 0;
 nomem:
@@ -1012,4 +1081,27 @@ int vcp_plan_compute(const struct vcp_host *host, const struct vcp_vm *vms,
 		r = build_plan(&c, level, ret_plan);
 	ctx_free(&c);
 	return r;
+}
+
+int vcp_plan_check_reserved(const struct vcp_host *host,
+			    const struct vcp_policy *policy, char **ret_err)
+{
+	const struct vcp_cpuset *rs = &policy->reserved_cpus;
+	struct vcp_cpuset avail = host->online;
+	int bad = vcp_cpuset_next(rs, host->max_cpus);
+	char buf[256];
+
+	if (bad >= 0)
+		return vcp_err(ret_err, -EINVAL,
+			       "reserved_cpus: CPU %d does not exist on this host (it has CPUs 0-%u)",
+			       bad, host->max_cpus ? host->max_cpus - 1 : 0);
+	vcp_cpuset_andnot(&avail, rs);
+	if (vcp_cpuset_empty(&avail)) {
+		if (vcp_cpuset_format(rs, buf, sizeof(buf)) < 0)
+			snprintf(buf, sizeof(buf), "...");
+		return vcp_err(ret_err, -EINVAL,
+			       "reserved_cpus: '%s' leaves no online CPU for VMs",
+			       buf);
+	}
+	return 0;
 }

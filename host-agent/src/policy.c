@@ -264,6 +264,32 @@ static int get_foreign(const struct pctx *c, const char *key,
 	return 0;
 }
 
+/* A cpulist ("0-1,32-33"); "" is none. Whether the CPUs exist is the
+ * planner's check (vcp_plan_check_reserved()): it knows the host. */
+static int get_cpulist(const struct pctx *c, const char *key,
+		       struct json_object *v, struct vcp_cpuset *ret)
+{
+	if (json_object_is_type(v, json_type_string) &&
+	    vcp_cpuset_parse(json_object_get_string(v), ret) == 0)
+		return 0;
+	return fail(c, key, "must be a CPU list such as \"0-1,32-33\" (CPUs 0-%d), got %s",
+		    VCP_MAX_CPUS - 1, vcp_json_shown(v));
+}
+
+static int get_onoff(const struct pctx *c, const char *key,
+		     struct json_object *v, bool *ret)
+{
+	const char *s = json_object_get_string(v);
+
+	if (json_object_is_type(v, json_type_string) &&
+	    (!strcmp(s, "on") || !strcmp(s, "off"))) {
+		*ret = !strcmp(s, "on");
+		return 0;
+	}
+	return fail(c, key, "must be \"on\" or \"off\", got %s",
+		    vcp_json_shown(v));
+}
+
 static int parse_key(const struct pctx *c, const char *key,
 		     struct json_object *v, struct vcp_policy *p)
 {
@@ -289,6 +315,10 @@ static int parse_key(const struct pctx *c, const char *key,
 		return get_fraction(c, key, v, 1, &p->max_vcpu_delay);
 	if (strcmp(key, "foreign_pins") == 0)
 		return get_foreign(c, key, v, p);
+	if (strcmp(key, "reserved_cpus") == 0)
+		return get_cpulist(c, key, v, &p->reserved_cpus);
+	if (strcmp(key, "irq_affinity") == 0)
+		return get_onoff(c, key, v, &p->irq_affinity);
 	if (strcmp(key, "strict_tags") == 0) {
 		if (!json_object_is_type(v, json_type_boolean))
 			return fail(c, key, "must be true or false, got %s",
@@ -424,6 +454,7 @@ struct json_object *vcp_policy_to_json(const struct vcp_policy *p)
 	struct json_object *o = json_object_new_object();
 	struct json_object *prio = json_object_new_object();
 	struct json_object *ws = json_object_new_array();
+	char buf[8192];
 
 	for (int i = 0; i < VCP_PRIO__COUNT; i++)
 		json_object_object_add(prio, vcp_priority_name(i),
@@ -450,5 +481,10 @@ struct json_object *vcp_policy_to_json(const struct vcp_policy *p)
 			       vcp_json_double3(p->max_vcpu_delay));
 	json_object_object_add(o, "foreign_pins", json_object_new_string(
 			       p->respect_foreign_pins ? "respect" : "restate"));
+	if (vcp_cpuset_format(&p->reserved_cpus, buf, sizeof(buf)) == 0)
+		json_object_object_add(o, "reserved_cpus",
+				       json_object_new_string(buf));
+	json_object_object_add(o, "irq_affinity", json_object_new_string(
+			       p->irq_affinity ? "on" : "off"));
 	return o;
 }

@@ -56,7 +56,9 @@ void vcp_render_map_text(FILE *f, const struct vcp_host *host,
 			fputs("(no VMs)", f);
 		for (size_t i = 0; i < v->n_vms; i++)
 			fprintf(f, "%s%s", i ? ", " : "", vms[v->vms[i]].name);
-		if (v->by_free)
+		if (v->reserved)
+			fputs("  (reserved for the host)\n", f);
+		else if (v->by_free)
 			fputs("  (not gathered at this level)\n", f);
 		else
 			fputs(v->awake ? "\n" : "  -> can sleep\n", f);
@@ -181,6 +183,9 @@ struct json_object *vcp_render_map_json(const struct vcp_host *host,
 				       json_object_new_boolean(v->awake));
 		json_object_object_add(o, "not_gathered",
 				       json_object_new_boolean(v->by_free));
+		if (v->reserved)
+			json_object_object_add(o, "reserved",
+					       json_object_new_boolean(true));
 		json_object_object_add(o, "vcpus",
 				       json_object_new_int((int)v->n_vcpus));
 		json_object_object_add(o, "vms", names);

@@ -61,8 +61,10 @@ static int fill_view(const struct vcp_host *host, const struct vcp_vm *vms,
 	}
 	v->awake = v->n_vcpus > 0;
 	if (plan) {
-		v->by_free = !plan->pkg_active[p] && v->awake;
-		v->awake = plan->pkg_active[p] || v->awake;
+		v->reserved = vcp_cpuset_subset(&host->packages[p].cpus,
+						&plan->reserved);
+		v->by_free = !plan->pkg_active[p] && v->awake && !v->reserved;
+		v->awake = plan->pkg_active[p] || v->awake || v->reserved;
 	}
 	return 0;
 }

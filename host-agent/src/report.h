@@ -17,6 +17,9 @@ struct vcp_pkg_view {
 	/* Planned (pin mode): awake only because VMs that are not gathered
 	 * at this level may run here. */
 	bool by_free;
+	/* Planned: every CPU in the policy's reserved_cpus: the host's
+	 * own work keeps it awake. */
+	bool reserved;
 	unsigned int n_vcpus;	/* vCPUs that may run here */
 	size_t n_vms;
 	size_t *vms;		/* indices of VMs with a vCPU here */

@@ -21,6 +21,7 @@
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
 
+#include "placers.h"
 #include "topology.h"
 
 struct vcp_virt {
@@ -397,6 +398,17 @@ static void read_tag(virDomainPtr dom, struct vcp_vm *vm,
 	free(xml);
 }
 
+/* <vcpu placement='auto'>, <numatune>: libvirt (and numad) place it. */
+static void read_placement(virDomainPtr dom, struct vcp_vm *vm)
+{
+	char *xml = virDomainGetXMLDesc(dom, 0);
+
+	if (xml && vcp_domxml_placement(xml, &vm->placement_auto,
+					&vm->numatune) < 0)
+		vm->placement_auto = vm->numatune = false;
+	free(xml);
+}
+
 static int read_vm(struct vcp_virt *v, virDomainPtr dom,
 		   const struct vcp_host *host, struct vcp_vm *vm,
 		   struct vcp_vm_issue **issues, size_t *n_issues,
@@ -428,6 +440,7 @@ static int read_vm(struct vcp_virt *v, virDomainPtr dom,
 	vm->has_saved = saved != NULL;
 	free(saved);
 	read_host_rec(dom, vm);
+	read_placement(dom, vm);
 	vm->pid = qemu_pid(v, vm->name);
 	virResetLastError();
 	return 0;

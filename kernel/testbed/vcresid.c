@@ -17,9 +17,12 @@
  *	the package ran the idle task at once (all-idle residency), the same
  *	counted only in all-idle stretches of at least 200 us, 1 ms and 10 ms
  *	(a deep package C-state needs a stretch longer than its exit
- *	latency), the number of stretches, and the CPUs' busy share; per slot
- *	of the window, each package's all-idle share (a timeline); and
- *	whether any event of the window was lost (ring-buffer overrun).
+ *	latency), the number of stretches, and the CPUs' busy share; the
+ *	same all-idle figures for the whole guest (system all-idle: every
+ *	CPU of every package idle at once; on Intel Xeons package C6 is
+ *	entered only then, BENCHMARKS.md); per slot of the window, each
+ *	package's all-idle share (a timeline); and whether any event of the
+ *	window was lost (ring-buffer overrun).
  *
  *   vcresid pace HZ
  *	turns on the RTC's periodic interrupt at HZ (rtc-core runs it as an
@@ -350,12 +353,43 @@ static void r_sweep(struct r_pkg *p, struct r_ev *v, size_t n, bool *idle,
 		r_stretch(p, start, b, a, slot_ns, n_slots);
 }
 
+/*
+ * Sweeps the CPUs of package @pkg (-1: every CPU of the guest, for the
+ * system all-idle residency) over [a, b).
+ */
+static void r_sweep_cpus(struct r_pkg *p, int pkg, const int *pkg_of,
+			 struct r_evs *cpu_evs, long long a, long long b,
+			 long long slot_ns, int n_slots)
+{
+	/* idle[c]: state of CPU c; idle[R_MAX_CPUS + c]: c is a member */
+	bool idle[2 * R_MAX_CPUS];
+	struct r_evs m = { 0 };
+	int cpu;
+	size_t i;
+
+	memset(idle, 0, sizeof(idle));
+	for (cpu = 0; cpu < R_MAX_CPUS; cpu++) {
+		struct r_evs *e = &cpu_evs[cpu];
+
+		if (pkg_of[cpu] < 0 || (pkg >= 0 && pkg_of[cpu] != pkg))
+			continue;
+		idle[R_MAX_CPUS + cpu] = true;
+		/* no event at all: idle throughout (it was visited) */
+		idle[cpu] = true;
+		for (i = 0; i < e->n && e->v[i].t <= a; i++)
+			idle[cpu] = e->v[i].idle;
+		for (; i < e->n && e->v[i].t < b; i++)
+			r_push(&m, e->v[i].t, cpu, e->v[i].idle);
+	}
+	qsort(m.v, m.n, sizeof(*m.v), r_cmp_ev);
+	r_sweep(p, m.v, m.n, idle, a, b, slot_ns, n_slots);
+	free(m.v);
+}
+
 static int r_cmd_report(const char *window, long long slot_ns)
 {
-	static struct r_pkg pkgs[R_MAX_PKGS];
+	static struct r_pkg pkgs[R_MAX_PKGS], sys;
 	static struct r_evs cpu_evs[R_MAX_CPUS];
-	/* idle[c]: state of CPU c; idle[R_MAX_CPUS + c]: c is in the package */
-	bool idle[2 * R_MAX_CPUS];
 	long long a, b, oldest, overrun, overruns = 0;
 	int cpu, pkg, n_pkgs = 0, n_slots, no_events = 0, lost = 0;
 	int pkg_of[R_MAX_CPUS];
@@ -387,27 +421,9 @@ static int r_cmd_report(const char *window, long long slot_ns)
 	if (!n_pkgs)
 		r_die("%s", "no CPU topology in sysfs");
 	for (pkg = 0; pkg < n_pkgs; pkg++) {
-		struct r_evs m = { 0 };
 		struct r_pkg *p = &pkgs[pkg];
-		size_t i;
 
-		memset(idle, 0, sizeof(idle));
-		for (cpu = 0; cpu < R_MAX_CPUS; cpu++) {
-			struct r_evs *e = &cpu_evs[cpu];
-
-			if (pkg_of[cpu] != pkg)
-				continue;
-			idle[R_MAX_CPUS + cpu] = true;
-			/* no event at all: idle throughout (it was visited) */
-			idle[cpu] = true;
-			for (i = 0; i < e->n && e->v[i].t <= a; i++)
-				idle[cpu] = e->v[i].idle;
-			for (; i < e->n && e->v[i].t < b; i++)
-				r_push(&m, e->v[i].t, cpu, e->v[i].idle);
-		}
-		qsort(m.v, m.n, sizeof(*m.v), r_cmp_ev);
-		r_sweep(p, m.v, m.n, idle, a, b, slot_ns, n_slots);
-		free(m.v);
+		r_sweep_cpus(p, pkg, pkg_of, cpu_evs, a, b, slot_ns, n_slots);
 		printf("{\"type\":\"resid\",\"pkg\":%d,\"cpus\":%d,"
 		       "\"all_idle_pct\":%.2f,\"all_idle_200us_pct\":%.2f,"
 		       "\"all_idle_1ms_pct\":%.2f,\"all_idle_10ms_pct\":%.2f,"
@@ -421,6 +437,7 @@ static int r_cmd_report(const char *window, long long slot_ns)
 		for (k = 0; k < R_N_THRESH; k++)
 			sum[k] += 100.0 * p->idle_ns[k] / (b - a);
 	}
+	r_sweep_cpus(&sys, -1, pkg_of, cpu_evs, a, b, slot_ns, n_slots);
 	for (int s = 0; s < n_slots; s++) {
 		char buf[R_MAX_PKGS * 8];
 		size_t len = 0;
@@ -436,10 +453,18 @@ static int r_cmd_report(const char *window, long long slot_ns)
 	printf("{\"type\":\"rtotal\",\"pkgs\":%d,\"window_ms\":%lld,"
 	       "\"all_idle_pct\":%.2f,\"all_idle_200us_pct\":%.2f,"
 	       "\"all_idle_1ms_pct\":%.2f,\"all_idle_10ms_pct\":%.2f,"
+	       "\"sys_all_idle_pct\":%.2f,\"sys_all_idle_200us_pct\":%.2f,"
+	       "\"sys_all_idle_1ms_pct\":%.2f,\"sys_all_idle_10ms_pct\":%.2f,"
+	       "\"sys_stretches\":%lld,"
 	       "\"events\":%zu,\"cpus_without_events\":%d,\"overruns\":%lld,"
 	       "\"lost_in_window\":%s}\n",
 	       n_pkgs, (b - a) / 1000000, sum[0] / n_pkgs, sum[1] / n_pkgs,
-	       sum[2] / n_pkgs, sum[3] / n_pkgs, total_events, no_events,
+	       sum[2] / n_pkgs, sum[3] / n_pkgs,
+	       100.0 * sys.idle_ns[0] / (b - a),
+	       100.0 * sys.idle_ns[1] / (b - a),
+	       100.0 * sys.idle_ns[2] / (b - a),
+	       100.0 * sys.idle_ns[3] / (b - a), sys.stretches,
+	       total_events, no_events,
 	       overruns, lost ? "true" : "false");
 	return lost ? 1 : 0;
 }

@@ -1,11 +1,14 @@
 #!/bin/sh
 # tests/bench/run.sh BUILD_DIR - the kernel benchmark's own arithmetic,
 # on inputs whose answers are worked out by hand (no guest needed):
-#   vcresid report   all-idle residency, stretch thresholds, busy share,
-#                    timeline slots and lost-event detection, from a
-#                    synthetic tracefs (per_cpu/cpuN/trace) and sysfs
+#   vcresid report   all-idle residency per package and for the system,
+#                    stretch thresholds, busy share, timeline slots and
+#                    lost-event detection, from a synthetic tracefs
+#                    (per_cpu/cpuN/trace) and sysfs
 #   report.jq        medians and spread over repeats, fraction of the
-#                    limit, modelled power and saving, target verdicts
+#                    limit, modelled power and saving per vendor profile,
+#                    target verdicts
+#   restate.jq       published savings under the system-scope Xeon model
 # Last line: "bench: N passed, N failed"; exit 1 on any failure.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -76,9 +79,55 @@ eq "total >= 1ms" "$(j 'select(.type=="rtotal") | .all_idle_1ms_pct')" 62.49
 eq "events" "$(j 'select(.type=="rtotal") | .events')" 12
 eq "cpus without events" "$(j 'select(.type=="rtotal") | .cpus_without_events')" 1
 eq "nothing lost" "$(j 'select(.type=="rtotal") | .lost_in_window')" false
+# System all-idle (every CPU of both packages idle at once): package 0's
+# stretches inside package 1's: [10.2, 10.3) + [10.3001, 10.5) +
+# [10.55, 10.6) + [10.8, 10.8001) = 350.0 ms in 4 stretches; in those of
+# >= 200 us (and >= 1 ms, >= 10 ms) 349.9 ms.
+eq "system all-idle" "$(j 'select(.type=="rtotal") | .sys_all_idle_pct')" 35
+eq "system all-idle >= 200us" "$(j 'select(.type=="rtotal") | .sys_all_idle_200us_pct')" 34.99
+eq "system all-idle >= 10ms" "$(j 'select(.type=="rtotal") | .sys_all_idle_10ms_pct')" 34.99
+eq "system stretches" "$(j 'select(.type=="rtotal") | .sys_stretches')" 4
 # slots of 500 ms: package 0 idle 300 of the first 500 ms (60 %) and 50.1
 # of the second (10 %); package 1 499.9 / 500 (100 %) and 400 / 500 (80 %)
 eq "timeline" "$(j 'select(.type=="rslot") | .all_idle')" "60,100 10,80"
+
+# ---- packing can lower the system all-idle time ----
+# Two tasks each run a 200 ms burst at 10.1 s. Spread (stock), on cpu0
+# and cpu2 of different packages, the bursts overlap: each package and
+# the system are all-idle 80 % of [10, 11). Stacked on cpu0 (packed), the
+# bursts serialise: cpu0 busy [10.1, 10.5): package 0 60 %, package 1
+# 100 %: the same 80 % mean package residency, but the system is all-idle
+# only 60 % of the time (on a Xeon, package C6 needs the whole system).
+stacked() { # NAME: a fresh tracefs for the 2 x 2 topology above
+	tr=$tmp/$1
+	for c in 0 1 2 3; do
+		mkdir -p "$tr/per_cpu/cpu$c"
+		printf 'entries: 4\noverrun: 0\n' >"$tr/per_cpu/cpu$c/stats"
+		: >"$tr/per_cpu/cpu$c/trace"
+	done
+	: >"$tr/tracing_on"
+}
+stacked spread
+sw 0 10.100000 0 300
+sw 0 10.300000 300 0
+sw 2 10.100000 0 301
+sw 2 10.300000 301 0
+VCRESID_TRACEFS=$tr VCRESID_SYSFS=$sys "$tmp/vcresid" report --window "$tmp/w.out" \
+	>"$tmp/r.out" 2>/dev/null
+eq "spread bursts: package mean, system" \
+	"$(j 'select(.type=="rtotal") | [.all_idle_pct, .sys_all_idle_pct] | @csv')" "80,80"
+stacked packed
+sw 0 10.100000 0 300
+sw 0 10.300000 300 301
+sw 0 10.500000 301 0
+VCRESID_TRACEFS=$tr VCRESID_SYSFS=$sys "$tmp/vcresid" report --window "$tmp/w.out" \
+	>"$tmp/r.out" 2>/dev/null
+eq "stacked bursts: per package" \
+	"$(j 'select(.type=="resid") | .all_idle_pct')" "60 100"
+eq "stacked bursts: package mean, system" \
+	"$(j 'select(.type=="rtotal") | [.all_idle_pct, .sys_all_idle_pct] | @csv')" "80,60"
+eq "stacked bursts: system stretches" "$(j 'select(.type=="rtotal") | .sys_stretches')" 2
+tr=$tmp/tracing
 
 # ---- an overrun that ate the start of the window is refused ----
 printf 'overrun: 7\noldest event ts: 10.100000\n' >"$tr/per_cpu/cpu1/stats"
@@ -105,27 +154,29 @@ grep -q "no window (win_start_ns/win_end_ns) in $tmp/bad.out" "$tmp/r.err" && ok
 # two packages of 4 CPUs. Residencies: stock 30/34/32, L1 50/52/49, L0
 # 31/33/35; limit 54 in every run.
 {
-	run() { # CONFIG REP RESID PKG0 PKG1 P99 BUSY0 BUSY1
+	run() { # CONFIG REP RESID PKG0 PKG1 P99 BUSY0 BUSY1 [SYS]
+		sysf=${9:+,\"sys_all_idle_pct\":$9,\"sys_all_idle_1ms_pct\":$9}
 		t="\"job\":\"2x4/$1/steady/-/1/$2\",\"topo\":\"2x4\",\"config\":\"$1\",\"scenario\":\"steady\",\"load\":null,\"pass\":1,\"rep\":$2,\"testbed\":\"paced\""
 		echo "{$t,\"type\":\"resid\",\"pkg\":0,\"cpus\":4,\"all_idle_pct\":$4,\"all_idle_200us_pct\":$4,\"all_idle_1ms_pct\":$4,\"all_idle_10ms_pct\":$4,\"busy_pct\":$7}"
 		echo "{$t,\"type\":\"resid\",\"pkg\":1,\"cpus\":4,\"all_idle_pct\":$5,\"all_idle_200us_pct\":$5,\"all_idle_1ms_pct\":$5,\"all_idle_10ms_pct\":$5,\"busy_pct\":$8}"
-		echo "{$t,\"type\":\"rtotal\",\"all_idle_pct\":$3,\"all_idle_1ms_pct\":$3,\"lost_in_window\":false}"
+		echo "{$t,\"type\":\"rtotal\",\"all_idle_pct\":$3,\"all_idle_1ms_pct\":$3$sysf,\"lost_in_window\":false}"
 		echo "{$t,\"type\":\"class\",\"class\":\"pack\",\"wake_p50_us\":80,\"wake_p99_us\":$6,\"wake_max_us\":900,\"bursts\":90,\"bursts_due\":100,\"work\":1000}"
 		echo "{$t,\"type\":\"limit\",\"pkgs\":2,\"cores_per_pkg\":4,\"limit_pct\":54,\"demand_mean\":1.4,\"demand_peak\":4}"
 		echo "{$t,\"type\":\"job\",\"ok\":true}"
 	}
-	run stock 1 30 30 30 100 20 20
-	run stock 2 34 34 34 110 20 20
-	run stock 3 32 32 32 120 20 20
-	run L1 1 50 0 100 130 40 0
-	run L1 2 52 4 100 140 40 0
-	run L1 3 49 0 98 150 40 0
+	run stock 1 30 30 30 100 20 20 20
+	run stock 2 34 34 34 110 20 20 20
+	run stock 3 32 32 32 120 20 20 20
+	run L1 1 50 0 100 130 40 0 0
+	run L1 2 52 4 100 140 40 0 0
+	run L1 3 49 0 98 150 40 0 0
 	run L0 1 31 31 31 100 20 20
 	run L0 2 33 33 33 100 20 20
 	run L0 3 35 35 35 100 20 20
 } >"$tmp/results.jsonl"
 cat >"$tmp/model.json" <<'EOF'
-{"min_stretch": "1ms", "profiles": [{"name": "m", "awake_idle_w": 40, "sleep_w": 10, "core_w": 5}]}
+{"min_stretch": "1ms", "profiles": [{"name": "m", "awake_idle_w": 40, "sleep_w": 10, "core_w": 5},
+ {"name": "i", "pc6_scope": "system", "awake_idle_w": 40, "cc6_floor_w": 25, "sleep_w": 10, "core_w": 5}]}
 EOF
 jq -s --argjson model "$(cat "$tmp/model.json")" -f "$top/bench/kernel/report.jq" \
 	"$tmp/results.jsonl" >"$tmp/sum.json" 2>"$tmp/jq.err"
@@ -143,6 +194,21 @@ eq "modelled power, stock run 1" "$(s '.runs[] | select(.job == "2x4/stock/stead
 # run 3: 48 + 10.6 = 58.6; median 58. Stock: 70, 67.6, 68.8; median 68.8.
 eq "modelled power, L1 median" "$(s "$row | .power.m.med * 10 | round")" 580
 eq "saving against stock: 1 - 58 / 68.8" "$(s "$row | .saving.m * 1000 | round")" 157
+# The same runs under a profile whose package C6 needs the whole system
+# idle (Intel Xeon): stock run 1, system all-idle 20%, per package
+# 0.2 * 10 + 0.1 * 25 + 0.7 * 40 + 4 = 36.5: 73. Runs 2, 3: 71.8, 72.4;
+# median 72.4. L1 (system never all-idle): run 1 48 + 1.0 * 25 = 73;
+# run 2 (1 + 38.4 + 8) + 25 = 72.4; run 3 48 + (24.5 + 0.8) = 73.3;
+# median 73. Packing costs 1 - 73 / 72.4 = -0.8%: the emptied package
+# gets core C6 and the uncore floor, never package C6.
+eq "system-scope model, stock run 1" "$(s '.runs[] | select(.job == "2x4/stock/steady/-/1/1") | .power.i')" 73
+eq "system-scope model, L1 median" "$(s "$row | .power.i.med")" 73
+eq "system-scope model: packing costs" "$(s "$row | .saving.i * 1000 | round")" -8
+eq "system all-idle median (stock)" "$(s '.rows[] | select(.config == "stock") | .sys_resid.med')" 20
+# level 0 runs carry no system figure (older vcresid): no power under the
+# system-scope profile, rather than a guess; the per-package one is there
+eq "no system figure: no system-scope power" "$(s '.rows[] | select(.config == "L0") | [.power.i.med, .power.m.n, .saving.i] | @csv')" ",3,"
+eq "figures are labelled modelled" "$(s '.power_basis')" "modelled (power-model.json), not measured"
 eq "steady L1 target: 92.6% < 95% is not met" \
 	"$(s '.targets[] | select(.target | test("steady")) | .met')" false
 eq "packed p99 target: 1.27x > 1.25x is not met" \
@@ -151,6 +217,29 @@ eq "packed p99 target: 1.27x > 1.25x is not met" \
 eq "level 0 target" "$(s '.targets[] | select(.target | test("level 0 residency")) | [.value, .goal, .met] | @csv')" "1,4,true"
 # L0 p99 100 (range 100-100) against stock 110 (100-120): ranges overlap
 eq "level 0 latency target" "$(s '.targets[] | select(.target | test("level 0 p99")) | [.class, .met] | @csv')" '"pack",true'
+
+# ---- restate.jq: published per-package figures under the Xeon profile ----
+# xeon: awake 40, sleep 12, floor 22 (+10 W per package-second of deep
+# all-idle). Stock: 80 W, deep 40% on 2 packages -> 80 + 2 * 0.4 * 10 =
+# 88; L2: 60 W, deep 70% -> 74: saving 1 - 74 / 88 = 15.9%, shown -16%
+# (the per-package model said -25%); epyc's published -10% stands.
+x='{"name": "xeon", "awake_idle_w": 40, "sleep_w": 12, "core_w": 5.5}'
+cat >"$tmp/pub.json" <<EOF
+{"model": {"profiles": [$x]}, "rows": [
+ {"topo": "2x4", "scenario": "steady", "load": null, "config": "stock",
+  "resid_deep": {"med": 40}, "power": {"xeon": {"med": 80}},
+  "saving": {"xeon": 0, "epyc": 0}},
+ {"topo": "2x4", "scenario": "steady", "load": null, "config": "L2",
+  "resid_deep": {"med": 70}, "power": {"xeon": {"med": 60}},
+  "saving": {"xeon": 0.25, "epyc": 0.1}}]}
+EOF
+m='{"profiles": [{"name": "xeon", "pc6_scope": "system", "awake_idle_w": 40, "sleep_w": 12, "cc6_floor_w": 22, "core_w": 5.5}]}'
+eq "restate: L2 row" "$(jq -r --argjson model "$m" -f "$top/bench/kernel/restate.jq" "$tmp/pub.json" | tail -1)" \
+	"| 2x4 | steady | 40 | 70 | -25% | -16% | -10% |"
+# a model whose other parameters differ from the published run's: refused
+m2=$(echo "$m" | sed 's/"awake_idle_w": 40/"awake_idle_w": 45/')
+jq -r --argjson model "$m2" -f "$top/bench/kernel/restate.jq" "$tmp/pub.json" >/dev/null 2>"$tmp/jq.err"
+eq "restate: other parameters refused" "$? $(grep -c 'differs from the model' "$tmp/jq.err")" "5 1"
 
 echo "bench: $passed passed, $failed failed"
 [ "$failed" = 0 ]

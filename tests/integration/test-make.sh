@@ -1,5 +1,5 @@
 #!/bin/sh
-# test-make.sh BUILD_DIR - the Makefile's own promises: check-real
+# test-make.sh BUILD_DIR - the Makefile's own promises: make check
 # installs the kernel-side packages first, and format-check passes on a
 # tree whose changed lines are kernel style and fails, showing the fix,
 # on one whose are not (in a scratch git repository holding the
@@ -9,10 +9,14 @@ top=$(cd "$here/../.." && pwd)
 . "$here/lib.sh"
 t_setup
 
-# make -n: the recipe as make would run it (nothing is installed)
-out=$(make -n -C "$top" check-real B="$T_TMP/b" 2>&1)
-t_match "check-real installs the kernel-side packages first" \
-	"deps.sh --check --kernel" "$out"
+# make check installs the kernel-side packages first (make deps-kernel;
+# MAKE=echo: what it would run, nothing installed), and deps-kernel asks
+# deps.sh for them
+MAKE=echo sh "$top/scripts/check.sh" "$T_TMP/b" >/dev/null 2>&1
+t_eq "make check runs deps-kernel first" "--no-print-directory deps-kernel" \
+	"$(cat "$T_TMP/b/log/deps.log" 2>/dev/null)"
+t_match "deps-kernel installs the kernel-side packages" \
+	"deps.sh --check --kernel" "$(make -n -C "$top" deps-kernel 2>&1)"
 
 if ! command -v git-clang-format >/dev/null 2>&1; then
 	echo "# git-clang-format missing: format-check not tested"

@@ -327,6 +327,95 @@ static void test_bad_args(void **state)
 	assert_ptr_equal(p, (struct vcp_plan *)0x1);
 }
 
+/* No VM pin, exclusive or shared, touches a reserved CPU; a whole
+ * reserved package is neither active nor carries VMs. */
+static void test_reserved_never_used(void **state)
+{
+	static const char *const cases[] = {
+		"reserved-housekeeping", "reserved-package", "reserved-thread",
+	};
+
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct vcp_plan *p;
+		struct world w;
+
+		plan_case(cases[k], &w, &p);
+		assert_false(vcp_cpuset_empty(&w.pol.reserved_cpus));
+		assert_true(vcp_cpuset_equal(&p->reserved,
+					     &w.pol.reserved_cpus));
+		for (size_t i = 0; i < p->n_vms; i++) {
+			const struct vcp_vm_plan *v = &p->vms[i];
+
+			if (v->placement == VCP_PLACE_UNMANAGED)
+				continue;	/* keeps its pins */
+			for (unsigned int c = 0; c < v->n_vcpus; c++)
+				assert_false(vcp_cpuset_intersects(
+					&v->vcpu_pins[c], &p->reserved));
+			assert_false(vcp_cpuset_intersects(&v->emulator_pins,
+							   &p->reserved));
+		}
+		vcp_plan_free(p);
+		world_clear(&w);
+	}
+}
+
+static void test_reserved_package(void **state)
+{
+	struct vcp_plan *p;
+	struct world w;
+
+	plan_case("reserved-package", &w, &p);
+	assert_int_equal(p->n_reserved_pkgs, 1);
+	assert_false(p->pkg_active[0]);
+	assert_float_equal(p->pkg_capacity[0], 0, 1e-12);
+	/* The unmanaged VM pinned there: its demand shows on package 0
+	 * but is not the VMs' demand (2 + 0.5 + 0.25 on package 1). */
+	assert_float_equal(p->pkg_demand[0], 0.5, 1e-12);
+	assert_float_equal(p->demand, 2.75, 1e-9);
+	assert_float_equal(p->overcommit, 0, 1e-12);
+	assert_int_equal(vm_named(p, "legacy")->placement,
+			 VCP_PLACE_UNMANAGED);
+	assert_true(p->pkg_active[1]);
+	assert_int_equal(p->n_active, 1);
+	/* Exclusive cores start at package 1's first core. */
+	assert_int_equal(vcp_cpuset_next(&vm_named(p, "db")->vcpu_pins[0], 0),
+			 4);
+	vcp_plan_free(p);
+	world_clear(&w);
+}
+
+/* A reserved CPU the host lacks is refused, naming it; so is reserving
+ * every online CPU. Offline CPUs may be reserved. */
+static void test_reserved_refused(void **state)
+{
+	struct vcp_plan *p = (struct vcp_plan *)0x1;
+	struct world w;
+	char *err = NULL;
+
+	load_world(DATA "reserved-thread.in.json", &w);
+	assert_int_equal(vcp_cpuset_parse("0,7", &w.pol.reserved_cpus), 0);
+	assert_int_equal(vcp_plan_check_reserved(w.host, &w.pol, &err), 0);
+	assert_null(err);
+	assert_int_equal(vcp_cpuset_parse("2,8,70", &w.pol.reserved_cpus), 0);
+	assert_int_equal(vcp_plan_check_reserved(w.host, &w.pol, &err),
+			 -EINVAL);
+	assert_string_equal(err, "reserved_cpus: CPU 8 does not exist on this host (it has CPUs 0-7)");
+	assert_int_equal(vcp_plan_compute(w.host, w.vms, w.n_vms, &w.pol, &p),
+			 -EINVAL);
+	assert_ptr_equal(p, (struct vcp_plan *)0x1);
+	free(err);
+	err = NULL;
+	assert_int_equal(vcp_cpuset_parse("0-7", &w.pol.reserved_cpus), 0);
+	assert_int_equal(vcp_plan_check_reserved(w.host, &w.pol, &err),
+			 -EINVAL);
+	assert_string_equal(err, "reserved_cpus: '0-7' leaves no online CPU for VMs");
+	assert_int_equal(vcp_plan_compute(w.host, w.vms, w.n_vms, &w.pol, &p),
+			 -EINVAL);
+	assert_ptr_equal(p, (struct vcp_plan *)0x1);
+	free(err);
+	world_clear(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -350,6 +439,12 @@ int main(void)
 		DO_TEST("unmanaged-vm", 2, 1),
 		DO_TEST("explicit-cpus", 2, 1),
 		DO_TEST("spread-incumbent", 0, 1),
+		DO_TEST("reserved-housekeeping", 2, 2),
+		DO_TEST("reserved-package", 0, 1),
+		DO_TEST("reserved-thread", 0, 1),
+		cmocka_unit_test(test_reserved_never_used),
+		cmocka_unit_test(test_reserved_package),
+		cmocka_unit_test(test_reserved_refused),
 		cmocka_unit_test(test_two_pkg_numbers),
 		cmocka_unit_test(test_spread_exclusive),
 		cmocka_unit_test(test_overcommit),

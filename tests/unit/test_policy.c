@@ -185,7 +185,7 @@ static void test_round_trip(void **state)
 		"\"headroom\":0,\"default_vcpu_demand\":0.5,"
 		"\"busy_vcpu_demand\":0.05,\"smt_yield\":1,\"sample_interval\":5,"
 		"\"shrink_after\":0,\"strict_tags\":false,\"max_vcpu_delay\":0.25,"
-		"\"foreign_pins\":\"respect\"}");
+		"\"foreign_pins\":\"respect\",\"reserved_cpus\":\"\",\"irq_affinity\":\"off\"}");
 	assert_int_equal(vcp_policy_from_json(o, SRC, &q, &err), 0);
 	assert_int_equal(q.n_windows, p.n_windows);
 	assert_memory_equal(q.windows, p.windows,
@@ -342,6 +342,88 @@ static void test_refusals(void **state)
 	}
 }
 
+/* reserved_cpus: a cpulist, none by default, round-trips; bad ones are
+ * refused naming the key, and change nothing. */
+static void test_reserved_cpus(void **state)
+{
+	static const char *const bad[] = {
+		"\"0-\"", "\"a\"", "\"3-1\"", "\"2048\"", "5", "[0,1]",
+	};
+	struct vcp_policy p, q, before;
+	struct json_object *o;
+	char *err = NULL;
+	char want[160];
+
+	parse_ok("{}", &p);
+	assert_true(vcp_cpuset_empty(&p.reserved_cpus));
+	parse_ok("{\"reserved_cpus\": \"0-1,32-33\"}", &p);
+	assert_int_equal(vcp_cpuset_count(&p.reserved_cpus), 4);
+	assert_true(vcp_cpuset_test(&p.reserved_cpus, 0));
+	assert_true(vcp_cpuset_test(&p.reserved_cpus, 33));
+	assert_false(vcp_cpuset_test(&p.reserved_cpus, 2));
+	o = vcp_policy_to_json(&p);
+	assert_string_equal(json_object_get_string(
+		json_object_object_get(o, "reserved_cpus")), "0-1,32-33");
+	assert_int_equal(vcp_policy_from_json(o, SRC, &q, &err), 0);
+	assert_true(vcp_cpuset_equal(&q.reserved_cpus, &p.reserved_cpus));
+	json_object_put(o);
+	parse_ok("{\"reserved_cpus\": \"\"}", &p);
+	assert_true(vcp_cpuset_empty(&p.reserved_cpus));
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char text[64];
+
+		snprintf(text, sizeof(text), "{\"reserved_cpus\": %s}", bad[i]);
+		snprintf(want, sizeof(want), SRC ": reserved_cpus: must be a CPU list such as \"0-1,32-33\" (CPUs 0-2047), got %s",
+			 bad[i]);
+		memset(&p, 0x5a, sizeof(p));
+		before = p;
+		assert_int_equal(vcp_policy_parse(text, SRC, &p, &err), -EINVAL);
+		assert_non_null(err);
+		assert_string_equal(err, want);
+		assert_memory_equal(&p, &before, sizeof(p));
+		free(err);
+		err = NULL;
+	}
+}
+
+static void test_irq_affinity(void **state)
+{
+	struct vcp_policy p, before;
+	char *err = NULL;
+
+	parse_ok("{}", &p);
+	assert_false(p.irq_affinity);
+	parse_ok("{\"irq_affinity\": \"on\"}", &p);
+	assert_true(p.irq_affinity);
+	parse_ok("{\"irq_affinity\": \"off\"}", &p);
+	assert_false(p.irq_affinity);
+	memset(&p, 0x5a, sizeof(p));
+	before = p;
+	assert_int_equal(vcp_policy_parse("{\"irq_affinity\": true}", SRC, &p,
+					  &err), -EINVAL);
+	assert_string_equal(err, SRC ": irq_affinity: must be \"on\" or \"off\", got true");
+	assert_memory_equal(&p, &before, sizeof(p));
+	free(err);
+}
+
+/* @p says exactly what vcp_policy_defaults() says, key by key. */
+static void assert_policy_is_default(const struct vcp_policy *p)
+{
+	struct vcp_policy d;
+	struct json_object *a = vcp_policy_to_json(p);
+	struct json_object *b;
+
+	vcp_policy_defaults(&d);
+	b = vcp_policy_to_json(&d);
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_string_equal(json_object_to_json_string(a),
+			    json_object_to_json_string(b));
+	json_object_put(a);
+	json_object_put(b);
+	vcp_policy_clear(&d);
+}
+
 static void test_load(void **state)
 {
 	struct vcp_policy p;
@@ -356,12 +438,20 @@ static void test_load(void **state)
 	free(err);
 	err = NULL;
 
-	/* The shipped example must parse and say what the defaults say,
-	 * plus its business-hours window. */
+	/* The shipped example is the built-in defaults written out: it
+	 * must load to exactly what no file at all gives. */
 	r = vcp_policy_load(VCP_SRCDIR "/host-agent/policy.example.json", &p,
 			    &err);
 	if (r)
 		fail_msg("policy.example.json: %s", err);
+	assert_policy_is_default(&p);
+	vcp_policy_clear(&p);
+
+	/* The second example adds only its business-hours window. */
+	r = vcp_policy_load(VCP_SRCDIR "/host-agent/policy-business-hours.example.json",
+			    &p, &err);
+	if (r)
+		fail_msg("policy-business-hours.example.json: %s", err);
 	assert_int_equal(p.level, VCP_LEVEL_AUTO);
 	assert_int_equal(p.n_windows, 1);
 	assert_int_equal(p.windows[0].days, 0x3e);
@@ -493,6 +583,8 @@ int main(void)
 		cmocka_unit_test(test_windows),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_reserved_cpus),
+		cmocka_unit_test(test_irq_affinity),
 		cmocka_unit_test(test_load),
 		cmocka_unit_test(test_not_regular),
 		cmocka_unit_test(test_nul_byte),

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * placers.c - other placers on the host (see placers.h): numad, tuned,
+ * and VMs that ask libvirt for automatic NUMA placement. vcpack pins
+ * over whatever they decide, so `vcpack status` says each one plainly;
+ * nothing here changes anything or logs.
+ */
+#include "placers.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+
+#include "irq.h"
+#include "sysfile.h"
+
+static bool named(const xmlNode *n, const char *name)
+{
+	return n->type == XML_ELEMENT_NODE &&
+	       strcmp((const char *)n->name, name) == 0;
+}
+
+int vcp_domxml_placement(const char *xml, bool *ret_auto,
+			 bool *ret_numatune)
+{
+	xmlDocPtr doc;
+	xmlNodePtr root;
+	bool aut = false, numa = false;
+
+	if (!xml)
+		return -EINVAL;
+	doc = xmlReadMemory(xml, (int)strlen(xml), "domain.xml", NULL,
+			    XML_PARSE_NONET | XML_PARSE_NOERROR |
+			    XML_PARSE_NOWARNING);
+	root = doc ? xmlDocGetRootElement(doc) : NULL;
+	if (!root || !named(root, "domain")) {
+		xmlFreeDoc(doc);
+		return -EINVAL;
+	}
+	for (xmlNodePtr n = root->children; n; n = n->next) {
+		if (named(n, "numatune"))
+			numa = true;
+		if (named(n, "vcpu")) {
+			xmlChar *pl = xmlGetProp(n, (const xmlChar *)"placement");
+
+			aut = pl && strcmp((const char *)pl, "auto") == 0;
+			xmlFree(pl);
+		}
+	}
+	xmlFreeDoc(doc);
+	*ret_auto = aut;
+	*ret_numatune = numa;
+	return 0;
+}
+
+void vcp_placers_detect(const char *root, struct vcp_placers *ret)
+{
+	struct vcp_placers p = { .checked = root != NULL };
+	char *path = NULL, buf[32];
+
+	if (!root) {
+		*ret = p;
+		return;
+	}
+	if (asprintf(&path, "%s/var/run/numad.pid",
+		     strcmp(root, "/") ? root : "") >= 0 &&
+	    vcp_read_line(path, buf, sizeof(buf)) == 0) {
+		char *end, *proc = NULL;
+		long pid = strtol(buf, &end, 10);
+
+		if (!*end && pid > 0 && pid < 1 << 30 &&
+		    asprintf(&proc, "%s/proc/%ld/comm",
+			     strcmp(root, "/") ? root : "", pid) >= 0 &&
+		    vcp_read_line(proc, buf, sizeof(buf)) == 0 &&
+		    strcmp(buf, "numad") == 0)
+			p.numad_pid = (int)pid;
+		free(proc);
+	}
+	free(path);
+	path = NULL;
+	if (!p.numad_pid)
+		p.numad_pid = vcp_proc_find_comm(root, "numad");
+	if (asprintf(&path, "%s/etc/tuned/active_profile",
+		     strcmp(root, "/") ? root : "") >= 0 &&
+	    vcp_read_line(path, p.tuned_profile, sizeof(p.tuned_profile)) < 0)
+		p.tuned_profile[0] = '\0';
+	free(path);
+	*ret = p;
+}
+
+static size_t numa_vms(const struct vcp_vm *vms, size_t n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		k += vms[i].placement_auto || vms[i].numatune;
+	return k;
+}
+
+void vcp_placers_text(FILE *f, const struct vcp_placers *p,
+		      const struct vcp_vm *vms, size_t n_vms)
+{
+	size_t k = numa_vms(vms, n_vms), shown = 0;
+
+	if (!p->checked)
+		fprintf(f, "local:  IRQ rates, numad and tuned not shown: this host's /proc is not on this machine (test driver or remote URI)\n");
+	else if (p->numad_pid)
+		fprintf(f, "numad:  running (pid %d): it re-places VMs too; vcpack's pins override its CPU choices, so stop numad or mark the VMs numad should place unmanaged\n",
+			p->numad_pid);
+	else
+		fprintf(f, "numad:  not running\n");
+	if (!p->checked)
+		;	/* said above */
+	else if (p->tuned_profile[0])
+		fprintf(f, "tuned:  active profile '%s'\n", p->tuned_profile);
+	else
+		fprintf(f, "tuned:  no active profile\n");
+	if (!k) {
+		fprintf(f, "numa:   no VM asks for placement='auto' or numatune\n");
+		return;
+	}
+	fprintf(f, "numa:   %zu VM%s with placement='auto' or numatune (libvirt/numad place them; vcpack's pins override the CPU part):",
+		k, k == 1 ? "" : "s");
+	for (size_t i = 0; i < n_vms && shown < 8; i++)
+		if (vms[i].placement_auto || vms[i].numatune)
+			fprintf(f, "%s '%s'", shown++ ? "," : "", vms[i].name);
+	fprintf(f, "%s\n", k > shown ? ", ..." : "");
+}
+
+struct json_object *vcp_placers_json(const struct vcp_placers *p,
+				     const struct vcp_vm *vms, size_t n_vms)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *arr = json_object_new_array();
+
+	for (size_t i = 0; i < n_vms; i++)
+		if (vms[i].placement_auto || vms[i].numatune)
+			json_object_array_add(arr, json_object_new_string(
+						      vms[i].name));
+	json_object_object_add(o, "checked",
+			       json_object_new_boolean(p->checked));
+	json_object_object_add(o, "numad_pid", p->numad_pid ?
+			       json_object_new_int(p->numad_pid) : NULL);
+	json_object_object_add(o, "tuned_profile", p->tuned_profile[0] ?
+			       json_object_new_string(p->tuned_profile) : NULL);
+	json_object_object_add(o, "numa_vms", arr);
+	return o;
+}

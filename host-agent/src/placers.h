@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * placers.h - other placers on the host, so that vcpack never fights
+ * one silently: numad running, tuned's active profile, and VMs whose
+ * domain XML asks libvirt (and numad) to place them (<vcpu
+ * placement='auto'>, <numatune>). Said in `vcpack status`.
+ */
+#ifndef VCP_PLACERS_H
+#define VCP_PLACERS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include <json-c/json.h>
+
+#include "model.h"
+
+/*
+ * From a domain's XML: does <vcpu> say placement='auto', is there a
+ * <numatune> element? Pure (libxml2). 0, -EINVAL (not a domain XML) or
+ * -ENOMEM; outputs untouched on failure.
+ */
+int vcp_domxml_placement(const char *xml, bool *ret_auto,
+			 bool *ret_numatune);
+
+struct vcp_placers {
+	bool checked;		/* root given: this machine is the host */
+	int numad_pid;		/* 0: not running */
+	char tuned_profile[128];	/* "" when none */
+};
+
+/* Under @root (NULL: not this machine; nothing checked): numad from
+ * ROOT/var/run/numad.pid naming a live process or a ROOT/proc/N/comm;
+ * ROOT/etc/tuned/active_profile. Never fails. */
+void vcp_placers_detect(const char *root, struct vcp_placers *ret);
+
+/* "numad:", "tuned:" and "numa:" lines (the VMs' flags come from
+ * virt.c: struct vcp_vm placement_auto, numatune); where the host is not
+ * this machine one "local:" line says that IRQ rates, numad and tuned
+ * are not shown, instead of the first two. */
+void vcp_placers_text(FILE *f, const struct vcp_placers *p,
+		      const struct vcp_vm *vms, size_t n_vms);
+struct json_object *vcp_placers_json(const struct vcp_placers *p,
+				     const struct vcp_vm *vms, size_t n_vms);
+
+#endif

@@ -1,0 +1,102 @@
+#!/bin/sh
+# tests/deb/run.sh BUILD_DIR - the Debian package `make deb` built in
+# BUILD_DIR/deb/: unpacked into a throwaway root (dpkg -x), every file
+# must be where Debian puts it and nothing else be there; the conffile,
+# the maintainer scripts debhelper adds for the unit, the symlinked hook,
+# the programs running from that root, `man -k` after mandb, the unit
+# verified by systemd-analyze, and lintian (pedantic) with nothing left
+# but the tags debian/*.lintian-overrides justify.
+# Last line: "deb: N passed, N failed, N skipped".
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+B=$(cd "${1:-$top/build}" && pwd)
+. "$top/tests/integration/lib.sh"
+T_NAME=deb
+t_setup
+deb=$(ls "$B"/deb/vcpack_*.deb 2>/dev/null | head -n 1)
+if [ -z "$deb" ]; then
+	t_fail "no package in $B/deb (make deb)"
+	echo "deb: $PASS passed, $FAIL failed, 0 skipped"
+	exit 1
+fi
+R=$T_TMP/root
+dpkg -x "$deb" "$R"
+t_eq "dpkg -x: exit 0" 0 $?
+
+# every file and symlink, exactly (directories aside)
+expected="/etc/default/vcpackd
+/etc/libvirt/hooks/qemu.d/vcpack -> /usr/libexec/vcpack/vcpack-hook
+/lib/systemd/system/vcpackd.service
+/usr/bin/powernice
+/usr/bin/vcpack
+/usr/libexec/vcpack/vcpack-hook
+/usr/sbin/vcpackd
+/usr/share/doc/vcpack/changelog.gz
+/usr/share/doc/vcpack/copyright
+/usr/share/doc/vcpack/examples/policy-business-hours.json
+/usr/share/doc/vcpack/examples/policy.json
+/usr/share/lintian/overrides/vcpack
+/usr/share/man/man1/powernice.1.gz
+/usr/share/man/man1/vcpack.1.gz
+/usr/share/man/man5/vcpack-fleet.5.gz
+/usr/share/man/man5/vcpack-policy.5.gz
+/usr/share/man/man8/vcpackd.8.gz"
+got=$(dpkg-deb -c "$deb" | awk '$1 !~ /^d/ { sub(/^\./, "", $6); l = $6;
+	if ($7 == "->") l = l " -> " $8; print l }' | sort)
+t_eq "the package's files, each where Debian puts it" "$expected" "$got"
+for f in /usr/bin/vcpack /usr/bin/powernice /usr/sbin/vcpackd /usr/libexec/vcpack/vcpack-hook; do
+	if [ -x "$R$f" ]; then t_pass "$f is executable"; else t_fail "$f is not executable"; fi
+done
+
+# control: conffile, the unit enabled and started by debhelper's snippets
+C=$T_TMP/control
+dpkg-deb -e "$deb" "$C"
+t_eq "conffiles" "/etc/default/vcpackd" "$(cat "$C/conffiles")"
+t_match "postinst enables the unit" "deb-systemd-helper.*enable.*vcpackd.service" "$(cat "$C/postinst")"
+t_match "postinst starts the unit (restarts it on upgrade)" \
+	"_dh_action=start" "$(cat "$C/postinst")"
+t_match "postinst invokes that action on the unit" \
+	"deb-systemd-invoke \\\$_dh_action 'vcpackd.service'" "$(cat "$C/postinst")"
+t_match "postinst has libvirt re-read its hooks" "try-reload-or-restart" "$(cat "$C/postinst")"
+t_match "prerm stops the unit" "deb-systemd-invoke stop.*vcpackd.service" "$(cat "$C/prerm")"
+t_match "depends on libvirt0 (shlibs)" "^Depends:.*libvirt0" "$(cat "$C/control")"
+
+# the files themselves
+t_match "unit: ExecStart in /usr/sbin with the options of /etc/default" \
+	'^ExecStart=/usr/sbin/vcpackd \$VCPACKD_OPTS$' "$(cat "$R/lib/systemd/system/vcpackd.service")"
+t_match "unit: Type=notify" '^Type=notify$' "$(cat "$R/lib/systemd/system/vcpackd.service")"
+if cmp -s "$top/host-agent/policy.example.json" "$R/usr/share/doc/vcpack/examples/policy.json"; then
+	t_pass "example policy is the shipped defaults"; else t_fail "example policy differs"; fi
+t_eq "vcpack runs from the root" "vcpack 0.1" "$("$R/usr/bin/vcpack" --version 2>&1)"
+t_match "vcpackd runs from the root" "^Usage: vcpackd" "$("$R/usr/sbin/vcpackd" --help 2>&1)"
+
+if command -v mandb >/dev/null; then
+	mandb -q "$R/usr/share/man" >/dev/null 2>&1
+	t_eq "man -k finds every page" \
+		"powernice(1) vcpack(1) vcpack-fleet(5) vcpack-policy(5) vcpackd(8)" \
+		"$(MANPATH=$R/usr/share/man man -k 'vcpack|powernice' 2>&1 |
+			sed 's/ (\([0-9]\)).*/(\1)/' | sort | tr '\n' ' ' | sed 's/ $//')"
+fi
+
+if command -v systemd-analyze >/dev/null; then
+	V=$T_TMP/vroot
+	cp -a "$R" "$V"
+	mkdir -p "$V/bin"
+	for f in /lib/systemd/system/*.target /lib/systemd/system/*.socket \
+		/lib/systemd/system/*.slice; do
+		[ -f "$f" ] && [ ! -e "$V$f" ] && cp "$f" "$V$f"
+	done
+	cp /bin/kill "$V/bin/kill"
+	out=$(MANPATH=$V/usr/share/man systemd-analyze verify --root="$V" \
+		"$V/lib/systemd/system/vcpackd.service" 2>&1)
+	t_eq "systemd-analyze verify on the packaged unit" "0:" "$?:$out"
+fi
+
+if command -v lintian >/dev/null; then
+	out=$(lintian --pedantic -I "$deb" 2>&1 | grep -v '^running with root privileges')
+	t_eq "lintian: no tag but the overridden ones" "" "$out"
+else
+	t_fail "lintian is not installed (make deps)"
+fi
+echo "deb: $PASS passed, $FAIL failed, 0 skipped"
+[ "$FAIL" -eq 0 ]

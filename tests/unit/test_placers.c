@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test_placers.c - placers.c: placement='auto' and numatune from domain
+ * XML, numad and tuned found under fixture roots (tests/data/placers),
+ * and the status lines that say them.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "placers.h"
+
+#define DATA VCP_SRCDIR "/tests/data/placers/"
+
+static void test_domxml(void **state)
+{
+	bool aut = true, numa = true;
+
+	assert_int_equal(vcp_domxml_placement(
+		"<domain type='kvm'><name>a</name><vcpu placement='auto'>4</vcpu></domain>",
+		&aut, &numa), 0);
+	assert_true(aut);
+	assert_false(numa);
+	assert_int_equal(vcp_domxml_placement(
+		"<domain type='kvm'><name>b</name><vcpu placement='static' cpuset='0-3'>4</vcpu>"
+		"<numatune><memory mode='strict' placement='auto'/></numatune></domain>",
+		&aut, &numa), 0);
+	assert_false(aut);
+	assert_true(numa);
+	assert_int_equal(vcp_domxml_placement(
+		"<domain><vcpu>2</vcpu><cputune><vcpupin vcpu='0' cpuset='1'/></cputune></domain>",
+		&aut, &numa), 0);
+	assert_false(aut);
+	assert_false(numa);
+	aut = numa = true;
+	assert_int_equal(vcp_domxml_placement("<network/>", &aut, &numa), -EINVAL);
+	assert_int_equal(vcp_domxml_placement("<domain>", &aut, &numa), -EINVAL);
+	assert_int_equal(vcp_domxml_placement(NULL, &aut, &numa), -EINVAL);
+	assert_true(aut && numa);	/* untouched on failure */
+}
+
+static void test_detect(void **state)
+{
+	struct vcp_placers p;
+
+	vcp_placers_detect(DATA "numad-tuned", &p);
+	assert_true(p.checked);
+	assert_int_equal(p.numad_pid, 77);
+	assert_string_equal(p.tuned_profile, "virtual-host");
+	vcp_placers_detect(DATA "comm-only", &p);
+	assert_int_equal(p.numad_pid, 90);
+	assert_string_equal(p.tuned_profile, "");
+	vcp_placers_detect(DATA "none", &p);
+	assert_int_equal(p.numad_pid, 0);
+	assert_string_equal(p.tuned_profile, "");
+	vcp_placers_detect(NULL, &p);
+	assert_false(p.checked);
+}
+
+static char *text_of(const struct vcp_placers *p, const struct vcp_vm *vms,
+		     size_t n)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	vcp_placers_text(f, p, vms, n);
+	fclose(f);
+	return buf;
+}
+
+static void test_lines(void **state)
+{
+	struct vcp_vm vms[3] = {
+		{ .name = "a", .placement_auto = true },
+		{ .name = "b" },
+		{ .name = "c", .numatune = true },
+	};
+	struct vcp_placers p;
+	struct json_object *o;
+	char *t;
+
+	vcp_placers_detect(DATA "numad-tuned", &p);
+	t = text_of(&p, vms, 3);
+	assert_string_equal(t,
+		"numad:  running (pid 77): it re-places VMs too; vcpack's pins override its CPU choices, so stop numad or mark the VMs numad should place unmanaged\n"
+		"tuned:  active profile 'virtual-host'\n"
+		"numa:   2 VMs with placement='auto' or numatune (libvirt/numad place them; vcpack's pins override the CPU part): 'a', 'c'\n");
+	free(t);
+	o = vcp_placers_json(&p, vms, 3);
+	assert_string_equal(json_object_to_json_string_ext(o,
+		JSON_C_TO_STRING_PLAIN),
+		"{\"checked\":true,\"numad_pid\":77,\"tuned_profile\":\"virtual-host\",\"numa_vms\":[\"a\",\"c\"]}");
+	json_object_put(o);
+	vcp_placers_detect(DATA "none", &p);
+	t = text_of(&p, vms + 1, 1);
+	assert_string_equal(t, "numad:  not running\ntuned:  no active profile\n"
+			    "numa:   no VM asks for placement='auto' or numatune\n");
+	free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_domxml),
+		cmocka_unit_test(test_detect),
+		cmocka_unit_test(test_lines),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

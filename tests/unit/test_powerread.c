@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test_powerread.c - powerread.c on the fixture trees of
+ * tests/data/power/CASE/{t0,t1} (two reads 2 s apart; README there gives
+ * the expected figures): a two-socket Intel host, a two-socket AMD host,
+ * a guest, energy and counters unreadable (not root), zones that appear
+ * and vanish, and errors injected through the ops seam.
+ */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sys/resource.h>
+
+#include <cmocka.h>
+
+#include "powerread.h"
+
+#define DIR VCP_SRCDIR "/tests/data/power/"
+#define NEAR(a, b) assert_true(fabs((double)(a) - (double)(b)) < 1e-6)
+
+static uint64_t clock_ns;
+
+static uint64_t fixed_now(void *data)
+{
+	return clock_ns;
+}
+
+/* The errors to inject: a path suffix and its error; an event open. */
+static const char *fail_suffix;
+static int fail_err;
+static const struct vcp_power_ops *inner;
+static bool held;	/* keep files open as production does */
+
+static int failing_read_line(void *data, const char *path, char *buf,
+			     size_t len)
+{
+	size_t n = strlen(path), k = fail_suffix ? strlen(fail_suffix) : 0;
+
+	if (k && n >= k && !strcmp(path + n - k, fail_suffix))
+		return fail_err;
+	return inner->read_line(data, path, buf, len);
+}
+
+static int failing_open(void *data, const char *pmu, const char *event,
+			uint32_t type, uint64_t config, int cpu, int *ret)
+{
+	if (!fail_suffix && fail_err)
+		return fail_err;
+	return inner->open(data, pmu, event, type, config, cpu, ret);
+}
+
+/* Read CASE/t0 at 1 s and CASE/t1 at 3 s into *snaps and *ret. */
+static void read_case(const char *name, struct vcp_pwr_snap *snaps,
+		      struct vcp_pwr_figs *ret)
+{
+	struct vcp_pwr_thresholds th = VCP_PWR_THRESHOLDS_DEFAULT;
+
+	for (int t = 0; t < 2; t++) {
+		struct vcp_power_ops *fops, ops;
+		struct vcp_power_reader *r;
+		char root[512];
+
+		snprintf(root, sizeof(root), DIR "%s/t%d", name, t);
+		assert_int_equal(vcp_power_file_ops_new(root, &fops), 0);
+		/* the fixture's own clock */
+		assert_int_equal(fops->now_ns(fops->data),
+				 (1 + 2 * (uint64_t)t) * 1000000000ull);
+		inner = fops;
+		ops = *fops;
+		ops.now_ns = fixed_now;
+		ops.read_line = failing_read_line;
+		ops.open = failing_open;
+		if (held) {
+			ops.open_file = vcp_power_perf_ops.open_file;
+			ops.read_fd = vcp_power_perf_ops.read_fd;
+			ops.close_file = vcp_power_perf_ops.close_file;
+		}
+		assert_int_equal(vcp_power_reader_open(root, &ops, &r), 0);
+		clock_ns = (1 + 2 * (uint64_t)t) * 1000000000ull;
+		assert_int_equal(vcp_power_read(r, &snaps[t]), 0);
+		vcp_power_reader_close(r);
+		vcp_power_file_ops_free(fops);
+	}
+	assert_int_equal(vcp_power_figures(&snaps[0], &snaps[1], &th, ret), 0);
+}
+
+static void done(struct vcp_pwr_snap *s, struct vcp_pwr_figs *f)
+{
+	vcp_pwr_snap_clear(&s[0]);
+	vcp_pwr_snap_clear(&s[1]);
+	vcp_pwr_figs_clear(f);
+	fail_suffix = NULL;
+	fail_err = 0;
+}
+
+static void test_intel(void **state)
+{
+	struct vcp_pwr_snap s[2];
+	struct vcp_pwr_figs f;
+	const struct vcp_pwr_pkg_figs *p0, *p1;
+
+	read_case("intel-2s", s, &f);
+	/* the mmio zone repeating package-0 is left out */
+	assert_int_equal(s[1].n_zones, 4);
+	assert_string_equal(s[1].zones[1].id, "intel-rapl:0:0");
+	assert_string_equal(s[1].zones[1].name, "dram");
+	assert_int_equal(s[1].zones[3].package, 1);
+	assert_int_equal(s[1].n_res, 8);
+	assert_int_equal(s[1].n_cpus, 16);
+	assert_int_equal(s[1].n_idle, 4);
+	assert_string_equal(s[1].idle_names[3], "C6");
+	assert_int_equal(s[1].cpus[12].package, 1);
+	assert_int_equal(s[1].cpus[13].usage[1], 13 + 900);
+	assert_int_equal(f.n_pkgs, 2);
+	p0 = &f.pkgs[0];
+	p1 = &f.pkgs[1];
+	NEAR(f.interval_s, 2.0);
+	NEAR(p0->watts[VCP_ZONE_PACKAGE], 100.0);
+	NEAR(p0->watts[VCP_ZONE_DRAM], 10.0);
+	NEAR(p1->watts[VCP_ZONE_PACKAGE], 40.0);	/* across the wrap */
+	NEAR(p1->watts[VCP_ZONE_DRAM], 4.0);
+	NEAR(f.host_watts, 154.0);
+	NEAR(f.host_joules, 308.0);
+	assert_int_equal(f.energy_err, 0);
+	assert_int_equal(f.pmu_err, 0);
+	/* package C-states against the package's TSC */
+	assert_int_equal(p0->n_pc, 2);
+	assert_string_equal(p0->pc[0].state, "c2");
+	NEAR(p0->pc[0].ratio, 0.01);
+	NEAR(p0->pc[1].ratio, 0.80);
+	NEAR(p1->pc[0].ratio, 0.05);
+	NEAR(p1->pc[1].ratio, 0.0);
+	/* core C-states: mean over the package's 4 cores */
+	assert_int_equal(p0->n_cc, 2);
+	assert_string_equal(p0->cc[1].state, "c6");
+	NEAR(p0->cc[0].ratio, 0.05);
+	NEAR(p0->cc[1].ratio, 0.90);
+	NEAR(p1->cc[1].ratio, 0.30);
+	/* cpuidle */
+	NEAR(p0->idle_min, 0.95);
+	NEAR(p0->idle[3].ratio, 0.85);
+	NEAR(p1->idle_mean, 0.50);
+	NEAR(p1->idle[0].ratio, 0.01);
+	assert_int_equal(p0->n_cpus, 8);
+	/* uncore */
+	NEAR(p0->uncore_mhz, 800.0);
+	NEAR(p1->uncore_mhz, 2200.0);
+	NEAR(p1->uncore_max_mhz, 2500.0);
+	/* awake by the figures */
+	assert_int_equal(p0->awake, 0);
+	assert_int_equal(p1->awake, 1);
+	assert_string_equal(p1->awake_by, "package C-states");
+	assert_int_equal(f.n_awake, 1);
+	done(s, &f);
+}
+
+/* The cpuidle files kept open (pread) give the same figures; with a low
+ * RLIMIT_NOFILE some are held and the rest read by path. */
+static void test_held(void **state)
+{
+	struct vcp_pwr_snap s[2];
+	struct vcp_pwr_figs f;
+	struct rlimit old, low;
+
+	held = true;
+	read_case("intel-2s", s, &f);
+	NEAR(f.pkgs[0].idle_min, 0.95);
+	NEAR(f.pkgs[1].idle[3].ratio, 0.2);
+	assert_int_equal(s[1].cpus[13].usage[1], 13 + 900);
+	done(s, &f);
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+	low = old;
+	low.rlim_cur = 300;	/* (300 - 128 - 22 counters) / 2 = 75 of 128 held */
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	read_case("intel-2s", s, &f);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+	NEAR(f.pkgs[0].idle_min, 0.95);
+	NEAR(f.pkgs[1].idle_min, 0.5);
+	assert_int_equal(s[1].cpus[15].usage[3], 15 + 100);
+	held = false;
+	done(s, &f);
+}
+
+static void test_amd(void **state)
+{
+	struct vcp_pwr_snap s[2];
+	struct vcp_pwr_figs f;
+
+	read_case("amd-2s", s, &f);
+	assert_int_equal(f.n_pkgs, 2);
+	NEAR(f.pkgs[0].watts[VCP_ZONE_PACKAGE], 60.0);
+	NEAR(f.pkgs[0].watts[VCP_ZONE_CORE], 40.0);
+	NEAR(f.pkgs[1].watts[VCP_ZONE_PACKAGE], 30.0);
+	NEAR(f.pkgs[1].watts[VCP_ZONE_CORE], 15.0);
+	assert_true(isnan(f.pkgs[0].watts[VCP_ZONE_DRAM]));
+	NEAR(f.host_watts, 90.0);
+	assert_int_equal(f.pmu_err, -ENOENT);
+	assert_int_equal(f.pkgs[0].n_pc, 0);
+	assert_true(isnan(f.pkgs[0].uncore_mhz));
+	NEAR(f.pkgs[0].idle_min, 0.95);
+	NEAR(f.pkgs[1].idle_min, 0.30);
+	assert_int_equal(f.pkgs[0].awake, 0);
+	assert_string_equal(f.pkgs[0].awake_by, "cpuidle");
+	assert_int_equal(f.pkgs[1].awake, 1);
+	done(s, &f);
+}
+
+static void test_guest(void **state)
+{
+	struct vcp_pwr_snap s[2];
+	struct vcp_pwr_figs f;
+
+	read_case("guest", s, &f);
+	assert_int_equal(f.energy_err, -ENOENT);
+	assert_int_equal(f.pmu_err, -ENOENT);
+	assert_int_equal(f.cpuidle_err, 0);
+	assert_true(isnan(f.host_watts));
+	assert_int_equal(f.n_pkgs, 1);
+	assert_int_equal(f.pkgs[0].n_cpus, 4);
+	NEAR(f.pkgs[0].idle_mean, 0.5);
+	NEAR(f.pkgs[0].idle[0].ratio, 0.05);
+	assert_int_equal(f.pkgs[0].awake, 1);
+	assert_string_equal(f.pkgs[0].awake_by, "cpuidle");
+	done(s, &f);
+}
+
+static void test_noroot(void **state)
+{
+	struct vcp_pwr_snap s[2];
+	struct vcp_pwr_figs f;
+
+	read_case("noroot", s, &f);
+	assert_int_equal(s[1].n_zones, 4);
+	assert_int_equal(s[1].zones[0].err, -EACCES);
+	assert_int_equal(f.energy_err, -EACCES);
+	assert_int_equal(f.pkgs[0].energy_err, -EACCES);
+	assert_true(isnan(f.pkgs[0].watts[VCP_ZONE_PACKAGE]));
+	assert_true(isnan(f.host_watts));
+	assert_int_equal(f.pmu_err, -EACCES);
+	assert_int_equal(f.pkgs[0].n_pc, 0);
+	/* cpuidle is readable by anyone */
+	NEAR(f.pkgs[0].idle_min, 0.95);
+	assert_int_equal(f.pkgs[0].awake, 0);
+	assert_string_equal(f.pkgs[0].awake_by, "cpuidle");
+	done(s, &f);
+}
+
+static void test_zones_change(void **state)
+{
+	struct vcp_pwr_snap s[2];
+	struct vcp_pwr_figs f;
+
+	read_case("zones-change", s, &f);
+	assert_int_equal(s[0].n_zones, 2);
+	assert_int_equal(s[1].n_zones, 2);
+	assert_int_equal(f.n_changed, 2);
+	NEAR(f.pkgs[0].watts[VCP_ZONE_PACKAGE], 10.0);
+	assert_true(isnan(f.pkgs[0].watts[VCP_ZONE_DRAM]));
+	assert_int_equal(f.pkgs[1].energy_err, -ENOENT);
+	NEAR(f.host_watts, 10.0);
+	assert_int_equal(f.cpuidle_err, -ENOENT);
+	done(s, &f);
+}
+
+/* EACCES through the ops seam: one zone's energy_uj is root-only. */
+static void test_injected(void **state)
+{
+	struct vcp_pwr_snap s[2];
+	struct vcp_pwr_figs f;
+
+	fail_suffix = "intel-rapl:1/energy_uj";
+	fail_err = -EACCES;
+	read_case("intel-2s", s, &f);
+	assert_int_equal(s[1].zones[2].err, -EACCES);
+	assert_int_equal(f.pkgs[1].energy_err, -EACCES);
+	assert_true(isnan(f.pkgs[1].watts[VCP_ZONE_PACKAGE]));
+	NEAR(f.pkgs[1].watts[VCP_ZONE_DRAM], 4.0);
+	NEAR(f.pkgs[0].watts[VCP_ZONE_PACKAGE], 100.0);
+	assert_int_equal(f.energy_err, 0);
+	done(s, &f);
+
+	/* perf_event_open refused (perf_event_paranoid, no CAP_PERFMON) */
+	fail_err = -EPERM;
+	read_case("intel-2s", s, &f);
+	assert_int_equal(f.pmu_err, -EPERM);
+	assert_int_equal(s[1].n_res, 0);
+	assert_int_equal(f.pkgs[0].n_pc, 0);
+	assert_string_equal(f.pkgs[0].awake_by, "cpuidle");
+	NEAR(f.host_watts, 154.0);
+	done(s, &f);
+}
+
+static void test_empty_root(void **state)
+{
+	struct vcp_power_reader *r;
+	struct vcp_pwr_snap s;
+
+	assert_int_equal(vcp_power_reader_open(DIR "no-such-dir", NULL, &r), 0);
+	assert_int_equal(vcp_power_read(r, &s), 0);
+	assert_int_equal(s.zones_err, -ENOENT);
+	assert_int_equal(s.pmu_err, -ENOENT);
+	assert_int_equal(s.cpuidle_err, -ENOENT);
+	assert_int_equal(s.n_zones + s.n_res + s.n_cpus + s.n_uncore, 0);
+	vcp_pwr_snap_clear(&s);
+	vcp_power_reader_close(r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_intel),
+		cmocka_unit_test(test_held),
+		cmocka_unit_test(test_amd),
+		cmocka_unit_test(test_guest),
+		cmocka_unit_test(test_noroot),
+		cmocka_unit_test(test_zones_change),
+		cmocka_unit_test(test_injected),
+		cmocka_unit_test(test_empty_root),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
