@@ -346,8 +346,24 @@ check-deb:
 	@DEB_BUILD_OPTIONS="nocheck $${DEB_BUILD_OPTIONS:-}" sh scripts/deb.sh $(B)
 	@sh tests/deb/run.sh $(B)
 
+# Kernel style: .clang-format is the kernel's own. The tree predates it,
+# and reformatting all of it would rewrite about 1,100 lines in 40 files
+# (a third of them in cli.c, cli-fleet.c and daemon.c, which most
+# branches edit), so format-check judges the lines changed since
+# FORMAT_BASE: by default where this branch left main (on main itself:
+# the uncommitted changes). `git clang-format FORMAT_BASE` fixes them.
+FORMAT_BASE ?= $(shell git merge-base HEAD main 2>/dev/null || echo HEAD)
+FORMAT_PATHS := $(SRC) libvirt-hooks tests/unit bench
 format-check:
-	clang-format --dry-run --Werror $(SRC)/*.c $(SRC)/*.h
+	@out=$$(git clang-format --diff --extensions c,h $(FORMAT_BASE) -- \
+		$(FORMAT_PATHS)) || exit 1; \
+	case "$$out" in \
+	"no modified files to format"|"clang-format did not modify any files") \
+		echo "format-check: lines changed since $(FORMAT_BASE) are kernel style" ;; \
+	*) printf '%s\n' "$$out"; \
+		echo "format-check: run 'git clang-format $(FORMAT_BASE)' to fix"; \
+		exit 1 ;; \
+	esac
 
 clean:
 	rm -rf $(B)

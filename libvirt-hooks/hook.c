@@ -100,67 +100,6 @@ static void drain_stdin(void)
 		total += n > 0 ? (size_t)n : 0;
 }
 
-static xmlNodePtr find_child(xmlNodePtr parent, const char *name)
-{
-	for (xmlNodePtr n = parent ? parent->children : NULL; n; n = n->next)
-		if (n->type == XML_ELEMENT_NODE &&
-		    strcmp((const char *)n->name, name) == 0)
-			return n;
-	return NULL;
-}
-
-/*
- * The vcpack element(s) inside <metadata>, serialised for vcp_tag_parse.
- * More than one element in our namespace is passed on as a duplicate.
- * -ENOENT when the VM has no tag.
- */
-/*
- * Dump @n as a document of its own: a copy declares the namespaces it
- * uses even where the domain XML declared them on <metadata> or above.
- */
-static int dump_alone(xmlBufferPtr buf, xmlNodePtr n)
-{
-	xmlDocPtr one = xmlNewDoc(BAD_CAST "1.0");
-	xmlNodePtr copy = one ? xmlDocCopyNode(n, one, 1) : NULL;
-
-	if (!copy) {
-		xmlFreeDoc(one);
-		return -ENOMEM;
-	}
-	xmlDocSetRootElement(one, copy);
-	xmlNodeDump(buf, one, copy, 0, 0);
-	xmlFreeDoc(one);
-	return 0;
-}
-
-static int extract_tag(xmlDocPtr doc, char **ret_xml)
-{
-	xmlNodePtr meta = find_child(xmlDocGetRootElement(doc), "metadata");
-	xmlBufferPtr buf;
-	int found = 0;
-
-	buf = xmlBufferCreate();
-	if (!buf)
-		return -ENOMEM;
-	for (xmlNodePtr n = meta ? meta->children : NULL; n; n = n->next) {
-		if (n->type != XML_ELEMENT_NODE || !n->ns || !n->ns->href ||
-		    strcmp((const char *)n->ns->href, VCP_TAG_NS) != 0)
-			continue;
-		if (dump_alone(buf, n) < 0) {
-			xmlBufferFree(buf);
-			return -ENOMEM;
-		}
-		found++;
-	}
-	if (!found) {
-		xmlBufferFree(buf);
-		return -ENOENT;
-	}
-	*ret_xml = strdup((const char *)xmlBufferContent(buf));
-	xmlBufferFree(buf);
-	return *ret_xml ? 0 : -ENOMEM;
-}
-
 static bool strict_mode(void)
 {
 	struct vcp_policy p;
@@ -214,7 +153,7 @@ static void xml_error(char *buf, size_t size)
 static int check_tag(const char *name)
 {
 	struct vcp_tag tag;
-	char *xml = NULL, *tag_xml = NULL, *err = NULL, why[512];
+	char *xml = NULL, *err = NULL, why[512];
 	size_t len = 0;
 	xmlDocPtr doc;
 	bool strict;
@@ -237,16 +176,16 @@ static int check_tag(const char *name)
 		xml_error(why, sizeof(why));
 		return cannot_judge(name, why);
 	}
-	r = extract_tag(doc, &tag_xml);
+	r = vcp_tag_from_domain(doc, &tag, &err);
 	xmlFreeDoc(doc);
-	if (r == -ENOMEM)
+	if (r == -ENOMEM) {
+		free(err);
 		return cannot_judge(name, "out of memory");
-	if (r < 0)
+	}
+	if (r != -EINVAL) { /* fine, or no tag */
+		free(err);
 		return 0;
-	r = vcp_tag_parse(tag_xml, &tag, &err);
-	free(tag_xml);
-	if (r == 0)
-		return 0;
+	}
 	strict = strict_mode();
 	fprintf(stderr,
 		"vcpack: VM '%s' has a bad vcpack tag (%s); %s. Fix it with: virsh metadata %s --uri %s --key vcpack --set '<consolidation priority=\"normal\"/>' --config\n",

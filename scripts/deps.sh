@@ -20,6 +20,8 @@ PKGS="$PKGS prometheus"
 # make check-fuzz (libFuzzer harnesses)
 PKGS="$PKGS clang"
 KPKGS="linux-source-6.12 xz-utils bc bison flex libelf-dev libssl-dev gnuplot-nox"
+# git clang-format: make format-check
+PKGS="$PKGS clang-format"
 
 check=0
 for a in "$@"; do

@@ -245,6 +245,18 @@ static int restore_pins(struct vcp_virt *v, const struct vcp_host *host,
 	return vcp_virt_clear_saved(v, vm->name, ret_err);
 }
 
+/* "REASON" -> "REASON; nothing restored, the record is kept" */
+static void kept_note(char **msg)
+{
+	char *t;
+
+	if (*msg && asprintf(&t, "%s; nothing restored, the record is kept",
+			     *msg) >= 0) {
+		free(*msg);
+		*msg = t;
+	}
+}
+
 static void restore_one(struct vcp_virt *v, const struct vcp_kernel *k,
 			const struct vcp_host *host, const struct vcp_vm *vm,
 			struct vcp_restore_entry *e)
@@ -260,8 +272,13 @@ static void restore_one(struct vcp_virt *v, const struct vcp_kernel *k,
 	} else if (r < 0) {
 		e->outcome = sort_failure(r);
 	} else {
+		/* only what can be restored exactly; else the record stays */
 		e->had_record = true;
-		r = restore_pins(v, host, vm, &s, &e->msg);
+		r = vcp_saved_pins_fit(&s, vm, host, &e->msg);
+		if (r < 0)
+			kept_note(&e->msg);
+		else
+			r = restore_pins(v, host, vm, &s, &e->msg);
 		e->outcome = r < 0 ? sort_failure(r) : VCP_DONE;
 		vcp_saved_pins_clear(&s);
 	}

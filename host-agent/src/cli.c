@@ -25,6 +25,7 @@
 #include "cycle.h"
 #include "diff.h"
 #include "irqview.h"
+#include "jsonfile.h"
 #include "kernel.h"
 #include "metrics.h"
 #include "mode.h"

@@ -21,6 +21,7 @@
 #include "fleetcfg.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -173,13 +174,76 @@ static int one_host(const struct fctx *c, size_t i, struct json_object *o,
 	return e->name ? 0 : -ENOMEM;
 }
 
+struct named {
+	const char *name;
+	size_t idx;
+};
+
+static int by_name(const void *a, const void *b)
+{
+	const struct named *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+int vcp_first_duplicate(char *const *names, size_t n, size_t *ret_earlier,
+			size_t *ret_later)
+{
+	struct named *v = calloc(n ? n : 1, sizeof(*v));
+	size_t first = 0, later = SIZE_MAX, earlier = 0;
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		v[i] = (struct named){ names[i], i };
+	qsort(v, n, sizeof(*v), by_name);
+	for (size_t i = 1; i < n; i++) {
+		if (strcmp(v[i].name, v[i - 1].name)) {
+			first = i;
+			continue;
+		}
+		if (i == first + 1 && v[i].idx < later) {
+			later = v[i].idx;
+			earlier = v[first].idx;
+		}
+	}
+	free(v);
+	if (later == SIZE_MAX)
+		return 0;
+	*ret_earlier = earlier;
+	*ret_later = later;
+	return 1;
+}
+
+static int unique_names(const struct fctx *c, struct vcp_fleet_cfg *cfg)
+{
+	char **names = calloc(cfg->n_hosts, sizeof(*names));
+	size_t j, i;
+	int r;
+
+	if (!names)
+		return -ENOMEM;
+	for (size_t k = 0; k < cfg->n_hosts; k++)
+		names[k] = cfg->hosts[k].name;
+	r = vcp_first_duplicate(names, cfg->n_hosts, &j, &i);
+	free(names);
+	if (r <= 0)
+		return r;
+	return vcp_err(
+		c->err, -EINVAL,
+		"%s: hosts[%zu].name: '%s' is also hosts[%zu] (give each host a \"name\")",
+		c->src, i, cfg->hosts[i].name, j);
+}
+
 static int parse_hosts(const struct fctx *c, struct json_object *a,
 		       struct vcp_fleet_cfg *cfg)
 {
-	size_t n = json_object_array_length(a);
+	size_t n;
 	int r = 0;
 
-	if (!json_object_is_type(a, json_type_array) || !n)
+	if (!json_object_is_type(a, json_type_array) ||
+	    !(n = json_object_array_length(a)))
 		return vcp_err(c->err, -EINVAL,
 			       "%s: hosts: must be a non-empty array, got %s",
 			       c->src, vcp_json_shown(a));
@@ -190,16 +254,10 @@ static int parse_hosts(const struct fctx *c, struct json_object *a,
 	if (!cfg->hosts)
 		return -ENOMEM;
 	cfg->n_hosts = n;
-	for (size_t i = 0; i < n && r == 0; i++) {
+	for (size_t i = 0; i < n && r == 0; i++)
 		r = one_host(c, i, json_object_array_get_idx(a, i),
 			     &cfg->hosts[i]);
-		for (size_t j = 0; j < i && r == 0; j++)
-			if (!strcmp(cfg->hosts[j].name, cfg->hosts[i].name))
-				r = vcp_err(c->err, -EINVAL,
-					    "%s: hosts[%zu].name: '%s' is also hosts[%zu] (give each host a \"name\")",
-					    c->src, i, cfg->hosts[i].name, j);
-	}
-	return r;
+	return r ? r : unique_names(c, cfg);
 }
 
 static int default_key(const struct fctx *c, const char *key,
@@ -252,7 +310,11 @@ static int parse_obj(const struct fctx *c, struct json_object *o,
 				return r;
 		}
 	}
-	return parse_hosts(c, json_object_object_get(o, "hosts"), cfg);
+	if (!json_object_object_get_ex(o, "hosts", &d))
+		return vcp_err(c->err, -EINVAL,
+			       "%s: needs \"hosts\" (an array of hosts)",
+			       c->src);
+	return parse_hosts(c, d, cfg);
 }
 
 int vcp_fleet_cfg_parse(const char *text, const char *source,

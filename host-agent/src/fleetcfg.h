@@ -45,4 +45,10 @@ int vcp_fleet_cfg_load(const char *path, struct vcp_fleet_cfg *ret,
 		       char **ret_err);
 void vcp_fleet_cfg_clear(struct vcp_fleet_cfg *c);
 
+/* Host names must be unique: the first name given twice, in O(n log n).
+ * 1 with *ret_later the smallest index whose name came before, at
+ * *ret_earlier (its first index); 0 when all differ; -ENOMEM. */
+int vcp_first_duplicate(char *const *names, size_t n, size_t *ret_earlier,
+			size_t *ret_later);
+
 #endif

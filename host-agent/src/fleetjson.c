@@ -33,6 +33,7 @@
 #include "jsonfile.h"
 
 #include "errmsg.h"
+#include "fleetcfg.h"
 #include "modeljson.h"
 #include "policy.h"
 
@@ -215,20 +216,21 @@ static int alloc_hosts(struct vcp_fleet_input *in, size_t n)
 static int parse_hosts(struct vcp_fleet_input *in, struct json_object *a,
 		       char **err)
 {
+	size_t j, k;
 	int r;
 
 	if (!json_object_is_type(a, json_type_array))
 		return vcp_err(err, -EINVAL, "hosts: must be an array, got %s",
 			       vcp_json_shown(a));
 	r = alloc_hosts(in, json_object_array_length(a));
-	for (size_t i = 0; i < in->n_hosts && r == 0; i++) {
+	for (size_t i = 0; i < in->n_hosts && r == 0; i++)
 		r = one_host(in, i, json_object_array_get_idx(a, i), err);
-		for (size_t j = 0; j < i && r == 0; j++)
-			if (!strcmp(in->names[j], in->names[i]))
-				r = vcp_err(err, -EINVAL,
-					    "hosts[%zu].name: '%s' is also hosts[%zu]",
-					    i, in->names[i], j);
-	}
+	if (r == 0)
+		r = vcp_first_duplicate(in->names, in->n_hosts, &j, &k);
+	if (r == 1)
+		r = vcp_err(err, -EINVAL,
+			    "hosts[%zu].name: '%s' is also hosts[%zu]", k,
+			    in->names[k], j);
 	return r;
 }
 
@@ -245,12 +247,15 @@ static int parse_compat(struct vcp_fleet_input *in, struct json_object *v,
 			       "options.cpu_compat: must be an object, got %s",
 			       vcp_json_shown(v));
 	json_object_object_foreach(v, key, list) {
-		size_t n = json_object_array_length(list);
+		size_t n;
 
-		if (!json_object_is_type(list, json_type_array))
+		if (!json_object_is_type(list, json_type_array)) {
+			free(pairs);
 			return vcp_err(err, -EINVAL,
 				       "options.cpu_compat.%s: must be an array of CPU names",
 				       key);
+		}
+		n = json_object_array_length(list);
 		for (size_t k = 0; k < n && r == 0; k++) {
 			struct json_object *e = json_object_array_get_idx(list, k);
 			void *p = realloc(pairs, (np + 1) * sizeof(*pairs));

@@ -6,11 +6,15 @@
 #include "jsonfile.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "errmsg.h"
+#include "jsonstrict.h"
 
 const char *vcp_json_shown(struct json_object *v)
 {
@@ -47,49 +51,128 @@ bool vcp_json_number_in(struct json_object *v, double min, double max,
 	return true;
 }
 
-static int grow(char **buf, size_t *cap, size_t len)
+static const char *kind_of(mode_t m)
 {
-	char *t;
+	if (S_ISDIR(m))
+		return "a directory";
+	if (S_ISFIFO(m))
+		return "a FIFO";
+	if (S_ISSOCK(m))
+		return "a socket";
+	if (S_ISCHR(m))
+		return "a character device";
+	if (S_ISBLK(m))
+		return "a block device";
+	return "not a plain file";
+}
 
-	if (*cap - len >= 4096)
-		return 0;
-	t = realloc(*buf, *cap + 65536);
-	if (!t)
-		return -ENOMEM;
-	*buf = t;
-	*cap += 65536;
+/*
+ * Open @path for reading without ever blocking: O_NONBLOCK keeps open()
+ * from waiting for a FIFO's writer, and whatever is not a regular file
+ * (FIFO, directory, device, socket) is refused by name before a read.
+ */
+static int open_regular(const char *path, size_t max, int *ret_fd,
+			size_t *ret_size, char **ret_err)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	int e = errno;
+
+	if (fd < 0 && (e == ENXIO || e == EOPNOTSUPP) && stat(path, &st) == 0 &&
+	    !S_ISREG(st.st_mode))
+		return vcp_err(ret_err, -EINVAL, "%s: not a regular file (%s)",
+			       path, kind_of(st.st_mode));
+	if (fd < 0)
+		return vcp_err(ret_err, -e, "%s: %s", path, strerror(e));
+	if (fstat(fd, &st) < 0) {
+		e = errno;
+		close(fd);
+		return vcp_err(ret_err, -e, "%s: %s", path, strerror(e));
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return vcp_err(ret_err, -EINVAL, "%s: not a regular file (%s)",
+			       path, kind_of(st.st_mode));
+	}
+	if ((uint64_t)st.st_size > max) {
+		close(fd);
+		return vcp_err(ret_err, -EFBIG, "%s: larger than %zu bytes",
+			       path, max);
+	}
+	*ret_fd = fd;
+	*ret_size = (size_t)st.st_size;
 	return 0;
 }
 
-int vcp_file_read(const char *path, size_t max, char **ret, char **ret_err)
+/* Read all of @fd, at most @max bytes (the file may have grown since
+ * fstat: one byte more than @max says so). */
+static int read_all(int fd, const char *path, size_t max, size_t hint,
+		    char **ret, char **ret_err)
 {
-	FILE *f = fopen(path, "re");
-	char *buf = NULL;
-	size_t len = 0, cap = 0, n;
+	size_t cap = hint + 1 < max + 1 ? hint + 1 : max + 1, len = 0;
+	char *buf = malloc(cap + 1), *t;
+	ssize_t n;
 	int r;
 
-	if (!f)
-		return vcp_err(ret_err, -errno, "%s: %s", path, strerror(errno));
-	do {
-		r = grow(&buf, &cap, len);
-		if (r < 0)
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		if (len == cap) {
+			if (cap > max)
+				break;
+			cap = cap * 2 < max + 1 ? cap * 2 : max + 1;
+			t = realloc(buf, cap + 1);
+			if (!t) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = t;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			free(buf);
+			return vcp_err(ret_err, -EIO, "%s: read error: %s",
+				       path, strerror(errno));
+		}
+		if (n == 0)
 			break;
-		n = fread(buf + len, 1, cap - len - 1, f);
-		len += n;
-		if (len > max)
-			r = vcp_err(ret_err, -EFBIG, "%s: larger than %zu bytes",
-				    path, max);
-	} while (n > 0 && r == 0);
-	if (r == 0 && ferror(f))
-		r = vcp_err(ret_err, -EIO, "%s: read error", path);
-	fclose(f);
-	if (r < 0) {
+		len += (size_t)n;
+	}
+	if (len > max) {
+		free(buf);
+		return vcp_err(ret_err, -EFBIG, "%s: larger than %zu bytes",
+			       path, max);
+	}
+	t = memchr(buf, '\0', len);
+	if (t) {
+		unsigned int line = 1;
+
+		for (char *p = buf; p < t; p++)
+			line += *p == '\n';
+		r = vcp_err(ret_err, -EINVAL,
+			    "%s: not valid JSON at line %u: NUL byte", path,
+			    line);
 		free(buf);
 		return r;
 	}
 	buf[len] = '\0';
 	*ret = buf;
 	return 0;
+}
+
+int vcp_file_read(const char *path, size_t max, char **ret, char **ret_err)
+{
+	size_t size = 0;
+	int fd = -1, r;
+
+	r = open_regular(path, max, &fd, &size, ret_err);
+	if (r < 0)
+		return r;
+	r = read_all(fd, path, max, size, ret, ret_err);
+	close(fd);
+	return r;
 }
 
 /* Line number of byte @off in @text (1-based). */
@@ -120,6 +203,12 @@ int vcp_json_parse(const char *text, const char *source,
 	size_t len = strlen(text), end;
 	enum json_tokener_error e;
 
+	int r = vcp_json_strict_check(text, len, source, ret_err);
+
+	if (r < 0) {
+		json_tokener_free(tok);
+		return r;
+	}
 	if (!tok)
 		return -ENOMEM;
 	obj = json_tokener_parse_ex(tok, text, (int)len);

@@ -13,11 +13,15 @@
 
 #include <json-c/json.h>
 
-/* Read @path (at most @max bytes) into a NUL-terminated buffer. 0, -errno
- * with "PATH: reason" in *ret_err, -EFBIG past @max, -ENOMEM. */
+/* Read @path (at most @max bytes) into a NUL-terminated buffer (a NUL
+ * byte inside is refused: -EINVAL), never blocking: -EINVAL "PATH: not a regular file (a FIFO)" for a FIFO,
+ * directory, device or socket. 0, -errno with "PATH: reason" in
+ * *ret_err, -EFBIG past @max, -ENOMEM. */
 int vcp_file_read(const char *path, size_t max, char **ret, char **ret_err);
-/* Parse one JSON value filling all of @text (white space may follow).
- * -EINVAL with "SOURCE: not valid JSON at line N: reason". */
+/* Parse one strict JSON value filling all of @text (white space may
+ * follow; see jsonstrict.h: no comments, single quotes, trailing commas
+ * or duplicate keys). -EINVAL with "SOURCE: not valid JSON at line N:
+ * reason" or "SOURCE: PATH: duplicate key (lines A and B)". */
 int vcp_json_parse(const char *text, const char *source,
 		   struct json_object **ret, char **ret_err);
 /* Is @v a JSON integer from @min to @max (then *ret holds it)? */

@@ -147,21 +147,29 @@ static int parse_days(const struct pctx *c, const char *wpath,
 	return 0;
 }
 
-/* "HH:MM", 00:00 to 24:00, into minutes of the day. */
+static bool two_digits(const char *s)
+{
+	return s[0] >= '0' && s[0] <= '9' && s[1] >= '0' && s[1] <= '9';
+}
+
+/* "HH:MM" (digits only), 00:00 to 24:00, into minutes of the day. */
 static int parse_time(const struct pctx *c, const char *wpath,
 		      const char *key, struct json_object *v, uint16_t *ret)
 {
 	char path[64];
 	unsigned int h, m;
 	const char *s;
-	int n = 0;
 
 	snprintf(path, sizeof(path), "%s.%s", wpath, key);
 	if (!json_object_is_type(v, json_type_string))
 		goto bad;
 	s = json_object_get_string(v);
-	if (strlen(s) != 5 || sscanf(s, "%2u:%2u%n", &h, &m, &n) != 2 ||
-	    n != 5 || s[2] != ':' || m > 59 || h > 24 || (h == 24 && m))
+	if (strlen(s) != 5 || !two_digits(s) || s[2] != ':' ||
+	    !two_digits(s + 3))
+		goto bad;
+	h = (unsigned int)((s[0] - '0') * 10 + (s[1] - '0'));
+	m = (unsigned int)((s[3] - '0') * 10 + (s[4] - '0'));
+	if (m > 59 || h > 24 || (h == 24 && m))
 		goto bad;
 	*ret = (uint16_t)(h * 60 + m);
 	return 0;

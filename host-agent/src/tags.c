@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -246,6 +247,137 @@ int vcp_tag_parse(const char *xml, struct vcp_tag *ret, char **ret_err)
 	r = find_root(doc, "consolidation", VCP_TAG_NS, &el, ret_err);
 	if (r == 0)
 		r = tag_element(el, ret, ret_err);
+	xmlFreeDoc(doc);
+	return r;
+}
+
+/* ---- does a record fit the VM and the host? ---- */
+
+static int set_off_host(const struct vcp_cpuset *set,
+			const struct vcp_host *host, const char *what,
+			char **ret_err)
+{
+	char rec[256], on[256];
+
+	if (vcp_cpuset_subset(set, &host->online))
+		return 0;
+	if (vcp_cpuset_format(set, rec, sizeof(rec)) < 0)
+		snprintf(rec, sizeof(rec), "(a long list)");
+	if (vcp_cpuset_format(&host->online, on, sizeof(on)) < 0)
+		snprintf(on, sizeof(on), "(a long list)");
+	return vcp_err(
+		ret_err, -EINVAL,
+		"%s's recorded CPUs %s are not all online on this host (online: %s)",
+		what, rec, on);
+}
+
+int vcp_saved_pins_fit(const struct vcp_saved_pins *s, const struct vcp_vm *vm,
+		       const struct vcp_host *host, char **ret_err)
+{
+	char what[32];
+	int r;
+
+	if (s->n_vcpus != vm->n_vcpus)
+		return vcp_err(ret_err, -EINVAL,
+			       "the record is for %u vCPU%s, the VM has %u",
+			       s->n_vcpus, s->n_vcpus == 1 ? "" : "s",
+			       vm->n_vcpus);
+	for (unsigned int i = 0; i < s->n_vcpus; i++) {
+		snprintf(what, sizeof(what), "vCPU %u", i);
+		r = set_off_host(&s->vcpu[i], host, what, ret_err);
+		if (r < 0)
+			return r;
+	}
+	if (s->has_emulator)
+		return set_off_host(&s->emulator, host, "the emulator",
+				    ret_err);
+	return 0;
+}
+
+/* ---- the tag inside a whole domain XML (the hook, vcpack, vcpackd) ---- */
+
+static xmlNodePtr find_child(xmlNodePtr parent, const char *name)
+{
+	for (xmlNodePtr n = parent ? parent->children : NULL; n; n = n->next)
+		if (n->type == XML_ELEMENT_NODE &&
+		    strcmp((const char *)n->name, name) == 0)
+			return n;
+	return NULL;
+}
+
+/*
+ * Dump @n as a document of its own: a copy declares the namespaces it
+ * uses even where the domain XML declared them on <metadata> or above.
+ */
+static int dump_alone(xmlBufferPtr buf, xmlNodePtr n)
+{
+	xmlDocPtr one = xmlNewDoc(BAD_CAST "1.0");
+	xmlNodePtr copy = one ? xmlDocCopyNode(n, one, 1) : NULL;
+
+	if (!copy) {
+		xmlFreeDoc(one);
+		return -ENOMEM;
+	}
+	xmlDocSetRootElement(one, copy);
+	xmlNodeDump(buf, one, copy, 0, 0);
+	xmlFreeDoc(one);
+	return 0;
+}
+
+/* Every element of our namespace directly inside <metadata>, dumped one
+ * after the other (so a second one is a duplicate); -ENOENT: none. */
+static int extract_tag(xmlDocPtr doc, char **ret_xml)
+{
+	xmlNodePtr meta = find_child(xmlDocGetRootElement(doc), "metadata");
+	xmlBufferPtr buf = xmlBufferCreate();
+	int found = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	for (xmlNodePtr n = meta ? meta->children : NULL; n; n = n->next) {
+		if (n->type != XML_ELEMENT_NODE || !n->ns || !n->ns->href ||
+		    strcmp((const char *)n->ns->href, VCP_TAG_NS) != 0)
+			continue;
+		if (dump_alone(buf, n) < 0) {
+			xmlBufferFree(buf);
+			return -ENOMEM;
+		}
+		found++;
+	}
+	*ret_xml = found ? strdup((const char *)xmlBufferContent(buf)) : NULL;
+	xmlBufferFree(buf);
+	if (!found)
+		return -ENOENT;
+	return *ret_xml ? 0 : -ENOMEM;
+}
+
+int vcp_tag_from_domain(struct _xmlDoc *doc, struct vcp_tag *ret,
+			char **ret_err)
+{
+	char *xml = NULL;
+	int r = extract_tag(doc, &xml);
+
+	if (r < 0)
+		return r;
+	r = vcp_tag_parse(xml, ret, ret_err);
+	free(xml);
+	return r;
+}
+
+int vcp_tag_from_domain_xml(const char *xml, struct vcp_tag *ret,
+			    char **ret_err)
+{
+	xmlDocPtr doc;
+	int r;
+
+	doc = xmlReadMemory(
+		xml, (int)strnlen(xml, INT32_MAX), "domain.xml", NULL,
+		XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+	if (!doc)
+		return vcp_err(
+			ret_err, -EINVAL,
+			"the domain XML cannot be read, so neither can its tag");
+	r = vcp_tag_from_domain(doc, ret, ret_err);
 	xmlFreeDoc(doc);
 	return r;
 }

@@ -28,6 +28,19 @@
  */
 int vcp_tag_parse(const char *xml, struct vcp_tag *ret, char **ret_err);
 /*
+ * The tag of a whole domain XML, as libvirt gives it to the hook and
+ * virDomainGetXMLDesc to vcpack and vcpackd: every element in our
+ * namespace directly inside <metadata> goes to vcp_tag_parse, so a
+ * second one is a duplicate (refused) in all three alike. -ENOENT when
+ * there is none; otherwise as vcp_tag_parse. The _xml form parses the
+ * text first (-EINVAL when it cannot).
+ */
+struct _xmlDoc;
+int vcp_tag_from_domain(struct _xmlDoc *doc, struct vcp_tag *ret,
+			char **ret_err);
+int vcp_tag_from_domain_xml(const char *xml, struct vcp_tag *ret,
+			    char **ret_err);
+/*
  * The element text for virDomainSetMetadata (no namespace declaration:
  * libvirt adds it from key + uri), e.g. "<consolidation class=\"pack\"/>".
  * malloc'd; NULL on allocation failure or (errno EINVAL) for a tag with
@@ -60,6 +73,15 @@ int vcp_saved_pins_parse(const char *xml, struct vcp_saved_pins *ret,
 			 char **ret_err);
 /* The element text for virDomainSetMetadata; malloc'd, NULL on failure. */
 char *vcp_saved_pins_format(const struct vcp_saved_pins *s);
+/*
+ * Can @s be restored exactly on @vm and @host? One set per vCPU of the
+ * VM (no more, no fewer), every CPU of every set (emulator too) online
+ * on the host. 0, or -EINVAL with the reason ("the record is for 3
+ * vCPUs, the VM has 2"; "vCPU 1's recorded CPUs 64-65 are not all
+ * online on this host (online: 0-15)"). Pure.
+ */
+int vcp_saved_pins_fit(const struct vcp_saved_pins *s, const struct vcp_vm *vm,
+		       const struct vcp_host *host, char **ret_err);
 
 /*
  * What a host's vcpackd last said about its host, kept in each VM it

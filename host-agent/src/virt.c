@@ -347,16 +347,42 @@ static void read_host_rec(virDomainPtr dom, struct vcp_vm *vm)
 	free(xml);
 }
 
+/*
+ * The tag as the hook judges it: from the whole domain XML (libvirt's
+ * metadata call returns only the first element of a namespace), read
+ * only for VMs that have one.
+ */
+static int parse_tag(virDomainPtr dom, const char *meta, struct vcp_tag *ret,
+		     char **ret_err)
+{
+	char *xml = virDomainGetXMLDesc(dom, 0);
+	int r;
+
+	if (!xml) {
+		virResetLastError();
+		return vcp_tag_parse(meta, ret, ret_err);
+	}
+	r = vcp_tag_from_domain_xml(xml, ret, ret_err);
+	free(xml);
+	return r;
+}
+
 static void read_tag(virDomainPtr dom, struct vcp_vm *vm,
 		     struct vcp_vm_issue **issues, size_t *n_issues)
 {
 	char *xml = get_meta(dom, VCP_TAG_NS);
 	char *err = NULL;
+	int r;
 
 	vm->managed = true;
 	if (!xml)
 		return;
-	if (vcp_tag_parse(xml, &vm->tag, &err) < 0) {
+	r = parse_tag(dom, xml, &vm->tag, &err);
+	if (r == -ENOENT) { /* the tag went between the two reads */
+		free(xml);
+		return;
+	}
+	if (r < 0) {
 		char *msg = NULL;
 
 		vm->managed = false;

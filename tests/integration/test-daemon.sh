@@ -59,7 +59,8 @@ out=$("$B/vcpackd" --foreground --connect "$U" --socket "$SOCK" 2>&1)
 t_eq "a second vcpackd on the same socket refuses to start" 1 $?
 t_match "and says why" "Address already in use" "$out"
 t_match "the first one still answers" "^ok connected" "$(ask ping)"
-settle test; t_pass "initial plan applied to the running VM"
+settle test && t_pass "initial plan applied to the running VM" ||
+	t_fail "initial plan not applied to the running VM within 3 s"
 t_match "vcpackd records its host's mode and level in the VMs it manages" \
 	'<host mode="pin" level="[0-2]" at="[0-9]+"/>' \
 	"$(virsh -c "$U" metadata test urn:vcpack:host:1 2>/dev/null)"

@@ -39,10 +39,14 @@ JSON
 F() { "$B/vcpack" fleet --hosts "$T_TMP/fleet.json" "$@"; }
 
 # a: one small guest; b: two, so a is the one to empty
-LVD_RUN=$RUN_a; define_guest "$U_a" mover 1 "priority='low'" && start_guest "$U_a" mover
-LVD_RUN=$RUN_b; define_guest "$U_b" stay1 1 "priority='low'" && start_guest "$U_b" stay1
-define_guest "$U_b" stay2 1 "priority='low'" && start_guest "$U_b" stay2
-t_pass "three guests started on two hosts"
+ok=0
+LVD_RUN=$RUN_a; define_guest "$U_a" mover 1 "priority='low'" && start_guest "$U_a" mover || ok=1
+LVD_RUN=$RUN_b; define_guest "$U_b" stay1 1 "priority='low'" && start_guest "$U_b" stay1 || ok=1
+define_guest "$U_b" stay2 1 "priority='low'" && start_guest "$U_b" stay2 || ok=1
+t_eq "three guests defined and started on two hosts" 0 $ok
+t_eq "their QEMUs run where they were started" "yes yes yes" \
+	"$(for g in "$RUN_a mover" "$RUN_b stay1" "$RUN_b stay2"; do
+		runs $g && printf 'yes ' || printf 'no '; done | sed 's/ $//')"
 before=$(pid_on "$RUN_a" mover)
 
 pl=$(F --json --sample 0 plan 2>/dev/null)

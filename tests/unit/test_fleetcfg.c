@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -105,12 +106,115 @@ static void test_refused(void **state)
 		"fleet.json: defaults.speed: unknown key");
 }
 
+/* hosts missing, not an array or not an object: an error, never an abort */
+static void test_hosts_types(void **state)
+{
+	refused("{}", "fleet.json: needs \"hosts\" (an array of hosts)");
+	refused("{\"defaults\": {}}",
+		"fleet.json: needs \"hosts\" (an array of hosts)");
+	refused("{\"hosts\": 5}",
+		"fleet.json: hosts: must be a non-empty array, got 5");
+	refused("{\"hosts\": {\"uri\": \"qemu:///system\"}}",
+		"fleet.json: hosts: must be a non-empty array, got {\"uri\":\"qemu:\\/\\/\\/system\"}");
+	refused("{\"hosts\": null}",
+		"fleet.json: hosts: must be a non-empty array, got null");
+	refused("{\"hosts\": [null]}",
+		"fleet.json: hosts[0]: must be an object, got null");
+	refused("{\"hosts\": [[]]}",
+		"fleet.json: hosts[0]: must be an object, got []");
+	refused("{\"hosts\": [{\"uri\": \"qemu:///system\"}], \"defaults\": []}",
+		"fleet.json: defaults: must be an object, got []");
+}
+
+/* strict JSON: a key given twice is refused by name, not the last kept */
+static void test_strict(void **state)
+{
+	refused("{\"hosts\": [{\"uri\": \"qemu:///system\"}],\n"
+		" \"hosts\": [{\"uri\": \"qemu+ssh://h2/system\"}]}",
+		"fleet.json: hosts: duplicate key (lines 1 and 2)");
+	refused("{\"hosts\": [{\"uri\": \"qemu:///system\"},\n"
+		" {\"uri\": \"qemu+ssh://h2/system\", \"accepts\": true,\n"
+		"  \"accepts\": false}]}",
+		"fleet.json: hosts[1].accepts: duplicate key (lines 2 and 3)");
+	refused("{\"hosts\": [{\"uri\": \"qemu:///system\"},]}",
+		"fleet.json: not valid JSON at line 1: trailing comma");
+	refused("{\"hosts\": [{'uri': \"qemu:///system\"}]}",
+		"fleet.json: not valid JSON at line 1: single quotes are not JSON (use \")");
+	refused("{\"hosts\": [{\"uri\": \"qemu:///system\"}]} # x",
+		"fleet.json: not valid JSON at line 1: unexpected text after the value");
+}
+
+static void test_first_duplicate(void **state)
+{
+	char *none[] = { "a", "b", "c" };
+	char *two[] = { "d", "a", "c", "b", "c", "a", "d" };
+	char *three[] = { "x", "y", "x", "x" };
+	size_t j = 99, i = 99;
+
+	assert_int_equal(vcp_first_duplicate(none, 3, &j, &i), 0);
+	assert_int_equal(j, 99); /* untouched */
+	assert_int_equal(vcp_first_duplicate(none, 0, &j, &i), 0);
+	/* "c" at 4 comes before "a" at 5 and "d" at 6 */
+	assert_int_equal(vcp_first_duplicate(two, 7, &j, &i), 1);
+	assert_int_equal(j, 2);
+	assert_int_equal(i, 4);
+	assert_int_equal(vcp_first_duplicate(three, 4, &j, &i), 1);
+	assert_int_equal(j, 0);
+	assert_int_equal(i, 2);
+}
+
+/* The largest fleet file allowed, with one duplicate near its end: found
+ * and named (the quadratic check took 76 s here; the figure is in
+ * bench_fleetplan, this checks the answer). */
+static void test_duplicate_deep(void **state)
+{
+	size_t n = VCP_FLEET_MAX_HOSTS, cap = n * 48 + 64, len = 0;
+	char *text = malloc(cap), *err = NULL, want[160];
+	struct vcp_fleet_cfg c;
+
+	assert_non_null(text);
+	len += (size_t)snprintf(text + len, cap - len, "{\"hosts\": [");
+	for (size_t i = 0; i < n; i++)
+		len += (size_t)snprintf(
+			text + len, cap - len,
+			"%s{\"uri\": \"qemu+ssh://h%zu/system\"}", i ? "," : "",
+			i == n - 2 ? (size_t)70001 : i);
+	snprintf(text + len, cap - len, "]}");
+	assert_int_equal(vcp_fleet_cfg_parse(text, "big.json", &c, &err),
+			 -EINVAL);
+	snprintf(
+		want, sizeof(want),
+		"big.json: hosts[%zu].name: 'h70001' is also hosts[70001] (give each host a \"name\")",
+		n - 2);
+	assert_string_equal(err, want);
+	free(err);
+	err = NULL;
+
+	/* and all different: accepted, every host there */
+	len = (size_t)snprintf(text, cap, "{\"hosts\": [");
+	for (size_t i = 0; i < n; i++)
+		len += (size_t)snprintf(
+			text + len, cap - len,
+			"%s{\"uri\": \"qemu+ssh://h%zu/system\"}", i ? "," : "",
+			i);
+	snprintf(text + len, cap - len, "]}");
+	assert_int_equal(vcp_fleet_cfg_parse(text, "big.json", &c, &err), 0);
+	assert_int_equal(c.n_hosts, n);
+	assert_string_equal(c.hosts[n - 1].name, "h99999");
+	vcp_fleet_cfg_clear(&c);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_hosts_types),
+		cmocka_unit_test(test_strict),
+		cmocka_unit_test(test_first_duplicate),
+		cmocka_unit_test(test_duplicate_deep),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -232,6 +232,18 @@ static void expect_error(const char *text, const char *msg)
 static void test_errors(void **state)
 {
 	expect_error("{\"hosts\": 3}", "hosts: must be an array, got 3");
+	expect_error("{}", "hosts: must be an array, got null");
+	expect_error("{\"hosts\": [{\"name\": \"b\", \"reachable\": false},"
+		     " {\"name\": \"a\", \"reachable\": false},"
+		     " {\"name\": \"b\", \"reachable\": false},"
+		     " {\"name\": \"a\", \"reachable\": false}]}",
+		     "hosts[2].name: 'b' is also hosts[0]");
+	expect_error(
+		"{\"hosts\": [], \"options\": {\"cpu_compat\": {\"a\": 1}}}",
+		"options.cpu_compat.a: must be an array of CPU names");
+	expect_error(
+		"{\"hosts\": [], \"options\": {\"cpu_compat\": {\"a\": {}}}}",
+		"options.cpu_compat.a: must be an array of CPU names");
 	expect_error("{\"hosts\": [{}]}",
 		     "hosts[0]: needs a \"name\" string");
 	expect_error("{\"hosts\": [{\"name\": \"a\"}]}",

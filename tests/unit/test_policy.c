@@ -12,6 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -224,16 +228,15 @@ static const struct refusal refusals[] = {
 	  SRC ": busy_vcpu_demand: must be a number from 0 to 1, got null" },
 	{ "{\"smt_yield\": 1.01}",
 	  SRC ": smt_yield: must be a number from 0 to 1, got 1.01" },
-	{ "{\"sample_interval\": 0}",
-	  SRC ": sample_interval: must be a whole number from 1 to 3600, got 0" },
-	{ "{\"sample_interval\": 2.5}",
-	  SRC ": sample_interval: must be a whole number from 1 to 3600, got 2.5" },
-	{ "{\"shrink_after\": 86401}",
-	  SRC ": shrink_after: must be a whole number from 0 to 86400, got 86401" },
+	{ "{\"sample_interval\": 0}", SRC
+	  ": sample_interval: must be a whole number from 1 to 3600, got 0" },
+	{ "{\"sample_interval\": 2.5}", SRC
+	  ": sample_interval: must be a whole number from 1 to 3600, got 2.5" },
+	{ "{\"shrink_after\": 86401}", SRC
+	  ": shrink_after: must be a whole number from 0 to 86400, got 86401" },
 	{ "{\"strict_tags\": \"yes\"}",
 	  SRC ": strict_tags: must be true or false, got \"yes\"" },
-	{ "{\"level\": 3}",
-	  SRC ": level: must be 0, 1, 2 or \"auto\", got 3" },
+	{ "{\"level\": 3}", SRC ": level: must be 0, 1, 2 or \"auto\", got 3" },
 	{ "{\"level\": \"Auto\"}",
 	  SRC ": level: must be 0, 1, 2 or \"auto\", got \"Auto\"" },
 	{ "{\"level\": 1.0}",
@@ -241,10 +244,10 @@ static const struct refusal refusals[] = {
 	{ "{\"colour\": 1}", SRC ": colour: unknown key" },
 	{ "{\"priorities\": []}",
 	  SRC ": priorities: must be an object, got []" },
-	{ "{\"priorities\": {\"urgent\": \"spread\"}}",
-	  SRC ": priorities.urgent: unknown priority (expected high, normal or low)" },
-	{ "{\"priorities\": {\"high\": \"fast\"}}",
-	  SRC ": priorities.high: must be \"spread\", \"balanced\" or \"pack\", got \"fast\"" },
+	{ "{\"priorities\": {\"urgent\": \"spread\"}}", SRC
+	  ": priorities.urgent: unknown priority (expected high, normal or low)" },
+	{ "{\"priorities\": {\"high\": \"fast\"}}", SRC
+	  ": priorities.high: must be \"spread\", \"balanced\" or \"pack\", got \"fast\"" },
 	{ "{\"windows\": {}}", SRC ": windows: must be an array, got {}" },
 	{ "{\"windows\": [1]}", SRC ": windows[0]: must be an object, got 1" },
 	{ "{\"windows\": [{\"days\": [\"Mon\"], \"from\": \"08:00\","
@@ -253,32 +256,75 @@ static const struct refusal refusals[] = {
 	  SRC ": windows[1].days[0]: unknown day 'Mun'" },
 	{ "{\"windows\": [{\"days\": [\"Mon\", 2], \"from\": \"08:00\","
 	  " \"to\": \"18:00\", \"level\": 0}]}",
-	  SRC ": windows[0].days[1]: must be a day name such as \"Mon\", got 2" },
+	  SRC
+	  ": windows[0].days[1]: must be a day name such as \"Mon\", got 2" },
 	{ "{\"windows\": [{\"days\": [], \"from\": \"08:00\","
 	  " \"to\": \"18:00\", \"level\": 0}]}",
-	  SRC ": windows[0].days: must be a non-empty array of days (\"Mon\" ... \"Sun\"), got []" },
+	  SRC
+	  ": windows[0].days: must be a non-empty array of days (\"Mon\" ... \"Sun\"), got []" },
 	{ "{\"windows\": [{\"from\": \"08:00\", \"level\": 0}]}",
 	  SRC ": windows[0]: needs \"from\", \"to\" and \"level\"" },
 	{ "{\"windows\": [{\"from\": \"8:00\", \"to\": \"18:00\", \"level\": 0}]}",
-	  SRC ": windows[0].from: must be a time \"HH:MM\" from \"00:00\" to \"24:00\", got \"8:00\"" },
+	  SRC
+	  ": windows[0].from: must be a time \"HH:MM\" from \"00:00\" to \"24:00\", got \"8:00\"" },
 	{ "{\"windows\": [{\"from\": \"08:00\", \"to\": \"24:01\", \"level\": 0}]}",
-	  SRC ": windows[0].to: must be a time \"HH:MM\" from \"00:00\" to \"24:00\", got \"24:01\"" },
+	  SRC
+	  ": windows[0].to: must be a time \"HH:MM\" from \"00:00\" to \"24:00\", got \"24:01\"" },
 	{ "{\"windows\": [{\"from\": \"08:60\", \"to\": \"09:00\", \"level\": 0}]}",
-	  SRC ": windows[0].from: must be a time \"HH:MM\" from \"00:00\" to \"24:00\", got \"08:60\"" },
+	  SRC
+	  ": windows[0].from: must be a time \"HH:MM\" from \"00:00\" to \"24:00\", got \"08:60\"" },
 	{ "{\"windows\": [{\"from\": \"08:00\", \"to\": \"08:00\", \"level\": 0}]}",
-	  SRC ": windows[0].to: must differ from \"from\" (use \"00:00\" to \"24:00\" for a whole day)" },
+	  SRC
+	  ": windows[0].to: must differ from \"from\" (use \"00:00\" to \"24:00\" for a whole day)" },
 	{ "{\"windows\": [{\"from\": \"08:00\", \"to\": \"09:00\", \"level\": 5}]}",
 	  SRC ": windows[0].level: must be 0, 1, 2 or \"auto\", got 5" },
 	{ "{\"windows\": [{\"from\": \"08:00\", \"to\": \"09:00\", \"level\": 0,"
 	  " \"day\": \"Mon\"}]}",
-	  SRC ": windows[0].day: unknown key (expected days, from, to, level)" },
+	  SRC
+	  ": windows[0].day: unknown key (expected days, from, to, level)" },
 	{ "[1]", SRC ": must be a JSON object, got [1]" },
-	{ "{\"level\": }", SRC ": not valid JSON at line 1: unexpected character" },
+	{ "{\"level\": }",
+	  SRC ": not valid JSON at line 1: unexpected character" },
 	{ "{\n\"level\": 1,\n\"headroom\": 0.2,,\n}",
-	  SRC ": not valid JSON at line 3: quoted object property name expected" },
-	{ "{} x", SRC ": not valid JSON at line 1: unexpected text after the object" },
+	  SRC ": not valid JSON at line 3: a key (a string in \") expected" },
+	{ "{} x",
+	  SRC ": not valid JSON at line 1: unexpected text after the value" },
 	{ "", SRC ": not valid JSON at line 1: unexpected end of text" },
-	{ "{\"level\": 1,\n", SRC ": not valid JSON at line 2: unexpected end of text" },
+	{ "{\"level\": 1,\n",
+	  SRC ": not valid JSON at line 2: unexpected end of text" },
+	/* strict JSON: the first of two keys was never checked, the last won */
+	{ "{\"level\":5,\"level\":1}",
+	  SRC ": level: duplicate key (lines 1 and 1)" },
+	{ "{\"windows\": [{\"from\": \"08:00\", \"to\": \"09:00\",\n"
+	  " \"level\": 0, \"from\": \"07:00\"}]}",
+	  SRC ": windows[0].from: duplicate key (lines 1 and 2)" },
+	{ "{'level': 1}", SRC
+	  ": not valid JSON at line 1: single quotes are not JSON (use \")" },
+	{ "{\"level\": 1,}", SRC ": not valid JSON at line 1: trailing comma" },
+	{ "{\"windows\": [],}",
+	  SRC ": not valid JSON at line 1: trailing comma" },
+	{ "/* c */{}",
+	  SRC ": not valid JSON at line 1: comments are not JSON" },
+	{ "{} // c", SRC ": not valid JSON at line 1: comments are not JSON" },
+	/* window times: two digits, a colon, two digits; nothing else */
+	{ "{\"windows\": [{\"from\": \"+1:00\", \"to\": \"18:00\", \"level\": 0}]}",
+	  SRC
+	  ": windows[0].from: must be a time \"HH:MM\" from \"00:00\" to \"24:00\", got \"+1:00\"" },
+	{ "{\"windows\": [{\"from\": \" 1:00\", \"to\": \"18:00\", \"level\": 0}]}",
+	  SRC
+	  ": windows[0].from: must be a time \"HH:MM\" from \"00:00\" to \"24:00\", got \" 1:00\"" },
+	{ "{\"windows\": [{\"from\": \"01:00\", \"to\": \"02: 5\", \"level\": 0}]}",
+	  SRC
+	  ": windows[0].to: must be a time \"HH:MM\" from \"00:00\" to \"24:00\", got \"02: 5\"" },
+	{ "{\"windows\": [{\"from\": \"01:00\", \"to\": \"02:+5\", \"level\": 0}]}",
+	  SRC
+	  ": windows[0].to: must be a time \"HH:MM\" from \"00:00\" to \"24:00\", got \"02:+5\"" },
+	{ "{\"windows\": [{\"from\": \"-0:00\", \"to\": \"02:00\", \"level\": 0}]}",
+	  SRC
+	  ": windows[0].from: must be a time \"HH:MM\" from \"00:00\" to \"24:00\", got \"-0:00\"" },
+	{ "{\"windows\": [{\"from\": \"25:00\", \"to\": \"02:00\", \"level\": 0}]}",
+	  SRC
+	  ": windows[0].from: must be a time \"HH:MM\" from \"00:00\" to \"24:00\", got \"25:00\"" },
 };
 
 static void test_refusals(void **state)
@@ -435,6 +481,86 @@ static void test_load(void **state)
 	vcp_policy_clear(&p);
 }
 
+static void refused_file(const char *path, int want, const char *msg)
+{
+	struct vcp_policy p;
+	char *err = NULL;
+
+	memset(&p, 0x5a, sizeof(p));
+	assert_int_equal(vcp_policy_load(path, &p, &err), want);
+	assert_non_null(err);
+	assert_string_equal(err, msg);
+	assert_int_equal(p.n_windows, 0x5a5a5a5a5a5a5a5aULL); /* untouched */
+	free(err);
+}
+
+/* Not a regular file: refused by name at once, never read (a FIFO with
+ * no writer would block a reader forever, /dev/zero never ends). */
+static void test_not_regular(void **state)
+{
+	const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char dir[256], fifo[300], sock[300], big[300], msg[400];
+	int fd;
+	FILE *f;
+
+	snprintf(dir, sizeof(dir), "%s/test_policy.XXXXXX", tmp);
+	assert_non_null(mkdtemp(dir));
+	snprintf(fifo, sizeof(fifo), "%s/fifo.json", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	snprintf(msg, sizeof(msg), "%s: not a regular file (a FIFO)", fifo);
+	refused_file(fifo, -EINVAL, msg);
+
+	snprintf(msg, sizeof(msg), "%s: not a regular file (a directory)", dir);
+	refused_file(dir, -EINVAL, msg);
+	refused_file("/dev/zero", -EINVAL,
+		     "/dev/zero: not a regular file (a character device)");
+
+	snprintf(sock, sizeof(sock), "%s/s.json", dir);
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	assert_true(fd >= 0);
+	assert_true(strlen(sock) < sizeof(sa.sun_path));
+	memcpy(sa.sun_path, sock, strlen(sock) + 1);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	snprintf(msg, sizeof(msg), "%s: not a regular file (a socket)", sock);
+	refused_file(sock, -EINVAL, msg);
+	close(fd);
+
+	snprintf(big, sizeof(big), "%s/big.json", dir);
+	f = fopen(big, "w");
+	assert_non_null(f);
+	for (size_t i = 0; i <= VCP_POLICY_MAX_BYTES; i += 8)
+		fputs("        ", f);
+	fclose(f);
+	snprintf(msg, sizeof(msg), "%s: larger than %d bytes", big,
+		 VCP_POLICY_MAX_BYTES);
+	refused_file(big, -EFBIG, msg);
+
+	unlink(big);
+	unlink(sock);
+	unlink(fifo);
+	rmdir(dir);
+}
+
+/* Text after a NUL byte was never seen (the parser stopped at the NUL). */
+static void test_nul_byte(void **state)
+{
+	const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	char path[256], msg[400];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/test_policy_nul.%d.json", tmp,
+		 (int)getpid());
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fwrite("{\"level\": 1}\n\0{\"level\": 7}\n", 1, 28, f);
+	fclose(f);
+	snprintf(msg, sizeof(msg), "%s: not valid JSON at line 2: NUL byte",
+		 path);
+	refused_file(path, -EINVAL, msg);
+	unlink(path);
+}
+
 static void test_double3(void **state)
 {
 	struct {
@@ -466,6 +592,8 @@ int main(void)
 		cmocka_unit_test(test_reserved_cpus),
 		cmocka_unit_test(test_irq_affinity),
 		cmocka_unit_test(test_load),
+		cmocka_unit_test(test_not_regular),
+		cmocka_unit_test(test_nul_byte),
 		cmocka_unit_test(test_double3),
 	};
 

@@ -20,6 +20,7 @@
 
 #include "golden.h"
 
+#include "cpuset.h"
 #include "tags.h"
 
 #define EXAMPLES VCP_SRCDIR "/xml/examples"
@@ -166,6 +167,122 @@ static void test_tag_size(void **state)
 	free(big);
 	/* a NULL ret_err is allowed */
 	assert_int_equal(vcp_tag_parse("<foo/>", &t, NULL), -EINVAL);
+}
+
+/* The whole domain XML, as the hook and (through virDomainGetXMLDesc)
+ * vcpack and vcpackd read it: one function, one answer. */
+#define DOM(meta)                                            \
+	"<domain type='kvm'><name>vm1</name><metadata>" meta \
+	"<o:x xmlns:o='urn:example:other'/></metadata></domain>"
+#define TAG(attr) \
+	"<vcpack:consolidation xmlns:vcpack='urn:vcpack:metadata:1' " attr "/>"
+
+static void from_domain(const char *xml, int want, const char *msg)
+{
+	struct vcp_tag t;
+	char *err = NULL;
+
+	memset(&t, 0x5a, sizeof(t));
+	assert_int_equal(vcp_tag_from_domain_xml(xml, &t, &err), want);
+	if (msg) {
+		assert_non_null(err);
+		assert_string_equal(err, msg);
+	} else {
+		assert_null(err);
+	}
+	free(err);
+}
+
+static void test_tag_from_domain(void **state)
+{
+	struct vcp_tag t;
+
+	assert_int_equal(vcp_tag_from_domain_xml(DOM(TAG("priority='low'")), &t,
+						 NULL),
+			 0);
+	assert_true(t.has_priority);
+	assert_int_equal(t.priority, VCP_PRIO_LOW);
+	assert_int_equal(
+		vcp_tag_from_domain_xml(
+			"<domain><metadata xmlns:v='urn:vcpack:metadata:1'>"
+			"<v:consolidation class='pack'/></metadata></domain>",
+			&t, NULL),
+		0);
+	assert_true(t.has_class);
+	assert_int_equal(t.class, VCP_CLASS_PACK);
+	from_domain(DOM(""), -ENOENT, NULL);
+	from_domain("<domain><name>vm1</name></domain>", -ENOENT, NULL);
+	/* two elements: the hook refused, vcpack took the first */
+	from_domain(DOM(TAG("priority='low'") TAG("priority='high'")), -EINVAL,
+		    "duplicate element 'consolidation'");
+	from_domain(
+		DOM(TAG("priority='low'") "<consolidation xmlns='urn:vcpack:metadata:1' priority='low'/>"),
+		-EINVAL, "duplicate element 'consolidation'");
+	from_domain(
+		DOM("<vcpack:consolidation xmlns:vcpack='urn:vcpack:metadata:1'"
+		    " priority='low'><vcpack:consolidation priority='high'/>"
+		    "</vcpack:consolidation>"),
+		-EINVAL,
+		"unexpected element 'consolidation' inside 'consolidation'");
+	from_domain(DOM(TAG("priority='urgent'")), -EINVAL,
+		    "priority 'urgent' is not one of high, normal, low");
+	from_domain("<domain><metadata>", -EINVAL,
+		    "the domain XML cannot be read, so neither can its tag");
+}
+
+/* A saved record against the VM it is for and the host it is on. */
+static void test_pins_fit(void **state)
+{
+	struct vcp_cpuset sets[3];
+	struct vcp_saved_pins s = { .n_vcpus = 2, .vcpu = sets };
+	struct vcp_vm vm = { .name = "vm", .n_vcpus = 2 };
+	struct vcp_host host = { 0 };
+	char *err = NULL;
+
+	assert_int_equal(vcp_cpuset_parse("0-15", &host.online), 0);
+	assert_int_equal(vcp_cpuset_parse("0-3", &sets[0]), 0);
+	assert_int_equal(vcp_cpuset_parse("8-15", &sets[1]), 0);
+	assert_int_equal(vcp_cpuset_parse("0", &sets[2]), 0);
+	assert_int_equal(vcp_saved_pins_fit(&s, &vm, &host, &err), 0);
+	assert_null(err);
+
+	assert_int_equal(vcp_cpuset_parse("15-16", &sets[1]), 0);
+	assert_int_equal(vcp_saved_pins_fit(&s, &vm, &host, &err), -EINVAL);
+	assert_string_equal(
+		err,
+		"vCPU 1's recorded CPUs 15-16 are not all online on this host (online: 0-15)");
+	free(err);
+	err = NULL;
+	/* an offline CPU inside the host's range is no better */
+	assert_int_equal(vcp_cpuset_parse("8-15", &sets[1]), 0);
+	assert_int_equal(vcp_cpuset_parse("0-7,9-15", &host.online), 0);
+	assert_int_equal(vcp_saved_pins_fit(&s, &vm, &host, &err), -EINVAL);
+	assert_string_equal(
+		err,
+		"vCPU 1's recorded CPUs 8-15 are not all online on this host (online: 0-7,9-15)");
+	free(err);
+	err = NULL;
+	assert_int_equal(vcp_cpuset_parse("0-15", &host.online), 0);
+
+	s.has_emulator = true;
+	assert_int_equal(vcp_cpuset_parse("16", &s.emulator), 0);
+	assert_int_equal(vcp_saved_pins_fit(&s, &vm, &host, &err), -EINVAL);
+	assert_string_equal(
+		err,
+		"the emulator's recorded CPUs 16 are not all online on this host (online: 0-15)");
+	free(err);
+	err = NULL;
+	s.has_emulator = false;
+
+	s.n_vcpus = 3;
+	assert_int_equal(vcp_saved_pins_fit(&s, &vm, &host, &err), -EINVAL);
+	assert_string_equal(err, "the record is for 3 vCPUs, the VM has 2");
+	free(err);
+	err = NULL;
+	s.n_vcpus = 1;
+	assert_int_equal(vcp_saved_pins_fit(&s, &vm, &host, &err), -EINVAL);
+	assert_string_equal(err, "the record is for 1 vCPU, the VM has 2");
+	free(err);
 }
 
 static void test_tag_format(void **state)
@@ -530,7 +647,9 @@ int main(void)
 		cmocka_unit_test(test_tag_errors),
 		cmocka_unit_test(test_tag_malformed),
 		cmocka_unit_test(test_tag_size),
+		cmocka_unit_test(test_tag_from_domain),
 		cmocka_unit_test(test_tag_format),
+		cmocka_unit_test(test_pins_fit),
 		cmocka_unit_test(test_tag_roundtrip),
 		cmocka_unit_test(test_pins_parse),
 		cmocka_unit_test(test_pins_errors),
