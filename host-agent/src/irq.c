@@ -440,12 +440,42 @@ static int parse_saved_line(char *line, struct vcp_irq_saved *s)
 	return 0;
 }
 
+int vcp_irq_saved_parse(const char *text, struct vcp_irq_saved **ret,
+			size_t *ret_n)
+{
+	char *copy = strdup(text);
+	struct vcp_irq_saved *v = NULL;
+	size_t n = 0;
+	int r = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (char *sp, *line = strtok_r(copy, "\n", &sp); line && r == 0;
+	     line = strtok_r(NULL, "\n", &sp)) {
+		struct vcp_irq_saved *nv = realloc(v, (n + 1) * sizeof(*v));
+
+		if (!nv) {
+			r = -ENOMEM;
+			break;
+		}
+		v = nv;
+		r = parse_saved_line(line, &v[n]);
+		n += r == 0;
+	}
+	free(copy);
+	if (r < 0) {
+		free(v);
+		return r;
+	}
+	*ret = v;
+	*ret_n = n;
+	return 0;
+}
+
 int vcp_irq_saved_load(const char *root, struct vcp_irq_saved **ret,
 		       size_t *ret_n)
 {
 	char *path = path_at(root, VCP_IRQ_STATE_PATH, 0), *text = NULL;
-	struct vcp_irq_saved *v = NULL;
-	size_t n = 0;
 	int r;
 
 	if (!path)
@@ -459,26 +489,9 @@ int vcp_irq_saved_load(const char *root, struct vcp_irq_saved **ret,
 	}
 	if (r < 0)
 		return r;
-	for (char *sp, *line = strtok_r(text, "\n", &sp); line && r == 0;
-	     line = strtok_r(NULL, "\n", &sp)) {
-		struct vcp_irq_saved *nv = realloc(v, (n + 1) * sizeof(*v));
-
-		if (!nv) {
-			r = -ENOMEM;
-			break;
-		}
-		v = nv;
-		r = parse_saved_line(line, &v[n]);
-		n += r == 0;
-	}
+	r = vcp_irq_saved_parse(text, ret, ret_n);
 	free(text);
-	if (r < 0) {
-		free(v);
-		return r;
-	}
-	*ret = v;
-	*ret_n = n;
-	return 0;
+	return r;
 }
 
 static int mkdir_p(char *dir)

@@ -71,6 +71,10 @@ struct vcp_irq_saved {
 };
 
 #define VCP_IRQ_STATE_PATH "/run/vcpack/irq-affinity"
+/* The file's text: one line per IRQ, "IRQ ORIG-LIST SET-LIST". *ret is
+ * malloc'd (NULL for none). -EBADMSG on a malformed line; -ENOMEM. */
+int vcp_irq_saved_parse(const char *text, struct vcp_irq_saved **ret,
+			size_t *ret_n);
 /* Missing file: 0 with nothing saved. -EBADMSG on a malformed line. */
 int vcp_irq_saved_load(const char *root, struct vcp_irq_saved **ret,
 		       size_t *ret_n);
