@@ -9,7 +9,8 @@
 #                   check-kernel); one summary line, logs in $(B)/log/
 #   make check-unit | check-schema | check-bench | check-integration |
 #        check-kernel | check-real | check-fuzz [FUZZ_SECONDS=5] |
-#        check-asan   (fuzz-long [FUZZ_SECONDS=600]: the fuzzers, longer)
+#        check-asan (the unit tests under ASan+UBSan) | fuzz-long
+#        [FUZZ_SECONDS=600] (the fuzzers, longer)
 #   make bench-planner | bench-power | bench-daemon | bench-fleet | bench-kernel |
 #        bench-kernel-quick | bench (all, ~75 min) | bench-quick (~5 min)
 #   make install [PREFIX=/usr/local] [DESTDIR=]   make install-hooks
@@ -173,7 +174,7 @@ demo: deps
 # Every suite, each logged to $(B)/log/check-SUITE.log; the last line is
 # "total: N passed, N failed, N skipped" (scripts/check.sh). A new suite:
 # add its name here and make its runner end with such a line.
-CHECK_SUITES := unit schema bench integration kernel real deb
+CHECK_SUITES := unit schema bench integration kernel real deb fuzz asan
 
 check:
 	@MAKE="$(MAKE)" sh scripts/check.sh $(B) $(CHECK_SUITES)
@@ -229,6 +230,36 @@ check-fuzz: $(FUZZ_BINS)
 fuzz-long:
 	@$(MAKE) --no-print-directory check-fuzz FUZZ_SECONDS=$(if \
 		$(filter command line,$(origin FUZZ_SECONDS)),$(FUZZ_SECONDS),600)
+
+# The unit suite once more with ASan and UBSan (gcc), library and tests
+# built in $(A); any report fails the test binary, a leak too.
+A := $(B)/asan
+ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
+ASAN_OBJS := $(patsubst $(SRC)/%.c,$(A)/obj/%.o,$(LIB_SRCS))
+ASAN_BINS := $(patsubst tests/unit/%.c,$(A)/tests/%,$(UNIT_SRCS))
+
+$(A)/obj/%.o: $(SRC)/%.c
+	@mkdir -p $(@D)
+	$(msg) ASANCC $<
+	$(Q)$(CC) $(ALL_CFLAGS) -O1 $(ASAN_FLAGS) -MMD -MP -c -o $@ $<
+
+$(A)/libvcp.a: $(ASAN_OBJS)
+	@rm -f $@
+	$(Q)$(AR) rcs $@ $^
+
+$(A)/tests/%: tests/unit/%.c $(A)/libvcp.a
+	@mkdir -p $(@D)
+	$(msg) ASANCC $@
+	$(Q)$(CC) $(ALL_CFLAGS) -O1 $(ASAN_FLAGS) -DVCP_SRCDIR='"$(CURDIR)"' \
+		-o $@ $< $(A)/libvcp.a $(LDLIBS) $(CMOCKA_LIBS)
+
+-include $(ASAN_OBJS:.o=.d)
+
+check-asan: $(ASAN_BINS)
+	@ASAN_OPTIONS=detect_leaks=1 VCP_SUITE=asan \
+	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+		sh tests/run-unit.sh $(ASAN_BINS)
 
 # vcpackd and the hook against a private libvirtd running real QEMU (TCG)
 # guests, which boot the testbed's stock kernel (built when missing).

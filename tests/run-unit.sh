@@ -4,6 +4,7 @@
 # The last line counts the test cases of every binary (cmocka's PASSED,
 # FAILED and SKIPPED lines): "unit: N passed, N failed, N skipped"; a
 # binary that fails without a cmocka count (crash, valgrind) is one failure.
+# VCP_SUITE names the suite on that line (make check-asan: "asan").
 . "$(dirname "$0")/counts.sh"
 out=$(mktemp "${TMPDIR:-/tmp}/vcp-unit.XXXXXX")
 trap 'rm -f "$out" "$out.all"' EXIT
@@ -30,5 +31,5 @@ for t in "$@"; do
 		echo "FAILED: $t (exit $rc)"; failed=$((failed + 1)); fi
 done
 echo "unit test binaries: $passed passed, $failed failed"
-echo "unit: $(counts_sum <"$out.all")"
+echo "${VCP_SUITE:-unit}: $(counts_sum <"$out.all")"
 [ $failed -eq 0 ]

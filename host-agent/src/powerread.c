@@ -680,7 +680,8 @@ static int read_zones(struct vcp_power_reader *r, struct vcp_pwr_snap *s)
 		closedir(dir);
 	if (s->n_zones)
 		s->zones_err = 0;
-	qsort(s->zones, s->n_zones, sizeof(*s->zones), zone_cmp);
+	if (s->n_zones)	/* qsort(NULL, 0, ...) is undefined */
+		qsort(s->zones, s->n_zones, sizeof(*s->zones), zone_cmp);
 	zone_parents(s);
 	zone_dedup(s);
 	return 0;

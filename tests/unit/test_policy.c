@@ -372,6 +372,7 @@ static void test_reserved_cpus(void **state)
 		json_object_object_get(o, "reserved_cpus")), "0-1,32-33");
 	assert_int_equal(vcp_policy_from_json(o, SRC, &q, &err), 0);
 	assert_true(vcp_cpuset_equal(&q.reserved_cpus, &p.reserved_cpus));
+	vcp_policy_clear(&q);
 	json_object_put(o);
 	parse_ok("{\"reserved_cpus\": \"\"}", &p);
 	assert_true(vcp_cpuset_empty(&p.reserved_cpus));
