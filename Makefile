@@ -219,7 +219,8 @@ $(B)/fuzz/libvcp.a: $(FUZZ_OBJS)
 
 $(B)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(B)/fuzz/libvcp.a
 	$(msg) FUZZLD $@
-	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< \
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer \
+		-DVCP_SRCDIR='"$(CURDIR)"' -o $@ $< \
 		$(B)/fuzz/libvcp.a $(LDLIBS)
 
 -include $(FUZZ_OBJS:.o=.d)
