@@ -205,7 +205,11 @@ FUZZ_CC ?= clang
 FUZZ_CFLAGS := -g -O1 -fsanitize=address,undefined \
 	-fno-sanitize-recover=undefined -std=gnu11 -D_GNU_SOURCE \
 	-DVCP_SYSCONFDIR='"$(SYSCONFDIR)"' -Ihost-agent/src $(PKG_CFLAGS)
-FUZZ_OBJS := $(patsubst $(SRC)/%.c,$(B)/fuzz/obj/%.o,$(LIB_SRCS))
+# the library modules the harnesses link (a harness of a new parser adds
+# its module and what that needs here)
+FUZZ_MODS := cpuset errmsg fleetcfg irq jsonfile jsonstrict kernel model \
+	policy power powerread proto sysfile tags topology
+FUZZ_OBJS := $(patsubst %,$(B)/fuzz/obj/%.o,$(FUZZ_MODS))
 
 $(B)/fuzz/obj/%.o: $(SRC)/%.c
 	@mkdir -p $(@D)
