@@ -8,7 +8,7 @@
 #   make check      every test (runs deps-kernel first; includes
 #                   check-kernel); one summary line, logs in $(B)/log/
 #   make check-unit | check-schema | check-bench | check-integration |
-#        check-kernel | check-real
+#        check-kernel | check-real | check-fuzz [FUZZ_SECONDS=10]
 #   make bench-planner | bench-power | bench-daemon | bench-fleet | bench-kernel |
 #        bench-kernel-quick | bench (all, ~75 min) | bench-quick (~5 min)
 #   make install [PREFIX=/usr/local] [DESTDIR=]   make install-hooks
@@ -63,7 +63,7 @@ endif
 SRC := host-agent/src
 # Program files (they print; mains and the CLI's parts). Everything else
 # is the library.
-MAINS := $(SRC)/cli.c $(SRC)/cli-fleet.c $(SRC)/powernice.c $(SRC)/daemon.c
+MAINS := $(SRC)/cli.c $(SRC)/cli-fleet.c $(SRC)/cli-trial.c $(SRC)/powernice.c $(SRC)/daemon.c
 LIB_SRCS := $(filter-out $(MAINS),$(wildcard $(SRC)/*.c))
 LIB_OBJS := $(patsubst $(SRC)/%.c,$(B)/obj/%.o,$(LIB_SRCS))
 LIB := $(B)/libvcp.a
@@ -76,7 +76,7 @@ BENCH_SRCS := $(wildcard bench/bench_*.c)
 BENCH_BINS := $(patsubst bench/%.c,$(B)/bench/%,$(BENCH_SRCS))
 
 .PHONY: all deps deps-kernel demo check deb check-deb check-unit check-schema check-integration \
-	check-kernel check-real check-bench check-deps kernel bench bench-quick bench-planner bench-power \
+	check-fuzz check-kernel check-real check-bench check-deps kernel bench bench-quick bench-planner bench-power \
 	bench-daemon bench-fleet bench-kernel bench-kernel-quick bench-kernel-build \
 	bench-kernel-publish \
 	install install-hooks clean format-check
@@ -110,7 +110,7 @@ $(LIB): $(LIB_OBJS)
 	$(msg) AR $@
 	$(Q)$(AR) rcs $@ $^
 
-$(B)/vcpack: $(B)/obj/cli.o $(B)/obj/cli-fleet.o $(LIB)
+$(B)/vcpack: $(B)/obj/cli.o $(B)/obj/cli-fleet.o $(B)/obj/cli-trial.o $(LIB)
 	$(msg) LD $@
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -155,7 +155,7 @@ $(B)/man/powernice.1: host-agent/man/powernice.1
 	@mkdir -p $(@D)
 	$(Q)cp $< $@
 
--include $(LIB_OBJS:.o=.d) $(B)/obj/cli.d $(B)/obj/cli-fleet.d $(B)/obj/powernice.d \
+-include $(LIB_OBJS:.o=.d) $(B)/obj/cli.d $(B)/obj/cli-fleet.d $(B)/obj/cli-trial.d $(B)/obj/powernice.d \
 	$(B)/obj/daemon.d $(B)/obj/hook/hook.d
 
 # ---- the main job ----
@@ -189,6 +189,30 @@ check-bench:
 
 check-integration: $(PROGS)
 	@sh tests/integration/run.sh $(B)
+
+# libFuzzer harnesses (tests/fuzz/fuzz_NAME.c, seeds in
+# tests/fuzz/corpus/NAME/), built with clang, ASan and UBSan, each run
+# FUZZ_SECONDS (default 10); what they find goes to $(B)/fuzz/corpus-NAME.
+FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(FUZZ_SRCS))
+FUZZ_SECONDS ?= 10
+FUZZ_CC ?= clang
+FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined \
+	-fno-sanitize-recover=undefined
+
+$(B)/fuzz/%: tests/fuzz/%.c $(LIB_SRCS)
+	@mkdir -p $(@D)
+	$(msg) FUZZCC $@
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -std=gnu11 -D_GNU_SOURCE \
+		-DVCP_SYSCONFDIR='"$(SYSCONFDIR)"' -Ihost-agent/src $(PKG_CFLAGS) \
+		-o $@ $< $(LIB_SRCS) $(LDLIBS)
+
+check-fuzz: $(FUZZ_BINS)
+	@for f in $(FUZZ_BINS); do n=$${f##*/fuzz_}; \
+		mkdir -p $(B)/fuzz/corpus-$$n; \
+		$$f -max_total_time=$(FUZZ_SECONDS) -max_len=20000 \
+			$(B)/fuzz/corpus-$$n tests/fuzz/corpus/$$n || exit 1; \
+	done; echo "check-fuzz: $(words $(FUZZ_BINS)) harnesses ran $(FUZZ_SECONDS) s each without a finding"
 
 # vcpackd and the hook against a private libvirtd running real QEMU (TCG)
 # guests, which boot the testbed's stock kernel (built when missing).

@@ -9,7 +9,10 @@
  *   prepare/begin: validate the VM's vcpack tag; in strict mode (the
  *     policy's strict_tags, default on) a malformed tag refuses the start
  *     with a message naming the VM and what is wrong; lenient mode says
- *     the same on stderr and lets the VM start untouched.
+ *     the same on stderr and lets the VM start untouched. A domain XML
+ *     the hook cannot judge (too large, too deep for libxml2, unreadable)
+ *     is treated the same way: strict refuses, naming the VM and why;
+ *     never a silent start.
  *   started, reconnect, stopped, release: tell vcpackd over its UNIX
  *     socket (one line, 200 ms at most) and return; no daemon, no delay.
  * Anything else exits 0 at once.
@@ -29,6 +32,7 @@
 #include "tags.h"
 
 #define HOOK_MAX_XML (4u << 20)	/* a domain XML larger than this is refused */
+#define HOOK_MAX_DRAIN (256u << 20)
 #define NOTIFY_TIMEOUT_MS 200
 
 
@@ -82,15 +86,18 @@ static int read_stdin(char **ret, size_t *ret_len)
 	return 0;
 }
 
-/* libvirt writes the XML whatever the operation: take it, so that it
- * never meets a closed pipe. */
+/* libvirt writes the XML whatever the operation: take it (up to
+ * HOOK_MAX_DRAIN bytes), so that it never meets a closed pipe. */
 static void drain_stdin(void)
 {
-	char *xml = NULL;
-	size_t len;
+	char buf[65536];
+	size_t total = 0;
+	ssize_t n;
 
-	if (read_stdin(&xml, &len) == 0)
-		free(xml);
+	while (total < HOOK_MAX_DRAIN &&
+	       ((n = read(STDIN_FILENO, buf, sizeof(buf))) > 0 ||
+		(n < 0 && errno == EINTR)))
+		total += n > 0 ? (size_t)n : 0;
 }
 
 static bool strict_mode(void)
@@ -113,11 +120,40 @@ static bool strict_mode(void)
 	return strict;
 }
 
+/*
+ * The hook could not judge the VM's tag (@why): strict mode refuses the
+ * start, lenient mode lets it start; both say so, naming the VM.
+ */
+static int cannot_judge(const char *name, const char *why)
+{
+	bool strict = strict_mode();
+
+	fprintf(stderr,
+		"vcpack: cannot check the vcpack tag of VM '%s': %s; %s\n",
+		name, why,
+		strict ? "refusing to start it (strict_tags in the vcpack policy)" :
+			 "it starts untouched by vcpack (strict_tags is off)");
+	return strict ? 1 : 0;
+}
+
+/* libxml2's last error as one line. */
+static void xml_error(char *buf, size_t size)
+{
+	const xmlError *e = xmlGetLastError();
+	char msg[256];
+
+	snprintf(msg, sizeof(msg), "%s",
+		 e && e->message ? e->message : "unknown error");
+	msg[strcspn(msg, "\n")] = '\0';
+	snprintf(buf, size, "its domain XML does not parse (line %d: %s)",
+		 e ? e->line : 0, msg);
+}
+
 /* 0: fine or no tag; 1: refuse the start. */
 static int check_tag(const char *name)
 {
 	struct vcp_tag tag;
-	char *xml = NULL, *err = NULL;
+	char *xml = NULL, *err = NULL, why[512];
 	size_t len = 0;
 	xmlDocPtr doc;
 	bool strict;
@@ -125,19 +161,26 @@ static int check_tag(const char *name)
 
 	r = read_stdin(&xml, &len);
 	if (r < 0) {
-		fprintf(stderr, "vcpack hook: cannot read the XML of '%s': %s\n",
-			name, strerror(-r));
-		return 0;
+		snprintf(why, sizeof(why), "cannot read its domain XML (%s)",
+			 r == -EFBIG ? "larger than the hook's limit of 4 MiB" :
+				       strerror(-r));
+		if (r == -EFBIG)
+			drain_stdin();
+		return cannot_judge(name, why);
 	}
 	doc = xmlReadMemory(xml, (int)len, "domain.xml", NULL,
 			    XML_PARSE_NONET | XML_PARSE_NOERROR |
 			    XML_PARSE_NOWARNING);
 	free(xml);
-	if (!doc)
-		return 0;	/* libvirt's own XML: not ours to judge */
+	if (!doc) {
+		xml_error(why, sizeof(why));
+		return cannot_judge(name, why);
+	}
 	r = vcp_tag_from_domain(doc, &tag, &err);
 	xmlFreeDoc(doc);
-	if (r != -EINVAL) { /* fine, no tag (or no memory to judge) */
+	if (r == -ENOMEM)
+		return cannot_judge(name, "out of memory");
+	if (r != -EINVAL) { /* fine, or no tag */
 		free(err);
 		return 0;
 	}
@@ -156,12 +199,9 @@ static int check_tag(const char *name)
 static void notify(const char *name, const char *op, const char *subop)
 {
 	const char *path = env_or("VCPACK_SOCKET", VCP_CTL_SOCKET);
-	char line[512];
-	int n = snprintf(line, sizeof(line), "hook %s %s %s\n", op, subop, name);
 
 	/* best effort: no daemon, or a stuck one, never delays a start */
-	if (n > 0 && (size_t)n < sizeof(line))
-		(void)vcp_ctl_send(path, line, NOTIFY_TIMEOUT_MS);
+	(void)vcp_ctl_notify(path, op, subop, name, NOTIFY_TIMEOUT_MS);
 }
 
 int main(int argc, char **argv)

@@ -17,6 +17,8 @@ qemu-system-x86 busybox-static cpio time scdoc pandoc man-db systemd
 debhelper lintian dpkg-dev"
 # promtool checks the metrics output (tests/integration/test-metrics.sh)
 PKGS="$PKGS prometheus"
+# make check-fuzz (libFuzzer harnesses)
+PKGS="$PKGS clang"
 KPKGS="linux-source-6.12 xz-utils bc bison flex libelf-dev libssl-dev gnuplot-nox"
 # git clang-format: make format-check
 PKGS="$PKGS clang-format"

@@ -13,7 +13,9 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <dirent.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -239,13 +241,56 @@ static void progress(void *opaque, size_t done, size_t total)
 	fflush(stderr);
 }
 
+/* Descriptors open now (those of stuck workers of an earlier pass too). */
+static unsigned long long fds_in_use(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	unsigned long long n = 0;
+
+	if (!d)
+		return 64;	/* a guess on the safe side */
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+static unsigned long long fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+		return 1 << 20;
+	return rl.rlim_cur;
+}
+
+/*
+ * A host that accepts and never answers keeps a worker and its
+ * descriptors until the process ends: contact no more hosts at once than
+ * the descriptor limit allows (the others are reported as not
+ * contacted). Checked before the first pass; each pass takes the budget
+ * left then (a later pass finds the stuck workers of earlier ones).
+ */
+static int fd_budget(void)
+{
+	unsigned long long in_use = fds_in_use(), limit = fd_limit();
+
+	if (!vcp_fleet_fd_budget(limit, in_use))
+		return vcp_cli_err(EXIT_PARTIAL, "the file descriptor limit (%llu, %llu in use) leaves no room to contact any host; raise it (ulimit -n)",
+				   limit, in_use);
+	return 0;
+}
+
 static struct vcp_fleet_pool pool_for(const struct fctx *f, vcp_fleet_job job,
 				      void (*free_data)(void *), void *arg,
 				      bool readonly)
 {
+	unsigned int budget = vcp_fleet_fd_budget(fd_limit(), fds_in_use());
 	struct vcp_fleet_pool p = {
 		.concurrency = f->cfg.concurrency,
 		.timeout_s = f->cfg.timeout_s,
+		/* at least one: the spare descriptors are kept for it */
+		.max_live = budget ? budget : 1,
 		.readonly = readonly,
 		.job = job,
 		.free_data = free_data,
@@ -1131,8 +1176,12 @@ int vcp_cli_fleet(int argc, char **argv, const struct vcp_cli_common *c)
 	    strcmp(cmd, "apply"))
 		return vcp_cli_err(EXIT_USAGE, "unknown fleet command '%s' (status, tag, plan, apply)", cmd);
 	r = load_cfg(&f);
-	if (r)
+	if (!r)
+		r = fd_budget();
+	if (r) {
+		fctx_clear(&f);
 		return r;
+	}
 	if (!strcmp(cmd, "status"))
 		r = cmd_status(&f);
 	else if (!strcmp(cmd, "tag"))

@@ -25,7 +25,6 @@
 #include "cycle.h"
 #include "diff.h"
 #include "irqview.h"
-#include "jsonfile.h"
 #include "kernel.h"
 #include "metrics.h"
 #include "mode.h"
@@ -38,6 +37,7 @@
 #include "render.h"
 #include "report.h"
 #include "tags.h"
+#include "trial.h"
 #include "virt.h"
 
 
@@ -88,6 +88,8 @@ static const char *const usage_text =
 	"  tag DOMAIN --priority high|normal|low | --class spread|balanced|pack\n"
 	"                         write the VM's vcpack tag (live and persistent)\n"
 	"  restore [DOMAIN...]    put VMs back to their recorded original pins\n"
+	"  trial [--rounds N] [--window S] ...\n"
+	"                         measure whether packing saves power here (A/B)\n"
 	"  fleet --hosts FLEET.json status|tag|plan\n"
 	"                         many hosts over libvirt URIs (vcpack fleet --help)\n"
 	"\n"
@@ -137,6 +139,17 @@ static const char *const cmd_help[][2] = {
 	{ "restore", "Usage: vcpack [OPTIONS] restore [DOMAIN...]\n"
 		     "Put the named VMs (default: every running VM) back to the pins\n"
 		     "recorded before vcpack first changed them, and drop the record.\n" },
+	{ "trial", "Usage: vcpack [OPTIONS] trial [--rounds N] [--window S] [--settle S]\n"
+		   "       [--sample S] [--order found-first|planned-first]\n"
+		   "       [--min-effect W|P%] [--state FILE]\n"
+		   "Alternate the host between as found (what restore leaves) and as\n"
+		   "planned (what apply does) in 2N+1 windows (default 5 rounds of\n"
+		   "180 s, 20 s settle, a read every 1 s), read the energy counters,\n"
+		   "and report each arm's mean power, the difference with its 95%\n"
+		   "interval, the vCPU wait per VM and a verdict (saves, no-difference,\n"
+		   "costs), recorded in FILE (default " VCP_TRIAL_STATE ").\n"
+		   "The host is put back as found at the end and on SIGINT/SIGTERM.\n"
+		   "Refused (exit 2) where no energy counter is readable.\n" },
 };
 
 static bool print_cmd_help(const char *cmd)
@@ -306,99 +319,49 @@ static void header_text(const struct ctx *c, const struct vcp_world *w)
 		printf("issue:  '%s': %s\n", w->issues[i].vm, w->issues[i].msg);
 }
 
-/* The string at @key of @o, "" when there is none. */
-static const char *str_at(struct json_object *o, const char *key)
+/* Lay vcpackd's figures for one VM over the observed VM. */
+static void overlay_vm(struct vcp_vm *vm, const struct vcp_status_vm *sv)
 {
-	struct json_object *v = json_object_object_get(o, key);
-
-	return json_object_is_type(v, json_type_string) ?
-		       json_object_get_string(v) :
-		       "";
-}
-
-static bool is_number(struct json_object *v)
-{
-	return json_object_is_type(v, json_type_double) ||
-	       json_object_is_type(v, json_type_int);
-}
-
-/* Lay vcpackd's figures for one VM over the observed VM (what is not a
- * number where one belongs is left as observed). */
-static void overlay_vm(struct vcp_vm *vm, struct json_object *v)
-{
-	struct json_object *dem = json_object_object_get(v, "demand");
-	struct json_object *del = json_object_object_get(v, "delay");
-	size_t n = json_object_is_type(dem, json_type_array) ?
-			   json_object_array_length(dem) :
-			   0;
-
-	for (unsigned int c = 0; c < vm->n_vcpus && c < n; c++) {
-		struct json_object *d = json_object_array_get_idx(dem, c);
-
-		if (is_number(d))
-			vm->demand[c] = json_object_get_double(d);
-	}
-	if (is_number(del))
-		vm->delay = json_object_get_double(del);
-}
-
-/* Is vcpackd's reply of the shape we read, connected to @uri? */
-static bool daemon_reply_fits(struct json_object *o, const char *uri,
-			      struct json_object **ret_vms, int64_t *ret_pid)
-{
-	struct json_object *last = json_object_object_get(o, "last");
-	struct json_object *conn = json_object_object_get(o, "connected");
-	struct json_object *vms = json_object_object_get(last, "vms");
-
-	if (!json_object_is_type(o, json_type_object) ||
-	    !json_object_is_type(vms, json_type_array) ||
-	    !json_object_is_type(conn, json_type_boolean) ||
-	    !json_object_get_boolean(conn) || strcmp(str_at(o, "uri"), uri) ||
-	    !vcp_json_int_in(json_object_object_get(o, "pid"), 1, INT32_MAX,
-			     ret_pid))
-		return false;
-	*ret_vms = vms;
-	return true;
+	for (unsigned int c = 0; c < vm->n_vcpus && c < sv->n_vcpus; c++)
+		if (sv->demand[c] >= 0)
+			vm->demand[c] = sv->demand[c];
+	if (sv->delay >= 0)
+		vm->delay = sv->delay;
 }
 
 /*
  * When vcpackd runs for this same URI, show what it measured (its
  * windowed peak and delay) instead of sampling again, so that both say
  * the same. 0 when the daemon's view was used; anything else: the caller
- * measures itself (no daemon, another URI, not root).
+ * measures itself (no daemon, another URI, not root, a reply that is not
+ * a status).
  */
 static int daemon_view(struct ctx *c, struct vcp_world *w)
 {
 	const char *path = c->daemon_socket ? c->daemon_socket :
 			   getenv("VCPACK_SOCKET") ? getenv("VCPACK_SOCKET") :
 			   VCP_CTL_SOCKET;
-	struct json_object *o, *vms;
-	char *reply = NULL;
-	int64_t pid;
-	int r = vcp_ctl_request(path, "status\n", 1000, 16 << 20, &reply);
+	struct vcp_status st = { 0 };
+	char *err = NULL;
+	int r = vcp_ctl_status(path, 1000, &st, &err);
 
+	free(err);
 	if (r < 0)
 		return r;
-	o = json_tokener_parse(reply);
-	free(reply);
-	if (!daemon_reply_fits(o, vcp_virt_uri(c->v), &vms, &pid)) {
-		json_object_put(o);
+	if (!st.connected || !st.has_last || strcmp(st.uri, vcp_virt_uri(c->v))) {
+		vcp_status_clear(&st);
 		return -ENOENT;
 	}
 	r = observe(c, w, 0, true);
 	for (size_t i = 0; r == 0 && i < w->n_vms; i++)
-		for (size_t k = 0; k < json_object_array_length(vms); k++) {
-			struct json_object *v = json_object_array_get_idx(vms, k);
-
-			if (json_object_is_type(v, json_type_object) &&
-			    !strcmp(str_at(v, "name"), w->vms[i].name))
-				overlay_vm(&w->vms[i], v);
-		}
+		for (size_t k = 0; k < st.n_vms; k++)
+			if (!strcmp(st.vms[k].name, w->vms[i].name))
+				overlay_vm(&w->vms[i], &st.vms[k]);
 	if (r == 0) {
 		w->demand_measured = true;
-		c->daemon_pid = (int)pid;
+		c->daemon_pid = st.pid;
 	}
-	json_object_put(o);
+	vcp_status_clear(&st);
 	return r;
 }
 
@@ -940,6 +903,25 @@ static int cmd_restore(struct ctx *c, int argc, char **argv)
 	return r;
 }
 
+/* ---- trial (cli-trial.c) ---- */
+
+static int cmd_trial(struct ctx *c, int argc, char **argv)
+{
+	struct vcp_cli_host h;
+	int r = setup(c, false);
+
+	if (r)
+		return r;
+	h = (struct vcp_cli_host){
+		.json = c->json, .sample_ms = c->sample_ms, .policy = &c->policy,
+		.v = c->v, .k = c->k, .mode = c->mode, .power_root = c->power_root,
+		.daemon_socket = c->daemon_socket ? c->daemon_socket :
+				 getenv("VCPACK_SOCKET") ? getenv("VCPACK_SOCKET") :
+				 VCP_CTL_SOCKET,
+	};
+	return vcp_cli_trial(argc, argv, &h);
+}
+
 /* ---- fleet (cli-fleet.c) ---- */
 
 static int cmd_fleet(struct ctx *c, int argc, char **argv)
@@ -967,6 +949,7 @@ static const struct {
 	{ "metrics", cmd_metrics },
 	{ "apply", cmd_apply },	  { "tag", cmd_tag },
 	{ "restore", cmd_restore },
+	{ "trial", cmd_trial },
 };
 
 static int parse_global(struct ctx *c, int argc, char **argv)

@@ -31,4 +31,23 @@ struct vcp_cli_common {
 /* `vcpack fleet ...`: argv[0] is "fleet". Returns the exit status. */
 int vcp_cli_fleet(int argc, char **argv, const struct vcp_cli_common *c);
 
+struct vcp_virt;
+struct vcp_kernel;
+
+/* An opened host, for the commands kept in their own files. */
+struct vcp_cli_host {
+	bool json;
+	unsigned int sample_ms;	/* demand sample for planning */
+	const struct vcp_policy *policy;
+	struct vcp_virt *v;
+	const struct vcp_kernel *k;
+	enum vcp_mode mode;
+	const char *power_root;	/* --power-root / VCPACK_POWER_ROOT */
+	const char *daemon_socket;	/* vcpackd's socket */
+};
+
+/* `vcpack trial ...` (cli-trial.c): argv[0] is "trial". The exit
+ * status: 0 a verdict, 1 could not finish, 2 refused. */
+int vcp_cli_trial(int argc, char **argv, const struct vcp_cli_host *h);
+
 #endif

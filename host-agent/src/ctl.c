@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * ctl.c - control-socket client with deadlines (see ctl.h): non-blocking
- * connect, poll for every step against one deadline. No output.
+ * connect, poll for every step against one deadline; the messages are
+ * proto.c's. No output.
  */
 #include "ctl.h"
+
+#include "errmsg.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -96,13 +99,15 @@ int vcp_ctl_send(const char *path, const char *line, unsigned int timeout_ms)
 	return r;
 }
 
-static int read_all(int fd, size_t max, long long deadline, char **ret)
+/* Read up to the reply's newline (or the daemon's hang-up), at most
+ * @max bytes, into a NUL-terminated *ret without the newline. */
+static int read_line(int fd, size_t max, long long deadline, char **ret)
 {
 	size_t len = 0, cap = 4096;
-	char *buf = malloc(cap);
+	char *buf = malloc(cap), *nl = NULL;
 	int r = 0;
 
-	while (buf && r == 0) {
+	while (buf && r == 0 && !nl) {
 		ssize_t n;
 
 		if (len + 1 >= cap) {
@@ -118,12 +123,14 @@ static int read_all(int fd, size_t max, long long deadline, char **ret)
 		n = read(fd, buf + len, cap - len - 1);
 		if (n == 0)
 			break;
-		if (n > 0)
+		if (n > 0) {
+			nl = memchr(buf + len, '\n', (size_t)n);
 			len += (size_t)n;
-		else if (errno == EAGAIN)
+		} else if (errno == EAGAIN) {
 			r = wait_for(fd, POLLIN, deadline);
-		else
+		} else {
 			r = -errno;
+		}
 	}
 	if (!buf)
 		return -ENOMEM;
@@ -131,7 +138,7 @@ static int read_all(int fd, size_t max, long long deadline, char **ret)
 		free(buf);
 		return r;
 	}
-	buf[len] = '\0';
+	buf[nl ? (size_t)(nl - buf) : len] = '\0';
 	*ret = buf;
 	return 0;
 }
@@ -146,7 +153,64 @@ int vcp_ctl_request(const char *path, const char *line,
 		return fd;
 	r = send_line(fd, line, deadline);
 	if (r == 0)
-		r = read_all(fd, max, deadline, ret_reply);
+		r = read_line(fd, max, deadline, ret_reply);
 	close(fd);
+	return r;
+}
+
+int vcp_ctl_call(const char *path, const struct vcp_req *req,
+		 unsigned int timeout_ms, size_t max,
+		 struct json_object **ret, char **ret_err)
+{
+	char *line = vcp_req_format(req), *reply = NULL;
+	int r;
+
+	if (!line)
+		return -ENOMEM;
+	r = vcp_ctl_request(path, line, timeout_ms, max, &reply);
+	free(line);
+	if (r < 0)
+		return vcp_err(ret_err, r, "%s: %s", path, strerror(-r));
+	r = vcp_reply_parse(reply, ret, ret_err);
+	free(reply);
+	return r;
+}
+
+int vcp_ctl_status(const char *path, unsigned int timeout_ms,
+		   struct vcp_status *ret, char **ret_err)
+{
+	struct vcp_req req = { .op = VCP_REQ_STATUS };
+	struct json_object *o = NULL, *st;
+	int r = vcp_ctl_call(path, &req, timeout_ms, VCP_CTL_MAX_REPLY, &o,
+			     ret_err);
+
+	if (r < 0)
+		return r;
+	if (!json_object_object_get_ex(o, "status", &st))
+		r = vcp_err(ret_err, -EBADMSG, "reply: no \"status\"");
+	else
+		r = vcp_status_from_json(st, ret, ret_err);
+	json_object_put(o);
+	return r;
+}
+
+int vcp_ctl_notify(const char *path, const char *event, const char *sub,
+		   const char *vm, unsigned int timeout_ms)
+{
+	struct vcp_req req = { .op = VCP_REQ_HOOK };
+	char *line;
+	int r;
+
+	if (strlen(event) >= sizeof(req.event) ||
+	    strlen(sub) >= sizeof(req.sub) || strlen(vm) >= sizeof(req.vm))
+		return -ENAMETOOLONG;
+	strcpy(req.event, event);
+	strcpy(req.sub, sub);
+	strcpy(req.vm, vm);
+	line = vcp_req_format(&req);
+	if (!line)
+		return -ENOMEM;
+	r = vcp_ctl_send(path, line, timeout_ms);
+	free(line);
 	return r;
 }

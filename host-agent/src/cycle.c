@@ -13,6 +13,7 @@
 #include "demand.h"
 #include "planner.h"
 #include "policy.h"
+#include "trialstate.h"
 
 struct vcp_policy vcp_policy_at(const struct vcp_policy *policy, time_t now)
 {
@@ -56,8 +57,14 @@ int vcp_cycle_finish(const struct vcp_policy *policy, time_t now,
 		     struct vcp_cycle *c, char **ret_err)
 {
 	struct vcp_policy p = vcp_policy_at(policy, now);
+	enum vcp_trial_verdict v;
 	int r;
 
+	/* require_trial: auto packs only after a trial said "saves" */
+	if (p.require_trial && p.level == VCP_LEVEL_AUTO &&
+	    (vcp_trial_state_verdict(vcp_trial_state_path(), &v) < 0 ||
+	     v != VCP_TRIAL_SAVES))
+		p.level = 0;
 	r = vcp_plan_check_reserved(c->w.host, &p, ret_err);
 	if (r < 0)
 		return r;

@@ -34,6 +34,11 @@ int vcp_cycle_plan(struct vcp_virt *v, const struct vcp_kernel *k,
 		   struct vcp_cycle *ret, char **ret_err);
 void vcp_cycle_clear(struct vcp_cycle *c);
 
+/*
+ * With the policy's require_trial, an `auto` level plans level 0 unless
+ * the trial state file (trialstate.h) holds the verdict "saves".
+ */
+
 /* The same in two steps, for a caller that adjusts the observed VMs
  * (the daemon marks VMs it must leave alone) before planning. On a
  * failure of vcp_cycle_finish() the caller clears @c. */

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -34,6 +35,7 @@
 
 #include "apply.h"
 #include "ctl.h"
+#include "ctlserver.h"
 #include "cycle.h"
 #include "demand.h"
 #include "irq.h"
@@ -51,6 +53,8 @@
 #define BACKOFF_MAX_S 10
 /* Re-plan at least this often even when nothing seems to change. */
 #define RESYNC_S 600
+/* A control client that neither sends nor reads for this long is closed. */
+#define CTL_IDLE_MS 10000
 
 struct daemon {
 	const char *uri;
@@ -69,7 +73,8 @@ struct daemon {
 	struct vcp_tracker *tracker;
 	struct vcp_pin_memo *memo;	/* the pins we set, per VM */
 	uint64_t last_fp;		/* tracker fingerprint last planned on */
-	char *last_status;		/* JSON of the last plan, for "status" */
+	struct json_object *last_status; /* the last plan, for "status" */
+	struct vcp_ctl_server *server;
 	time_t last_resync;
 	guint replan_src, sample_src, reconnect_src;
 	unsigned int backoff_s;
@@ -241,10 +246,8 @@ static void remember_status(struct daemon *d, const struct vcp_cycle *cy)
 	json_object_object_add(o, "active",
 			       json_object_new_int((int)cy->plan->n_active));
 	json_object_object_add(o, "vms", vms);
-	g_free(d->last_status);
-	d->last_status = g_strdup(json_object_to_json_string_ext(o,
-					JSON_C_TO_STRING_PLAIN));
-	json_object_put(o);
+	json_object_put(d->last_status);
+	d->last_status = o;
 }
 
 /*
@@ -541,31 +544,12 @@ static void schedule_reconnect(struct daemon *d)
 
 /* ---- the control socket (hook notifications, queries) ---- */
 
-static void write_all(int fd, const char *s, size_t len)
-{
-	int fl = fcntl(fd, F_GETFL);
-
-	/* the reply may exceed the socket buffer: block for it (a client
-	 * that stops reading is the client's problem, and is rare: root) */
-	if (fl >= 0)
-		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-	while (len) {
-		ssize_t n = write(fd, s, len);
-
-		if (n <= 0)
-			return;
-		s += n;
-		len -= (size_t)n;
-	}
-}
-
 /* {"pid", "uri", "connected", "mode", "replans", "last": {at, level,
  * active, vms: [{name, demand: [per vCPU], delay, relieved}]}}: what the
  * daemon measured and planned on, so `vcpack status` shows the same. */
-static void answer_status(struct daemon *d, int fd)
+static struct json_object *status_of(struct daemon *d)
 {
 	struct json_object *o = json_object_new_object();
-	const char *s;
 
 	json_object_object_add(o, "pid", json_object_new_int(getpid()));
 	json_object_object_add(o, "uri", json_object_new_string(
@@ -575,64 +559,60 @@ static void answer_status(struct daemon *d, int fd)
 			       d->mode == VCP_MODE_KERNEL ? "kernel" : "pin"));
 	json_object_object_add(o, "replans",
 			       json_object_new_int64((int64_t)d->n_replans));
-	json_object_object_add(o, "last", d->last_status ?
-			       json_tokener_parse(d->last_status) : NULL);
-	s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
-					       JSON_C_TO_STRING_NOSLASHESCAPE);
-	write_all(fd, s, strlen(s));
-	write_all(fd, "\n", 1);
-	json_object_put(o);
+	json_object_object_add(o, "last", json_object_get(d->last_status));
+	return o;
 }
 
-static void answer(struct daemon *d, int fd, const char *line)
+/* The answer to one request (proto.h says what each carries). */
+static struct json_object *answer(void *opaque, const struct vcp_req *req,
+				  char **ret_error)
 {
-	char reply[256];
-	int n;
+	struct daemon *d = opaque;
+	struct json_object *o = json_object_new_object();
 
-	if (strncmp(line, "hook ", 5) == 0) {
-		log_msg(LOG_DEBUG, "hook: %s", line + 5);
-		schedule_replan(d, strstr(line, " started ") ? 0 : REPLAN_COALESCE_MS);
-		return;
-	}
-	if (strcmp(line, "replan") == 0) {
+	switch (req->op) {
+	case VCP_REQ_HOOK:
+		log_msg(LOG_DEBUG, "hook: %s %s %s", req->event, req->sub, req->vm);
+		schedule_replan(d, strcmp(req->event, "started") == 0 ?
+				0 : REPLAN_COALESCE_MS);
+		break;
+	case VCP_REQ_REPLAN:
 		replan(d);
-		n = snprintf(reply, sizeof(reply), "ok replans=%lu\n", d->n_replans);
-	} else if (strcmp(line, "status") == 0) {
-		answer_status(d, fd);
-		return;
-	} else if (strcmp(line, "ping") == 0) {
-		n = snprintf(reply, sizeof(reply), "ok %s mode=%s replans=%lu\n",
-			     d->v ? "connected" : "disconnected",
-			     d->mode == VCP_MODE_KERNEL ? "kernel" : "pin",
-			     d->n_replans);
-	} else {
-		n = snprintf(reply, sizeof(reply), "error unknown request\n");
+		json_object_object_add(o, "replans",
+				       json_object_new_int64((int64_t)d->n_replans));
+		break;
+	case VCP_REQ_STATUS:
+		json_object_object_add(o, "status", status_of(d));
+		break;
+	case VCP_REQ_PING:
+		json_object_object_add(o, "connected",
+				       json_object_new_boolean(d->v != NULL));
+		json_object_object_add(o, "mode", json_object_new_string(
+				       d->mode == VCP_MODE_KERNEL ? "kernel" : "pin"));
+		json_object_object_add(o, "replans",
+				       json_object_new_int64((int64_t)d->n_replans));
+		break;
 	}
-	if (n > 0)
-		(void)!write(fd, reply, (size_t)MIN((size_t)n, sizeof(reply) - 1));
+	return o;
 }
 
-static gboolean on_client(gint fd, GIOCondition cond, gpointer data)
+static void on_server_note(void *opaque, const char *msg)
 {
-	char buf[512];
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-
-	if (n > 0) {
-		buf[n] = '\0';
-		buf[strcspn(buf, "\r\n")] = '\0';
-		answer(data, fd, buf);
-	}
-	close(fd);
-	return G_SOURCE_REMOVE;
+	log_msg(LOG_WARNING, "%s", msg);
 }
 
-static gboolean on_accept(gint fd, GIOCondition cond, gpointer data)
+static int serve(struct daemon *d)
 {
-	int c = accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	struct rlimit rl = { 0 };
+	struct vcp_ctl_server_conf conf = {
+		.idle_ms = CTL_IDLE_MS, .handle = answer,
+		.note = on_server_note, .opaque = d,
+	};
 
-	if (c >= 0)
-		g_unix_fd_add(c, G_IO_IN | G_IO_HUP | G_IO_ERR, on_client, data);
-	return G_SOURCE_CONTINUE;
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		rl.rlim_cur = 1024;
+	conf.max_clients = vcp_proto_client_limit(rl.rlim_cur);
+	return vcp_ctl_server_new(d->listen_fd, &conf, &d->server);
 }
 
 static int listen_socket(struct daemon *d)
@@ -655,15 +635,14 @@ static int listen_socket(struct daemon *d)
 	}
 	unlink(d->socket_path);
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    chmod(d->socket_path, 0600) < 0 || listen(fd, 16) < 0) {
+	    chmod(d->socket_path, 0600) < 0 || listen(fd, SOMAXCONN) < 0) {
 		int r = -errno;
 
 		close(fd);
 		return r;
 	}
 	d->listen_fd = fd;
-	g_unix_fd_add(fd, G_IO_IN, on_accept, d);
-	return 0;
+	return serve(d);
 }
 
 /* ---- signals ---- */
@@ -862,6 +841,7 @@ int main(int argc, char **argv)
 	log_msg(LOG_INFO, "vcpackd started (policy sample every %us, shrink after %us)",
 		d.policy.sample_interval_s, d.policy.shrink_after_s);
 	g_main_loop_run(d.loop);
+	vcp_ctl_server_free(d.server);
 	unlink(d.socket_path);
 	close(d.listen_fd);
 	vcp_virt_close(d.v);
@@ -871,7 +851,7 @@ int main(int argc, char **argv)
 	vcp_metrics_pub_free(d.metrics);
 	vcp_policy_clear(&d.policy);
 	g_free(d.last_failures);
-	g_free(d.last_status);
+	json_object_put(d.last_status);
 	g_main_loop_unref(d.loop);
 	return 0;
 }

@@ -11,6 +11,15 @@
  * worker starts in its place, and the stuck one, when libvirt returns at
  * last, frees what it made. The shared state is reference-counted, so
  * the last thread out frees it. No output, no logging.
+ *
+ * A stuck worker keeps its connection's descriptors (a socket and an
+ * eventfd; VCP_FLEET_FDS_PER_HOST counts them with room to spare) until
+ * libvirt returns, which for a host that accepts and never answers is
+ * never. So workers alive at once, stuck or not, are bounded by
+ * pool.max_live (from the fd budget): no new worker starts past it, and
+ * when every live worker is stuck and the budget is spent, the hosts not
+ * started yet are reported as not contacted, saying why, instead of the
+ * process running out of descriptors inside libvirt or GLib.
  */
 #include "fleet.h"
 
@@ -126,6 +135,12 @@ static void *worker(void *p)
 	return NULL;
 }
 
+static bool may_spawn(const struct shared *s)
+{
+	return s->next < s->n &&
+	       (!s->pool.max_live || s->alive < s->pool.max_live);
+}
+
 /* Called with the lock held. */
 static int spawn(struct shared *s)
 {
@@ -206,15 +221,20 @@ static struct shared *shared_new(const char *const *uris, size_t n,
 }
 
 /* Called with the lock held: no worker left and none can be started
- * (out of threads): the hosts not started yet fail, rather than wait. */
-static void fail_pending(struct shared *s)
+ * (out of threads, or the fd budget spent on stuck workers): the hosts
+ * not started yet fail, rather than wait. */
+static void fail_pending(struct shared *s, bool budget)
 {
 	for (; s->next < s->n; s->next++) {
 		struct job *j = &s->jobs[s->next];
 
 		j->state = J_DONE;
-		j->res.r = -EAGAIN;
-		vcp_err(&j->res.err, 0, "no worker thread could be started");
+		j->res.r = budget ? -EMFILE : -EAGAIN;
+		if (budget)
+			vcp_err(&j->res.err, 0, "not contacted: the %u connections the file descriptor limit allows are held by hosts that did not answer",
+				s->pool.max_live);
+		else
+			vcp_err(&j->res.err, 0, "no worker thread could be started");
 		s->finished++;
 	}
 }
@@ -227,15 +247,28 @@ static void supervise(struct shared *s, size_t *abandoned)
 	while (s->finished < s->n) {
 		wait_tick(s);
 		for (size_t k = expire(s, abandoned); k; k--)
-			if (s->next < s->n)
+			if (may_spawn(s))
 				spawn(s);
-		if (s->alive == s->stuck && s->next < s->n && spawn(s) < 0)
-			fail_pending(s);
+		if (s->alive == s->stuck && s->next < s->n &&
+		    (!may_spawn(s) || spawn(s) < 0))
+			fail_pending(s, !may_spawn(s));
 		if (s->pool.progress && s->finished != reported) {
 			reported = s->finished;
 			s->pool.progress(s->pool.progress_opaque, reported, s->n);
 		}
 	}
+}
+
+unsigned int vcp_fleet_fd_budget(unsigned long long nofile,
+				 unsigned long long in_use)
+{
+	unsigned long long spare;
+
+	if (nofile <= in_use + VCP_FLEET_FD_RESERVE)
+		return 0;
+	spare = (nofile - in_use - VCP_FLEET_FD_RESERVE) /
+		VCP_FLEET_FDS_PER_HOST;
+	return spare > 100000 ? 100000 : (unsigned int)spare;
 }
 
 int vcp_fleet_run(const char *const *uris, size_t n,
@@ -253,7 +286,7 @@ int vcp_fleet_run(const char *const *uris, size_t n,
 		return -ENOMEM;
 	want = n < pool->concurrency ? (unsigned int)n : pool->concurrency;
 	pthread_mutex_lock(&s->lock);
-	for (unsigned int w = 0; w < want; w++)
+	for (unsigned int w = 0; w < want && may_spawn(s); w++)
 		started += spawn(s) == 0;
 	if (!started && n) {
 		pthread_mutex_unlock(&s->lock);

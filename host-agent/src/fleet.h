@@ -28,6 +28,10 @@ typedef int (*vcp_fleet_job)(struct vcp_virt *v, size_t i, void *arg,
 struct vcp_fleet_pool {
 	unsigned int concurrency;	/* workers at once (>= 1) */
 	unsigned int timeout_s;		/* per host, connect included */
+	/* Workers alive at once, stuck ones included (0: no bound): see
+	 * vcp_fleet_fd_budget(). Past it, hosts not started yet fail with
+	 * -EMFILE once every live worker is stuck. */
+	unsigned int max_live;
 	bool readonly;			/* open connections read-only */
 	vcp_fleet_job job;
 	void (*free_data)(void *data);
@@ -48,6 +52,14 @@ struct vcp_fleet_pool {
 int vcp_fleet_run(const char *const *uris, size_t n,
 		  const struct vcp_fleet_pool *pool,
 		  struct vcp_fleet_result *results, size_t *ret_abandoned);
+/* Descriptors one host's connection may hold (a socket and an eventfd
+ * in libvirt 9, with room to spare), and those kept for everything else. */
+#define VCP_FLEET_FDS_PER_HOST 4
+#define VCP_FLEET_FD_RESERVE 64
+/* How many hosts may be in contact at once (pool.max_live) for a
+ * process allowed @nofile descriptors with @in_use open: 0 when none. */
+unsigned int vcp_fleet_fd_budget(unsigned long long nofile,
+				 unsigned long long in_use);
 void vcp_fleet_results_clear(struct vcp_fleet_result *res, size_t n,
 			     void (*free_data)(void *data));
 

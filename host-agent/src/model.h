@@ -193,6 +193,9 @@ struct vcp_policy {
 	 * /proc/irq/N/smp_affinity_list, or by telling what irqbalance
 	 * should ban where it runs). Off by default. */
 	bool irq_affinity;
+	/* `auto` packs only after `vcpack trial` recorded "saves" (its
+	 * state file); level 0 until then. Off by default. */
+	bool require_trial;
 };
 
 void vcp_policy_defaults(struct vcp_policy *p);

@@ -326,6 +326,13 @@ static int parse_key(const struct pctx *c, const char *key,
 		p->strict_tags = json_object_get_boolean(v);
 		return 0;
 	}
+	if (strcmp(key, "require_trial") == 0) {
+		if (!json_object_is_type(v, json_type_boolean))
+			return fail(c, key, "must be true or false, got %s",
+				    vcp_json_shown(v));
+		p->require_trial = json_object_get_boolean(v);
+		return 0;
+	}
 	if (strcmp(key, "_comment") == 0)
 		return 0;
 	return fail(c, key, "unknown key");
@@ -486,5 +493,7 @@ struct json_object *vcp_policy_to_json(const struct vcp_policy *p)
 				       json_object_new_string(buf));
 	json_object_object_add(o, "irq_affinity", json_object_new_string(
 			       p->irq_affinity ? "on" : "off"));
+	json_object_object_add(o, "require_trial",
+			       json_object_new_boolean(p->require_trial));
 	return o;
 }

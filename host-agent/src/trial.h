@@ -71,6 +71,9 @@ enum vcp_trial_verdict {
 	VCP_TRIAL_COSTS,
 };
 
+/* Where `vcpack trial` records its last verdict for vcpackd. */
+#define VCP_TRIAL_STATE "/var/lib/vcpack/trial.json"
+
 #define VCP_TRIAL_MIN_ROUNDS	2
 #define VCP_TRIAL_MAX_ROUNDS	1000
 

@@ -7,7 +7,8 @@
 # libvirtd restarted under running guests, vcpackd killed with -9 and
 # restarted, a guest destroyed while being placed, SIGTERM with
 # --restore-on-exit putting every guest back exactly, and vcpackd killed
-# with -9 mid-apply followed by `vcpack restore`.
+# with -9 mid-apply followed by `vcpack restore`, and `vcpack trial`
+# refusing where this machine has no energy counters.
 B=$1
 KERNEL=$2
 here=$(cd "$(dirname "$0")" && pwd)
@@ -35,6 +36,21 @@ define_guest "$U" gspread 1 "priority='high'" &&
 start_guest "$U" gspread && start_guest "$U" gpack &&
 	t_pass "two guests started" || t_fail "start guests"
 t_eq "unpinned before vcpackd" "$all" "$(allowed gpack 0)"
+
+# vcpack trial reads this machine's energy counters: where it has none
+# (a guest machine), it refuses cleanly before anything changes
+if ls -d /sys/class/powercap/intel-rapl:* >/dev/null 2>&1; then
+	t_pass "trial refusal not checked: this machine has powercap zones"
+else
+	out=$(V trial --rounds 2 --window 1 --settle 0 --sample 0.2 \
+		--state "$T_TMP/trial.json" 2>&1)
+	t_eq "trial without energy counters: exit 2" 2 $?
+	t_match "trial without energy counters: why" \
+		"no energy counter is readable: energy: no powercap" "$out"
+	t_eq "trial refused: nothing changed" "$all" "$(allowed gpack 0)"
+	t_eq "trial refused: no verdict recorded" no \
+		"$([ -e "$T_TMP/trial.json" ] && echo yes || echo no)"
+fi
 
 # This machine: one package, $ncpu cores. The spread guest gets a core of
 # its own (one core per package stays shared); the rest share the others.

@@ -2,8 +2,9 @@
 # test-hook-qemu.sh BUILD_DIR KERNEL - the installed qemu hook under a
 # real libvirtd starting real QEMU guests: a bad tag refuses the start at
 # prepare (strict, the default) with a message naming the VM and the
-# fault; with strict_tags off the guest starts and vcpackd leaves it
-# untouched, saying why; a good tag starts normally.
+# fault, and so does a tag nested too deep for the hook to judge; with
+# strict_tags off the guest starts and vcpackd leaves it untouched,
+# saying why; a good tag starts normally.
 #
 # libvirtd runs hooks only from /etc/libvirt/hooks (session daemons
 # too), and the hook reads /etc/vcpack/policy.json: this suite changes
@@ -61,6 +62,18 @@ out=$(virsh -q -c "$U" start bad 2>&1); t_eq "bad tag, strict: start refused" 1 
 t_match "bad tag, strict: names the VM and the fault" "VM 'bad' has a bad vcpack tag \(priority 'urgent' is not one of high, normal, low\)" "$out"
 t_match "bad tag, strict: says how to fix it" "virsh metadata bad" "$out"
 t_eq "bad tag, strict: no QEMU left behind" "" "$(qemu_pid bad)"
+
+# a tag nested 255 deep: libvirt accepts it through `virsh metadata
+# --set`, and the whole domain XML the hook then gets is deeper than
+# libxml2's default; strict mode must refuse, not fail open
+define_guest "$U" deep 1 "priority='low'"
+open=$(printf '<x>%.0s' $(seq 255)); close=$(printf '</x>%.0s' $(seq 255))
+virsh -q -c "$U" metadata deep urn:vcpack:metadata:1 --key vcpack \
+	--set "<consolidation priority='low'>$open$close</consolidation>" >/dev/null 2>&1
+t_eq "deep tag: libvirt accepts it" 0 $?
+out=$(virsh -q -c "$U" start deep 2>&1); t_eq "deep tag, strict: start refused" 1 $?
+t_match "deep tag, strict: names the VM and why" "VM 'deep': its domain XML does not parse" "$out"
+t_eq "deep tag, strict: no QEMU left behind" "" "$(qemu_pid deep)"
 
 echo '{"strict_tags": false}' >"$POL"
 out=$(virsh -q -c "$U" start bad 2>&1); t_eq "bad tag, lenient: starts" 0 $?

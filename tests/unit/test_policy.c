@@ -52,6 +52,7 @@ static void test_defaults(void **state)
 	assert_int_equal(p.sample_interval_s, 10);
 	assert_int_equal(p.shrink_after_s, 300);
 	assert_true(p.strict_tags);
+	assert_false(p.require_trial);
 	assert_memory_equal(&p, &d, sizeof(p));
 }
 
@@ -67,7 +68,8 @@ static const char full[] =
 	" \"busy_vcpu_demand\": 0.05, \"smt_yield\": 1,"
 	" \"sample_interval\": 5, \"shrink_after\": 0,"
 	" \"strict_tags\": false, \"max_vcpu_delay\": 0.25,"
-	" \"foreign_pins\": \"respect\", \"_comment\": [\"ignored\"]}";
+	" \"foreign_pins\": \"respect\", \"require_trial\": true,"
+	" \"_comment\": [\"ignored\"]}";
 
 static void test_full_file(void **state)
 {
@@ -185,7 +187,8 @@ static void test_round_trip(void **state)
 		"\"headroom\":0,\"default_vcpu_demand\":0.5,"
 		"\"busy_vcpu_demand\":0.05,\"smt_yield\":1,\"sample_interval\":5,"
 		"\"shrink_after\":0,\"strict_tags\":false,\"max_vcpu_delay\":0.25,"
-		"\"foreign_pins\":\"respect\",\"reserved_cpus\":\"\",\"irq_affinity\":\"off\"}");
+		"\"foreign_pins\":\"respect\",\"reserved_cpus\":\"\",\"irq_affinity\":\"off\","
+		"\"require_trial\":true}");
 	assert_int_equal(vcp_policy_from_json(o, SRC, &q, &err), 0);
 	assert_int_equal(q.n_windows, p.n_windows);
 	assert_memory_equal(q.windows, p.windows,
@@ -195,6 +198,7 @@ static void test_round_trip(void **state)
 	assert_float_equal(q.busy_vcpu_demand, p.busy_vcpu_demand, 1e-12);
 	assert_float_equal(q.max_vcpu_delay, 0.25, 1e-12);
 	assert_true(q.respect_foreign_pins);
+	assert_true(q.require_trial);
 	json_object_put(o);
 	vcp_policy_clear(&p);
 	vcp_policy_clear(&q);
@@ -206,8 +210,10 @@ struct refusal {
 };
 
 static const struct refusal refusals[] = {
-	{ "{\"foreign_pins\": \"ignore\"}", SRC
-	  ": foreign_pins: must be \"restate\" or \"respect\", got \"ignore\"" },
+	{ "{\"foreign_pins\": \"ignore\"}",
+	  SRC ": foreign_pins: must be \"restate\" or \"respect\", got \"ignore\"" },
+	{ "{\"require_trial\": 1}",
+	  SRC ": require_trial: must be true or false, got 1" },
 	{ "{\"max_vcpu_delay\": 2}",
 	  SRC ": max_vcpu_delay: must be a number from 0 to 1, got 2" },
 	{ "{\"headroom\": 1.5}",
