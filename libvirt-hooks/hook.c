@@ -178,10 +178,8 @@ static int check_tag(const char *name)
 	}
 	r = vcp_tag_from_domain(doc, &tag, &err);
 	xmlFreeDoc(doc);
-	if (r == -ENOMEM) {
-		free(err);
+	if (r == -ENOMEM)
 		return cannot_judge(name, "out of memory");
-	}
 	if (r != -EINVAL) { /* fine, or no tag */
 		free(err);
 		return 0;

@@ -25,7 +25,6 @@
 #include "cycle.h"
 #include "diff.h"
 #include "irqview.h"
-#include "jsonfile.h"
 #include "kernel.h"
 #include "metrics.h"
 #include "mode.h"

@@ -43,17 +43,6 @@ for reply in '[1,2]' '"status"' 'not json' \
 	stop_fake
 done
 
-# fields of the wrong type: the reply is not used (the CLI measures itself)
-good="\"connected\":true,\"uri\":\"$TWO\",\"last\":{\"vms\":[]}"
-for reply in "{$good,\"pid\":42}" "{$good,\"pid\":\"42\"}" "{$good}" \
-	"{\"connected\":\"yes\",\"uri\":\"$TWO\",\"last\":{\"vms\":[]},\"pid\":42}"; do
-	fake_daemon "$sock" "$reply"
-	src="$src $("$VCPACK" --connect "$TWO" --daemon-socket "$sock" --json status 2>/dev/null | jq -r .demand_source)"
-	stop_fake
-done
-t_eq "daemon reply used only when every field has its type" \
-	" vcpackd none none none" "$src"
-
 # ---- fleet files of the wrong shape: exit 2 naming the key ----
 n=0
 for f in '{}' '{"hosts": 5}' '{"hosts": {"uri": "test:///default"}}' \

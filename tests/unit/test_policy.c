@@ -209,6 +209,7 @@ struct refusal {
 	const char *msg;
 };
 
+/* clang-format off */
 static const struct refusal refusals[] = {
 	{ "{\"foreign_pins\": \"ignore\"}",
 	  SRC ": foreign_pins: must be \"restate\" or \"respect\", got \"ignore\"" },
@@ -228,15 +229,16 @@ static const struct refusal refusals[] = {
 	  SRC ": busy_vcpu_demand: must be a number from 0 to 1, got null" },
 	{ "{\"smt_yield\": 1.01}",
 	  SRC ": smt_yield: must be a number from 0 to 1, got 1.01" },
-	{ "{\"sample_interval\": 0}", SRC
-	  ": sample_interval: must be a whole number from 1 to 3600, got 0" },
-	{ "{\"sample_interval\": 2.5}", SRC
-	  ": sample_interval: must be a whole number from 1 to 3600, got 2.5" },
-	{ "{\"shrink_after\": 86401}", SRC
-	  ": shrink_after: must be a whole number from 0 to 86400, got 86401" },
+	{ "{\"sample_interval\": 0}",
+	  SRC ": sample_interval: must be a whole number from 1 to 3600, got 0" },
+	{ "{\"sample_interval\": 2.5}",
+	  SRC ": sample_interval: must be a whole number from 1 to 3600, got 2.5" },
+	{ "{\"shrink_after\": 86401}",
+	  SRC ": shrink_after: must be a whole number from 0 to 86400, got 86401" },
 	{ "{\"strict_tags\": \"yes\"}",
 	  SRC ": strict_tags: must be true or false, got \"yes\"" },
-	{ "{\"level\": 3}", SRC ": level: must be 0, 1, 2 or \"auto\", got 3" },
+	{ "{\"level\": 3}",
+	  SRC ": level: must be 0, 1, 2 or \"auto\", got 3" },
 	{ "{\"level\": \"Auto\"}",
 	  SRC ": level: must be 0, 1, 2 or \"auto\", got \"Auto\"" },
 	{ "{\"level\": 1.0}",
@@ -244,10 +246,10 @@ static const struct refusal refusals[] = {
 	{ "{\"colour\": 1}", SRC ": colour: unknown key" },
 	{ "{\"priorities\": []}",
 	  SRC ": priorities: must be an object, got []" },
-	{ "{\"priorities\": {\"urgent\": \"spread\"}}", SRC
-	  ": priorities.urgent: unknown priority (expected high, normal or low)" },
-	{ "{\"priorities\": {\"high\": \"fast\"}}", SRC
-	  ": priorities.high: must be \"spread\", \"balanced\" or \"pack\", got \"fast\"" },
+	{ "{\"priorities\": {\"urgent\": \"spread\"}}",
+	  SRC ": priorities.urgent: unknown priority (expected high, normal or low)" },
+	{ "{\"priorities\": {\"high\": \"fast\"}}",
+	  SRC ": priorities.high: must be \"spread\", \"balanced\" or \"pack\", got \"fast\"" },
 	{ "{\"windows\": {}}", SRC ": windows: must be an array, got {}" },
 	{ "{\"windows\": [1]}", SRC ": windows[0]: must be an object, got 1" },
 	{ "{\"windows\": [{\"days\": [\"Mon\"], \"from\": \"08:00\","
@@ -256,50 +258,40 @@ static const struct refusal refusals[] = {
 	  SRC ": windows[1].days[0]: unknown day 'Mun'" },
 	{ "{\"windows\": [{\"days\": [\"Mon\", 2], \"from\": \"08:00\","
 	  " \"to\": \"18:00\", \"level\": 0}]}",
-	  SRC
-	  ": windows[0].days[1]: must be a day name such as \"Mon\", got 2" },
+	  SRC ": windows[0].days[1]: must be a day name such as \"Mon\", got 2" },
 	{ "{\"windows\": [{\"days\": [], \"from\": \"08:00\","
 	  " \"to\": \"18:00\", \"level\": 0}]}",
-	  SRC
-	  ": windows[0].days: must be a non-empty array of days (\"Mon\" ... \"Sun\"), got []" },
+	  SRC ": windows[0].days: must be a non-empty array of days (\"Mon\" ... \"Sun\"), got []" },
 	{ "{\"windows\": [{\"from\": \"08:00\", \"level\": 0}]}",
 	  SRC ": windows[0]: needs \"from\", \"to\" and \"level\"" },
 	{ "{\"windows\": [{\"from\": \"8:00\", \"to\": \"18:00\", \"level\": 0}]}",
-	  SRC
-	  ": windows[0].from: must be a time \"HH:MM\" from \"00:00\" to \"24:00\", got \"8:00\"" },
+	  SRC ": windows[0].from: must be a time \"HH:MM\" from \"00:00\" to \"24:00\", got \"8:00\"" },
 	{ "{\"windows\": [{\"from\": \"08:00\", \"to\": \"24:01\", \"level\": 0}]}",
-	  SRC
-	  ": windows[0].to: must be a time \"HH:MM\" from \"00:00\" to \"24:00\", got \"24:01\"" },
+	  SRC ": windows[0].to: must be a time \"HH:MM\" from \"00:00\" to \"24:00\", got \"24:01\"" },
 	{ "{\"windows\": [{\"from\": \"08:60\", \"to\": \"09:00\", \"level\": 0}]}",
-	  SRC
-	  ": windows[0].from: must be a time \"HH:MM\" from \"00:00\" to \"24:00\", got \"08:60\"" },
+	  SRC ": windows[0].from: must be a time \"HH:MM\" from \"00:00\" to \"24:00\", got \"08:60\"" },
 	{ "{\"windows\": [{\"from\": \"08:00\", \"to\": \"08:00\", \"level\": 0}]}",
-	  SRC
-	  ": windows[0].to: must differ from \"from\" (use \"00:00\" to \"24:00\" for a whole day)" },
+	  SRC ": windows[0].to: must differ from \"from\" (use \"00:00\" to \"24:00\" for a whole day)" },
 	{ "{\"windows\": [{\"from\": \"08:00\", \"to\": \"09:00\", \"level\": 5}]}",
 	  SRC ": windows[0].level: must be 0, 1, 2 or \"auto\", got 5" },
 	{ "{\"windows\": [{\"from\": \"08:00\", \"to\": \"09:00\", \"level\": 0,"
 	  " \"day\": \"Mon\"}]}",
-	  SRC
-	  ": windows[0].day: unknown key (expected days, from, to, level)" },
+	  SRC ": windows[0].day: unknown key (expected days, from, to, level)" },
 	{ "[1]", SRC ": must be a JSON object, got [1]" },
-	{ "{\"level\": }",
-	  SRC ": not valid JSON at line 1: unexpected character" },
+	{ "{\"level\": }", SRC ": not valid JSON at line 1: unexpected character" },
 	{ "{\n\"level\": 1,\n\"headroom\": 0.2,,\n}",
 	  SRC ": not valid JSON at line 3: a key (a string in \") expected" },
-	{ "{} x",
-	  SRC ": not valid JSON at line 1: unexpected text after the value" },
+	{ "{} x", SRC ": not valid JSON at line 1: unexpected text after the value" },
 	{ "", SRC ": not valid JSON at line 1: unexpected end of text" },
-	{ "{\"level\": 1,\n",
-	  SRC ": not valid JSON at line 2: unexpected end of text" },
+	{ "{\"level\": 1,\n", SRC ": not valid JSON at line 2: unexpected end of text" },
 	/* strict JSON: the first of two keys was never checked, the last won */
 	{ "{\"level\":5,\"level\":1}",
 	  SRC ": level: duplicate key (lines 1 and 1)" },
 	{ "{\"windows\": [{\"from\": \"08:00\", \"to\": \"09:00\",\n"
 	  " \"level\": 0, \"from\": \"07:00\"}]}",
 	  SRC ": windows[0].from: duplicate key (lines 1 and 2)" },
-	{ "{'level': 1}", SRC
-	  ": not valid JSON at line 1: single quotes are not JSON (use \")" },
+	{ "{'level': 1}",
+	  SRC ": not valid JSON at line 1: single quotes are not JSON (use \")" },
 	{ "{\"level\": 1,}", SRC ": not valid JSON at line 1: trailing comma" },
 	{ "{\"windows\": [],}",
 	  SRC ": not valid JSON at line 1: trailing comma" },
@@ -308,24 +300,19 @@ static const struct refusal refusals[] = {
 	{ "{} // c", SRC ": not valid JSON at line 1: comments are not JSON" },
 	/* window times: two digits, a colon, two digits; nothing else */
 	{ "{\"windows\": [{\"from\": \"+1:00\", \"to\": \"18:00\", \"level\": 0}]}",
-	  SRC
-	  ": windows[0].from: must be a time \"HH:MM\" from \"00:00\" to \"24:00\", got \"+1:00\"" },
+	  SRC ": windows[0].from: must be a time \"HH:MM\" from \"00:00\" to \"24:00\", got \"+1:00\"" },
 	{ "{\"windows\": [{\"from\": \" 1:00\", \"to\": \"18:00\", \"level\": 0}]}",
-	  SRC
-	  ": windows[0].from: must be a time \"HH:MM\" from \"00:00\" to \"24:00\", got \" 1:00\"" },
+	  SRC ": windows[0].from: must be a time \"HH:MM\" from \"00:00\" to \"24:00\", got \" 1:00\"" },
 	{ "{\"windows\": [{\"from\": \"01:00\", \"to\": \"02: 5\", \"level\": 0}]}",
-	  SRC
-	  ": windows[0].to: must be a time \"HH:MM\" from \"00:00\" to \"24:00\", got \"02: 5\"" },
+	  SRC ": windows[0].to: must be a time \"HH:MM\" from \"00:00\" to \"24:00\", got \"02: 5\"" },
 	{ "{\"windows\": [{\"from\": \"01:00\", \"to\": \"02:+5\", \"level\": 0}]}",
-	  SRC
-	  ": windows[0].to: must be a time \"HH:MM\" from \"00:00\" to \"24:00\", got \"02:+5\"" },
+	  SRC ": windows[0].to: must be a time \"HH:MM\" from \"00:00\" to \"24:00\", got \"02:+5\"" },
 	{ "{\"windows\": [{\"from\": \"-0:00\", \"to\": \"02:00\", \"level\": 0}]}",
-	  SRC
-	  ": windows[0].from: must be a time \"HH:MM\" from \"00:00\" to \"24:00\", got \"-0:00\"" },
+	  SRC ": windows[0].from: must be a time \"HH:MM\" from \"00:00\" to \"24:00\", got \"-0:00\"" },
 	{ "{\"windows\": [{\"from\": \"25:00\", \"to\": \"02:00\", \"level\": 0}]}",
-	  SRC
-	  ": windows[0].from: must be a time \"HH:MM\" from \"00:00\" to \"24:00\", got \"25:00\"" },
+	  SRC ": windows[0].from: must be a time \"HH:MM\" from \"00:00\" to \"24:00\", got \"25:00\"" },
 };
+/* clang-format on */
 
 static void test_refusals(void **state)
 {
