@@ -48,6 +48,7 @@ void vcp_fleet_cfg_clear(struct vcp_fleet_cfg *c)
 		free(c->hosts[i].migration_address);
 	}
 	free(c->hosts);
+	vcp_sb_cfg_clear(&c->standby);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -237,7 +238,7 @@ static int parse_obj(const struct fctx *c, struct json_object *o,
 	json_object_object_foreach(o, key, val) {
 		(void)val;
 		if (strcmp(key, "hosts") && strcmp(key, "defaults") &&
-		    strcmp(key, "_comment"))
+		    strcmp(key, "_comment") && strcmp(key, "standby"))
 			return vcp_err(c->err, -EINVAL, "%s: %s: unknown key",
 				       c->src, key);
 	}
@@ -252,7 +253,8 @@ static int parse_obj(const struct fctx *c, struct json_object *o,
 				return r;
 		}
 	}
-	return parse_hosts(c, json_object_object_get(o, "hosts"), cfg);
+	r = parse_hosts(c, json_object_object_get(o, "hosts"), cfg);
+	return r ? r : vcp_sb_cfg_parse_fleet(o, c->src, cfg, c->err);
 }
 
 int vcp_fleet_cfg_parse(const char *text, const char *source,
