@@ -131,7 +131,8 @@ struct vcp_sb_round {
 };
 
 struct vcp_sb_decision {
-	struct vcp_fleet_move *moves;	/* from the host being drained */
+	long drain;			/* host to drain (moves from it), or -1 */
+	struct vcp_fleet_move *moves;	/* from @drain, in this order */
 	size_t n_moves;
 	long standby;			/* host index, or -1 */
 	size_t *wake;			/* host indices */
