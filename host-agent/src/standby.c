@@ -16,22 +16,29 @@
  * 2. Wake, before anything else, when the capacity on plus the capacity
  *    waking is below demand (at once), leaves less than min_spare_hosts
  *    of the largest host's capacity spare (at once), or util stayed above
- *    high for high_hold. Hosts in standby, largest capacity first (then
+ *    high for high_hold and would still be above with the hosts waking. Hosts in standby, largest capacity first (then
  *    fleet order), until util would be at most the target and the spares
  *    kept. A drain in progress is given up.
- * 3. Otherwise at most one host goes towards standby, and only when no
+ * 3. Rebalance: a host on whose demand exceeds its capacity sends
+ *    movable guests (managed; spread only with move_spread), largest
+ *    first, to the hosts on with the most room left under the target
+ *    (CPU group, memory and budgets permitting) until it is back within
+ *    the band. A round that rebalances does nothing else but wake.
+ * 4. Otherwise at most one host goes towards standby, and only when no
  *    wake is in progress and the cool-down since the last wake is over:
  *    the host being drained, or (util below low for low_hold) a new one.
  *    A candidate is on, answers, has an action other than none, is not
  *    stay_on nor failed, and its going must leave util at most the target
  *    and the spare capacity kept. An empty candidate (no running guest)
- *    goes first; else the fleet planner, with every other host's guests
- *    held in place (planned as unmanaged), must empty it: its guests
- *    then move, at most migrations_per_round a round and within each
- *    host's budget of migrations an hour (in or out). A host is put in
- *    standby only in a round that sees it without a running guest; a
- *    guest that cannot move (spread unless move_spread, not managed)
- *    keeps its host on.
+ *    goes first; else the fleet planner is offered the 8 candidates of
+ *    least demand, every other host's guests held in place (planned as
+ *    unmanaged), and the first host it empties is drained: its guests
+ *    move, at most migrations_per_round a round and within each host's
+ *    budget of migrations an hour (in or out, sender and receiver), so
+ *    a drain may take several rounds; a host whose budget is spent is
+ *    not chosen. A host is put in standby only in a round that sees it
+ *    without a running guest; a guest that cannot move (spread unless
+ *    move_spread, not managed) keeps its host on.
  * A failed host is never chosen, to wake or to sleep, until cleared.
  */
 #include "standby.h"
@@ -41,7 +48,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "planner.h"
+
 #define EPS 1e-9
+#define VCP_SB_OFFERED 8
 
 struct dctx {
 	const struct vcp_sb_round *r;
@@ -196,7 +206,8 @@ static const char *wake_reason(const struct dctx *c)
 	if (cap - c->demand < cfg->min_spare_hosts * c->maxcap - EPS)
 		return "fewer spare hosts on than min_spare_hosts: waking";
 	if (s->above_since != VCP_SB_NO_TIME &&
-	    c->r->now - s->above_since >= cfg->high_hold_s)
+	    c->r->now - s->above_since >= cfg->high_hold_s &&
+	    c->demand > cfg->high * cap + EPS)
 		return "utilisation stayed above the band for high_hold: waking";
 	return NULL;
 }
@@ -237,17 +248,181 @@ static int wake(struct dctx *c, const char *why)
 	if (c->drain >= 0)
 		vcp_sb_note_undrain(c->st, (size_t)c->drain, c->r->now);
 	d->why = d->n_wake ? why :
-		 "more capacity is needed but no host is in standby to wake";
+		 "more capacity is needed but no (further) host is in standby to wake";
 	return 0;
 }
 
-static unsigned int running(const struct vcp_fleet_host *h)
-{
-	unsigned int n = 0;
+/* ---- rebalancing ---- */
 
-	for (size_t j = 0; j < h->n_vms; j++)
-		n += h->vms[j].running;
-	return n;
+struct room {
+	double cpu;			/* under the target */
+	long long mem;			/* KiB */
+	unsigned int moves;		/* taken this round */
+};
+
+static double vm_cpus(const struct dctx *c, const struct vcp_vm *vm)
+{
+	double d = 0;
+
+	for (unsigned int k = 0; k < vm->n_vcpus; k++)
+		d += vm->demand && vm->demand[k] >= 0 ? vm->demand[k] :
+		     c->r->policy->default_vcpu_demand;
+	return d;
+}
+
+static bool movable(const struct dctx *c, const struct vcp_vm *vm)
+{
+	return vm->running && vm->managed &&
+	       (c->r->opts->move_spread ||
+		vcp_plan_vm_class(vm, c->r->policy) != VCP_CLASS_SPREAD);
+}
+
+static bool group_ok(const struct dctx *c, size_t from, size_t to)
+{
+	const struct vcp_fleet_opts *o = c->r->opts;
+	int a = c->r->hosts[from].cpu_group, b = c->r->hosts[to].cpu_group;
+
+	if (a < 0 || b < 0)
+		return false;
+	return a == b || (o->compat &&
+			  o->compat[(size_t)a * o->n_groups + (size_t)b]);
+}
+
+static bool budget_ok(const struct dctx *c, size_t h, const struct room *rm)
+{
+	return vcp_sb_moves_last_hour(&c->st->hosts[h], c->r->now) +
+	       rm[h].moves < c->r->cfg->host_migrations_per_hour;
+}
+
+static void rooms(const struct dctx *c, struct room *rm)
+{
+	const struct vcp_sb_round *r = c->r;
+
+	for (size_t i = 0; i < r->n_hosts; i++) {
+		const struct vcp_fleet_host *h = &r->hosts[i];
+		long long mem = (long long)((double)h->mem_kib *
+					    (1 - r->opts->mem_reserve));
+
+		for (size_t j = 0; j < h->n_vms; j++)
+			if (h->vms[j].running)
+				mem -= (long long)h->vms[j].mem_kib;
+		rm[i].mem = h->mem_kib ? mem : -1;
+		rm[i].cpu = c->target * c->hp[i].capacity -
+			    c->hp[i].demand_before;
+		rm[i].moves = 0;
+	}
+}
+
+/* The host on with the most room for VM @vm of @from, or -1. */
+static long roomiest(const struct dctx *c, const struct room *rm,
+		     size_t from, const struct vcp_vm *vm, double d)
+{
+	long t = -1;
+
+	for (size_t i = 0; i < c->r->n_hosts; i++) {
+		if (i == from || !c->views[i].reachable ||
+		    !c->views[i].accepts || rm[i].cpu < d - EPS ||
+		    rm[i].mem < (long long)vm->mem_kib ||
+		    !group_ok(c, from, i) || !budget_ok(c, i, rm))
+			continue;
+		if (t < 0 || rm[i].cpu > rm[t].cpu + EPS)
+			t = (long)i;
+	}
+	return t;
+}
+
+/* The largest movable VM of @h not yet moved, or -1. */
+static long largest(const struct dctx *c, size_t h, const bool *gone)
+{
+	const struct vcp_fleet_host *fh = &c->r->hosts[h];
+	double best = -1;
+	long b = -1;
+
+	for (size_t j = 0; j < fh->n_vms; j++) {
+		double d;
+
+		if (gone[j] || !movable(c, &fh->vms[j]))
+			continue;
+		d = vm_cpus(c, &fh->vms[j]);
+		if (d > best + EPS) {
+			best = d;
+			b = (long)j;
+		}
+	}
+	return b;
+}
+
+static void offload_host(struct dctx *c, struct room *rm, size_t h,
+			 bool *gone)
+{
+	const struct vcp_fleet_host *fh = &c->r->hosts[h];
+	double dem = c->hp[h].demand_before;
+	double want = c->r->cfg->high * c->hp[h].capacity;
+	long j;
+
+	memset(gone, 0, (fh->n_vms + 1) * sizeof(*gone));
+	while (dem > want + EPS && budget_ok(c, h, rm) &&
+	       c->d->n_moves < c->r->cfg->migrations_per_round &&
+	       (j = largest(c, h, gone)) >= 0) {
+		const struct vcp_vm *vm = &fh->vms[j];
+		double d = vm_cpus(c, vm);
+		long t = roomiest(c, rm, h, vm, d);
+
+		gone[j] = true;
+		if (t < 0)
+			continue;
+		c->d->moves[c->d->n_moves++] = (struct vcp_fleet_move){
+			.from = h, .vm = (size_t)j, .to = (size_t)t,
+			.demand = d };
+		rm[t].cpu -= d;
+		rm[t].mem -= (long long)vm->mem_kib;
+		rm[t].moves++;
+		rm[h].moves++;
+		dem -= d;
+	}
+}
+
+static size_t max_vms(const struct vcp_sb_round *r)
+{
+	size_t m = 1;
+
+	for (size_t i = 0; i < r->n_hosts; i++)
+		if (r->hosts[i].n_vms > m)
+			m = r->hosts[i].n_vms;
+	return m;
+}
+
+/* Step 3: moves off every host on over its capacity. */
+static int offload(struct dctx *c)
+{
+	const struct vcp_sb_round *r = c->r;
+	struct room *rm = calloc(r->n_hosts + 1, sizeof(*rm));
+	bool *gone = calloc(max_vms(r) + 1, sizeof(*gone));
+	struct vcp_sb_decision *d = c->d;
+
+	d->moves = calloc(r->cfg->migrations_per_round + 1, sizeof(*d->moves));
+	if (!rm || !gone || !d->moves) {
+		free(rm);
+		free(gone);
+		return -ENOMEM;
+	}
+	rooms(c, rm);
+	for (size_t h = 0; h < r->n_hosts; h++)
+		if (c->views[h].reachable &&
+		    c->st->hosts[h].power != VCP_SB_DRAINING &&
+		    c->hp[h].demand_before > c->hp[h].capacity + EPS)
+			offload_host(c, rm, h, gone);
+	free(rm);
+	free(gone);
+	if (d->n_moves) {
+		d->why = d->n_wake ?
+			 "waking, and rebalancing meanwhile: a host's demand exceeds its capacity" :
+			 "rebalancing: a host's demand exceeds its capacity";
+		return 0;
+	}
+	free(d->moves);
+	d->moves = NULL;
+	return 0;
 }
 
 /* Why host @i cannot go to standby now (before planning), or NULL. */
@@ -270,7 +445,7 @@ static const char *not_candidate(const struct dctx *c, size_t i)
 		return "action none: never sleeps";
 	if (!enough(c, c->cap_on + c->waking - c->hp[i].capacity))
 		return "the others could not carry the demand with spares";
-	if (vcp_sb_moves_last_hour(s, c->r->now) + running(&c->r->hosts[i]) >
+	if (vcp_sb_moves_last_hour(s, c->r->now) >=
 	    c->r->cfg->host_migrations_per_hour)
 		return "its migration budget for the hour is spent";
 	return NULL;
@@ -284,7 +459,8 @@ static void free_copies(struct vcp_vm **cp, size_t n)
 }
 
 /* The full plan: candidates' guests managed as they are, every other
- * host's guests held in place (copies marked unmanaged). */
+ * host's guests held in place (copies marked unmanaged); hosts whose
+ * migration budget is spent receive nothing. */
 static int full_plan(struct dctx *c, const bool *cand,
 		     struct vcp_fleet_plan **ret)
 {
@@ -298,6 +474,9 @@ static int full_plan(struct dctx *c, const bool *cand,
 	for (size_t i = 0; i < r->n_hosts && ret_r == 0; i++) {
 		const struct vcp_fleet_host *h = &r->hosts[i];
 
+		if (vcp_sb_moves_last_hour(&c->st->hosts[i], r->now) >=
+		    r->cfg->host_migrations_per_hour)
+			c->views[i].accepts = false;
 		if (cand[i] || !c->views[i].reachable)
 			continue;
 		cp[i] = calloc(h->n_vms ? h->n_vms : 1, sizeof(**cp));
@@ -335,7 +514,9 @@ static int take_moves(struct dctx *c, const struct vcp_fleet_plan *p,
 	for (size_t k = 0; k < p->n_moves; k++) {
 		const struct vcp_fleet_move *m = &p->moves[k];
 
-		if (m->from != x || d->n_moves >= cfg->migrations_per_round)
+		if (m->from != x || d->n_moves >= cfg->migrations_per_round ||
+		    vcp_sb_moves_last_hour(&c->st->hosts[x], c->r->now) +
+		    d->n_moves >= cfg->host_migrations_per_hour)
 			continue;
 		if (vcp_sb_moves_last_hour(&c->st->hosts[m->to], c->r->now) +
 		    extra[m->to] >= cfg->host_migrations_per_hour)
@@ -375,6 +556,24 @@ static int go(struct dctx *c, const struct vcp_fleet_plan *p, size_t x)
 	return r;
 }
 
+/* Keep the VCP_SB_OFFERED candidates of least demand (ties: fleet
+ * order): the planner empties the lightest first anyway, and offering
+ * it a thousand candidates costs a thousand tries. */
+static size_t lightest(const struct dctx *c, bool *cand, size_t nc)
+{
+	while (nc > VCP_SB_OFFERED) {
+		long w = -1;
+
+		for (size_t i = 0; i < c->r->n_hosts; i++)
+			if (cand[i] && (w < 0 || c->hp[i].demand_before >=
+					c->hp[w].demand_before - EPS))
+				w = (long)i;
+		cand[w] = false;
+		nc--;
+	}
+	return nc;
+}
+
 /* A new host towards standby: empty candidates first, else the first
  * the planner empties. */
 static int choose(struct dctx *c, bool *cand)
@@ -394,6 +593,7 @@ static int choose(struct dctx *c, bool *cand)
 	}
 	if (idle >= 0)
 		return go(c, NULL, (size_t)idle);
+	nc = lightest(c, cand, nc);
 	if (!nc) {
 		c->d->why = "below the band, but no host can go to standby";
 		return 0;
@@ -476,7 +676,11 @@ static int decide(struct dctx *c)
 		     (c->demand > EPS ? INFINITY : 0);
 	band_timers(c);
 	why = wake_reason(c);
-	r = why ? wake(c, why) : sleep_step(c);
+	r = why ? wake(c, why) : 0;
+	if (r == 0)
+		r = offload(c);
+	if (r == 0 && !why && !c->d->n_moves)
+		r = sleep_step(c);
 	vcp_fleet_plan_free(p1);
 	return r;
 }

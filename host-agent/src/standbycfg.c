@@ -8,7 +8,7 @@
  *               "low_hold": 2400,   s below low before a standby
  *               "high_hold": 300,   s above high before a wake
  *               "min_spare_hosts": 1,
- *               "host_migrations_per_hour": 10, "migrations_per_round": 4,
+ *               "host_migrations_per_hour": 30, "migrations_per_round": 8,
  *               "wake_cooldown": 900, "wake_deadline": 600,
  *               "interval": 60,
  *               "host_defaults": {HOST KEYS},
@@ -60,8 +60,8 @@ void vcp_sb_cfg_defaults(struct vcp_sb_cfg *c)
 	c->low_hold_s = 2400;
 	c->high_hold_s = 300;
 	c->min_spare_hosts = 1;
-	c->host_migrations_per_hour = 10;
-	c->migrations_per_round = 4;
+	c->host_migrations_per_hour = 30;
+	c->migrations_per_round = 8;
 	c->wake_cooldown_s = 900;
 	c->wake_deadline_s = 600;
 	c->interval_s = 60;

@@ -84,8 +84,8 @@ static void test_cfg_defaults(void **state)
 	assert_int_equal(s->low_hold_s, 2400);
 	assert_int_equal(s->high_hold_s, 300);
 	assert_int_equal(s->min_spare_hosts, 1);
-	assert_int_equal(s->host_migrations_per_hour, 10);
-	assert_int_equal(s->migrations_per_round, 4);
+	assert_int_equal(s->host_migrations_per_hour, 30);
+	assert_int_equal(s->migrations_per_round, 8);
 	assert_int_equal(s->wake_cooldown_s, 900);
 	assert_int_equal(s->wake_deadline_s, 600);
 	assert_int_equal(s->interval_s, 60);
@@ -240,10 +240,11 @@ static void test_wake_after_high_hold(void **state)
 	struct fx f;
 	struct vcp_sb_decision *d;
 
-	/* 17 of 20 CPUs on: 85% > 81%, with h3 asleep. */
+	/* 17 of 20 CPUs on: 85% > 81%, with h3 and h4 asleep. */
 	fx_init(&f, HOST("h1", VM("a", 9, 1)) "," HOST("h2", VM("b", 8, 1))
-		"," ASLEEP("h3"));
+		"," ASLEEP("h3") "," ASLEEP("h4"));
 	fx_asleep(&f, 2);
+	fx_asleep(&f, 3);
 	f.cfg.min_spare_hosts = 0;	/* the hold alone */
 	d = round_at(&f, 1000);
 	assert_near(d->demand, 17);
@@ -260,6 +261,12 @@ static void test_wake_after_high_hold(void **state)
 	assert_int_equal(d->n_moves, 0);
 	assert_string_equal(d->why,
 		"utilisation stayed above the band for high_hold: waking");
+	/* h3 takes a while: 17 of 30 with it is within the band, so h4
+	 * is not woken as well */
+	vcp_sb_note_wake(&f.st, 2, 1300);
+	d = round_at(&f, 1360);
+	assert_int_equal(d->n_wake, 0);
+	assert_string_equal(d->why, "a wake is in progress");
 	/* back within the band for a moment: the timer starts again */
 	f.in->vms[1][0].demand[0] = 0;
 	round_at(&f, 1400);
@@ -319,7 +326,7 @@ static void test_wake_deadline_and_answer(void **state)
 	d = round_at(&f, 800);
 	assert_int_equal(d->n_wake, 0);
 	assert_string_equal(d->why,
-		"more capacity is needed but no host is in standby to wake");
+		"more capacity is needed but no (further) host is in standby to wake");
 	vcp_sb_note_cleared(&f.st, 2, 900);
 	assert_int_equal(f.st.hosts[2].power, VCP_SB_ON);
 	fx_free(&f);
@@ -460,8 +467,8 @@ static void test_budgets(void **state)
 
 	fx_init(&f, QUIET4);
 	f.cfg.host_migrations_per_hour = 2;
-	/* h2 and h4 moved twice in the last hour: h2's one guest would be
-	 * its third, and h4 can take none. */
+	/* h2 and h4 moved twice in the last hour: their budgets of 2 are
+	 * spent, neither is drained nor receives. */
 	vcp_sb_note_move(&f.st, 1, 3, 1000);
 	vcp_sb_note_move(&f.st, 1, 3, 1000);
 	assert_int_equal(vcp_sb_moves_last_hour(&f.st.hosts[1], 2400), 2);
@@ -477,14 +484,20 @@ static void test_budgets(void **state)
 	assert_int_equal(d->drain, 2);
 	assert_int_equal(d->n_moves, 1);
 	assert_int_equal(d->moves[0].to, 0);
-	/* h1 spent its budget as well: the drain waits */
+	/* h1 spent its budget as well: nobody may receive, the drain
+	 * stops and h3 stays on */
 	f.st.hosts[0].moves[0] = f.st.hosts[0].moves[1] = 2000;
 	f.st.hosts[0].n_moves = 2;
 	vcp_sb_note_drain(&f.st, 2, 2400);
 	d = round_at(&f, 2460);
-	assert_int_equal(d->drain, 2);
+	assert_int_equal(d->drain, -1);
 	assert_int_equal(d->n_moves, 0);
-	assert_string_equal(d->why, "draining towards standby: the receivers' migration budgets are spent for now");
+	assert_int_equal(f.st.hosts[2].power, VCP_SB_ON);
+	assert_string_equal(d->why, "the host being drained can no longer be emptied: drain stopped");
+	/* an hour after the last of those moves, the lightest (h2) goes */
+	d = round_at(&f, 2000 + 3600);
+	assert_int_equal(d->drain, 1);
+	assert_int_equal(d->n_moves, 1);
 	fx_free(&f);
 }
 
