@@ -467,7 +467,7 @@ static void ff_round(struct sim *s, unsigned int t)
 
 /* ---- counting ---- */
 
-static void count_minute(struct sim *s)
+static void count_minute(struct sim *s, unsigned int t)
 {
 	double dem = 0, cap = 0, w = 0;
 	size_t on = 0, asleep = 0;
@@ -494,6 +494,10 @@ static void count_minute(struct sim *s)
 		s->out.shortfall_minutes++;
 	if (on < s->out.min_hosts_on)
 		s->out.min_hosts_on = on;
+	if (s->p->ret_hosts_on)
+		s->p->ret_hosts_on[t] = (unsigned int)on;
+	if (s->p->ret_demand)
+		s->p->ret_demand[t] = dem;
 	s->out.standby_host_hours += (double)asleep / 60;
 	s->out.energy_wh += w / 60;
 	s->out.demand_cpu_hours += dem / 60;
@@ -513,7 +517,7 @@ static int minute(struct sim *s, unsigned int t)
 		else if (s->p->mode == VCP_SIM_FIRSTFIT)
 			ff_round(s, t);
 	}
-	count_minute(s);
+	count_minute(s, t);
 	return r;
 }
 

@@ -39,6 +39,10 @@ struct vcp_sim_params {
 	const struct vcp_sb_cfg *cfg;	/* band, holds, budgets, actions */
 	vcp_sim_demand_fn demand;
 	const void *arg;
+	/* Optional, @minutes long each: hosts on (answering) and the
+	 * fleet's demand (CPUs) per minute; NULL: not wanted. */
+	unsigned int *ret_hosts_on;
+	double *ret_demand;
 };
 
 struct vcp_sim_result {
