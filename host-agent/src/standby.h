@@ -170,6 +170,19 @@ void vcp_sb_note_cleared(struct vcp_sb_state *s, size_t host, long long now);
 /* The drain of @host ends (aborted or done): on again. */
 void vcp_sb_note_undrain(struct vcp_sb_state *s, size_t host, long long now);
 
+/*
+ * Advice (standbyshow.c): the decision of a loop that had seen the fleet
+ * as it is now for the hold times, from a fresh state; nothing kept.
+ * As vcp_sb_decide().
+ */
+int vcp_sb_advise(const struct vcp_sb_round *r,
+		  struct vcp_sb_decision **ret);
+/* A decision over the @n @hosts it was taken for, as JSON (documented in
+ * standbyshow.c). */
+struct json_object *vcp_sb_decision_to_json(const struct vcp_sb_decision *d,
+					    const struct vcp_fleet_host *hosts,
+					    size_t n);
+
 /* Migrations in or out of @host within the hour before @now. */
 unsigned int vcp_sb_moves_last_hour(const struct vcp_sb_host_state *h,
 				    long long now);
