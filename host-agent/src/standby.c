@@ -16,9 +16,10 @@
  * 2. Wake, before anything else, when the capacity on plus the capacity
  *    waking is below demand (at once), leaves less than min_spare_hosts
  *    of the largest host's capacity spare (at once), or util stayed above
- *    high for high_hold and would still be above with the hosts waking. Hosts in standby, largest capacity first (then
- *    fleet order), until util would be at most the target and the spares
- *    kept. A drain in progress is given up.
+ *    high for high_hold and would still be above with the hosts waking.
+ *    Hosts in standby, largest capacity first (then fleet order), until
+ *    util would be at most the target and the spares kept. A drain in
+ *    progress is given up.
  * 3. Rebalance: a host on whose demand exceeds its capacity sends
  *    movable guests (managed; spread only with move_spread), largest
  *    first, to the hosts on with the most room left under the target

@@ -541,6 +541,43 @@ static void test_drain_given_up(void **state)
 	fx_free(&f);
 }
 
+static void test_rebalance(void **state)
+{
+	struct fx f;
+	struct vcp_sb_decision *d;
+
+	/* h1 carries 11 CPUs of its 10 (the spread guest s among them);
+	 * the fleet has 14 of 30: within the band, nothing to wake. */
+	fx_init(&f, HOST("h1", SPREAD("s", 4, 1) "," VM("b", 4, 1) ","
+			 VM("c", 3, 1)) "," HOST("h2", VM("x", 1, 1)) ","
+		HOST("h3", VM("y", 2, 1)));
+	d = round_at(&f, 0);
+	assert_string_equal(d->why,
+			    "rebalancing: a host's demand exceeds its capacity");
+	assert_int_equal(d->n_wake, 0);
+	assert_int_equal(d->drain, -1);
+	assert_int_equal(d->standby, -1);
+	/* the largest movable guest (b; s is spread) to the host with the
+	 * most room under the target (h2: 6.3 - 1); then 7 <= 8.1 */
+	assert_int_equal(d->n_moves, 1);
+	assert_int_equal(d->moves[0].from, 0);
+	assert_int_equal(d->moves[0].vm, 1);
+	assert_int_equal(d->moves[0].to, 1);
+	assert_near(d->moves[0].demand, 4);
+	/* with move_spread the first of the largest (s) goes */
+	f.in->opts.move_spread = true;
+	d = round_at(&f, 60);
+	assert_int_equal(d->n_moves, 1);
+	assert_int_equal(d->moves[0].vm, 0);
+	/* no receiver with room under the target: nothing moves */
+	f.in->vms[1][0].demand[0] = 1;
+	f.in->hosts[1].accepts = false;
+	f.in->hosts[2].accepts = false;
+	d = round_at(&f, 120);
+	assert_int_equal(d->n_moves, 0);
+	fx_free(&f);
+}
+
 /* ---- the state ---- */
 
 static void test_state_json(void **state)
@@ -609,6 +646,7 @@ int main(void)
 		cmocka_unit_test(test_budgets),
 		cmocka_unit_test(test_cooldown),
 		cmocka_unit_test(test_drain_given_up),
+		cmocka_unit_test(test_rebalance),
 		cmocka_unit_test(test_state_json),
 	};
 
