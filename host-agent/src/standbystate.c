@@ -250,6 +250,7 @@ static int host_from(const struct rctx *c, const char *hp,
 		     struct json_object *o, struct vcp_sb_host_state *h)
 {
 	struct json_object *v;
+	char path[96];
 	double cap;
 	int r = 0;
 
@@ -261,10 +262,12 @@ static int host_from(const struct rctx *c, const char *hp,
 			return vcp_err(c->err, -EINVAL, "%s: %s.%s: unknown key",
 				       c->src, hp, key);
 	}
+	snprintf(path, sizeof(path), "%s.power", hp);
 	if (json_object_object_get_ex(o, "power", &v))
-		r = get_power(c, hp, v, &h->power);
+		r = get_power(c, path, v, &h->power);
+	snprintf(path, sizeof(path), "%s.since", hp);
 	if (r == 0 && json_object_object_get_ex(o, "since", &v))
-		r = get_time(c, hp, v, &h->since);
+		r = get_time(c, path, v, &h->since);
 	if (r == 0 && json_object_object_get_ex(o, "capacity", &v)) {
 		if (!vcp_json_number_in(v, 0, 1e9, &cap))
 			r = vcp_err(c->err, -EINVAL,

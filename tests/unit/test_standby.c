@@ -578,6 +578,23 @@ static void test_rebalance(void **state)
 	fx_free(&f);
 }
 
+static void test_woken_by_someone_else(void **state)
+{
+	struct fx f;
+	struct vcp_sb_decision *d;
+
+	/* vcpack put h2 in standby; it answers again (an operator woke
+	 * it): it is on, its capacity counts, and it can receive */
+	fx_init(&f, HOST("h1", VM("a", 2, 1)) "," HOST("h2", ""));
+	vcp_sb_note_standby(&f.st, 1, 0, "empty: to standby");
+	d = round_at(&f, 60);
+	assert_int_equal(f.st.hosts[1].power, VCP_SB_ON);
+	assert_null(f.st.hosts[1].why);
+	assert_int_equal(f.st.hosts[1].since, 60);
+	assert_near(d->capacity_on, 20);
+	fx_free(&f);
+}
+
 /* ---- the state ---- */
 
 static void test_state_json(void **state)
@@ -623,7 +640,35 @@ static void test_state_json(void **state)
 	o = json_tokener_parse("{\"version\": 1, \"hosts\": [{\"name\": \"h1\", \"power\": \"asleep\"}]}");
 	assert_int_equal(vcp_sb_state_from_json(o, "st", names, 3, &t, &err),
 			 -EINVAL);
-	assert_string_equal(err, "st: hosts[0]: must be on, draining, standby, waking or failed, got \"asleep\"");
+	assert_string_equal(err, "st: hosts[0].power: must be on, draining, standby, waking or failed, got \"asleep\"");
+	free(err);
+	json_object_put(o);
+	err = NULL;
+	o = json_tokener_parse("{\"version\": 2, \"hosts\": []}");
+	assert_int_equal(vcp_sb_state_from_json(o, "st", names, 3, &t, &err),
+			 -EINVAL);
+	assert_string_equal(err, "st: must be an object with \"version\": 1");
+	free(err);
+	err = NULL;
+	json_object_put(o);
+	o = json_tokener_parse("{\"version\": 1, \"last_wake\": -5, \"hosts\": []}");
+	assert_int_equal(vcp_sb_state_from_json(o, "st", names, 3, &t, &err),
+			 -EINVAL);
+	assert_string_equal(err, "st: last_wake: must be null or a time in seconds, got -5");
+	free(err);
+	err = NULL;
+	json_object_put(o);
+	o = json_tokener_parse("{\"version\": 1, \"hosts\": [{\"name\": \"h1\", \"moves\": [1, \"x\"]}]}");
+	assert_int_equal(vcp_sb_state_from_json(o, "st", names, 3, &t, &err),
+			 -EINVAL);
+	assert_string_equal(err, "st: hosts[0].moves[1]: must be null or a time in seconds, got \"x\"");
+	free(err);
+	err = NULL;
+	json_object_put(o);
+	o = json_tokener_parse("{\"version\": 1, \"hosts\": [{\"name\": \"h1\", \"colour\": 1}]}");
+	assert_int_equal(vcp_sb_state_from_json(o, "st", names, 3, &t, &err),
+			 -EINVAL);
+	assert_string_equal(err, "st: hosts[0].colour: unknown key");
 	free(err);
 	json_object_put(o);
 	vcp_sb_state_clear(&s);
@@ -647,6 +692,7 @@ int main(void)
 		cmocka_unit_test(test_cooldown),
 		cmocka_unit_test(test_drain_given_up),
 		cmocka_unit_test(test_rebalance),
+		cmocka_unit_test(test_woken_by_someone_else),
 		cmocka_unit_test(test_state_json),
 	};
 
