@@ -221,7 +221,7 @@ static int parse_hosts(const struct sctx *c, struct json_object *o,
 		       const char *const *names, struct vcp_sb_cfg *cfg)
 {
 	struct vcp_sb_host_cfg def = { .command_timeout_s = 120 };
-	struct json_object *d, *hs;
+	struct json_object *d = NULL, *hs = NULL;
 	char hp[512];
 	int r = 0;
 
