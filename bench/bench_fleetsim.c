@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * bench_fleetsim.c - a modelled day of fleet host standby: the simulator
- * (host-agent/src/fleetsim.c) replays one diurnal day of per-VM demand
+ * (host-agent/src/fleetsim.c) replays two diurnal days of per-VM demand
+ * and counts the second (so that it starts from the state the first
+ * left, as a loop that runs for days would)
  * over generated fleets of 100 and 1000 hosts under no consolidation,
  * vcpack's standby loop, the same thresholds without classes (DPM-like)
  * and Watcher-style first fit, all on the same trace, and prints one
@@ -173,6 +175,7 @@ static int one(struct run *u, const char *outdir, bool series)
 	for (int m = 0; m < 4 && r == 0; m++) {
 		struct vcp_sim_params p = {
 			.mode = (enum vcp_sim_mode)m, .minutes = MINUTES,
+			.warmup_min = MINUTES,
 			.interval_min = cfg.interval_s / 60,
 			.wake_latency_min = u->latency, .host_watts = 100,
 			.package_watts = 40, .busy_watts = 200,

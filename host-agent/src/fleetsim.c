@@ -4,7 +4,10 @@
  * day (or any span) of per-VM demand minute by minute over a fleet
  * snapshot, under one of four policies, and counts what happened.
  *
- * Each minute t: every VM's per-vCPU demand is set from the trace; a host
+ * The first warmup_min minutes are replayed but not counted, neither
+ * minutes nor events (so that a day can start from the state the
+ * previous day left). Each minute t:
+ * every VM's per-vCPU demand is set from the trace; a host
  * woken wake_latency_min minutes ago answers again; every interval_min
  * minutes the policy decides and its decisions take effect at once
  * (a migration is instantaneous, a standby too; a wake takes the
@@ -66,6 +69,7 @@ struct sim {
 	struct vcp_sim_result out;
 	size_t *order, *scratch;
 	unsigned char *mark;	/* first fit: 1 emptied, 2 received */
+	bool counting;		/* past the warm-up */
 };
 
 /* ---- the diurnal trace ---- */
@@ -264,6 +268,8 @@ static void residents(struct sim *s)
 
 static void count_move(struct sim *s, size_t k)
 {
+	if (!s->counting)
+		return;
 	s->out.migrations++;
 	if (vcp_plan_vm_class(&s->vm[k], &s->in->policy) == VCP_CLASS_SPREAD)
 		s->out.spread_migrations++;
@@ -272,14 +278,14 @@ static void count_move(struct sim *s, size_t k)
 static void to_standby(struct sim *s, size_t h)
 {
 	s->power[h] = SIM_STANDBY;
-	s->out.standbys++;
+	s->out.standbys += s->counting;
 }
 
 static void wake_host(struct sim *s, size_t h, unsigned int t)
 {
 	s->power[h] = SIM_BOOTING;
 	s->up_at[h] = t + s->p->wake_latency_min;
-	s->out.wakeups++;
+	s->out.wakeups += s->counting;
 }
 
 static int loop_round(struct sim *s, unsigned int t)
@@ -472,6 +478,8 @@ static void count_minute(struct sim *s, unsigned int t)
 	double dem = 0, cap = 0, w = 0;
 	size_t on = 0, asleep = 0;
 
+	if (t < s->p->warmup_min)
+		return;
 	host_loads(s);
 	for (size_t h = 0; h < s->nh; h++) {
 		dem += s->hd[h];
@@ -495,9 +503,9 @@ static void count_minute(struct sim *s, unsigned int t)
 	if (on < s->out.min_hosts_on)
 		s->out.min_hosts_on = on;
 	if (s->p->ret_hosts_on)
-		s->p->ret_hosts_on[t] = (unsigned int)on;
+		s->p->ret_hosts_on[t - s->p->warmup_min] = (unsigned int)on;
 	if (s->p->ret_demand)
-		s->p->ret_demand[t] = dem;
+		s->p->ret_demand[t - s->p->warmup_min] = dem;
 	s->out.standby_host_hours += (double)asleep / 60;
 	s->out.energy_wh += w / 60;
 	s->out.demand_cpu_hours += dem / 60;
@@ -507,6 +515,7 @@ static int minute(struct sim *s, unsigned int t)
 {
 	int r = 0;
 
+	s->counting = t >= s->p->warmup_min;
 	set_demand(s, t);
 	for (size_t h = 0; h < s->nh; h++)
 		if (s->power[h] == SIM_BOOTING && t >= s->up_at[h])
@@ -531,7 +540,7 @@ int vcp_sim_run(const struct vcp_fleet_input *in,
 	    p->cfg->n_hosts != in->n_hosts || p->mode > VCP_SIM_FIRSTFIT)
 		return -EINVAL;
 	r = sim_init(&s);
-	for (unsigned int t = 0; t < p->minutes && r == 0; t++)
+	for (unsigned int t = 0; t < p->warmup_min + p->minutes && r == 0; t++)
 		r = minute(&s, t);
 	if (r == 0)
 		*ret = s.out;

@@ -29,6 +29,7 @@ typedef double (*vcp_sim_demand_fn)(const void *arg, size_t vm,
 struct vcp_sim_params {
 	enum vcp_sim_mode mode;
 	unsigned int minutes;		/* length of the replay */
+	unsigned int warmup_min;	/* replayed first, not counted */
 	unsigned int interval_min;	/* a decision every so many minutes */
 	unsigned int wake_latency_min;	/* wake decided -> host takes load */
 	/* Modelled power: a host on draws host_watts + packages x
@@ -39,8 +40,9 @@ struct vcp_sim_params {
 	const struct vcp_sb_cfg *cfg;	/* band, holds, budgets, actions */
 	vcp_sim_demand_fn demand;
 	const void *arg;
-	/* Optional, @minutes long each: hosts on (answering) and the
-	 * fleet's demand (CPUs) per minute; NULL: not wanted. */
+	/* Optional, @minutes long each (the counted minutes): hosts on
+	 * (answering) and the fleet's demand (CPUs) per minute; NULL: not
+	 * wanted. */
 	unsigned int *ret_hosts_on;
 	double *ret_demand;
 };

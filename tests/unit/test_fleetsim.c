@@ -40,7 +40,7 @@ static void assert_near(double a, double b)
 		fail_msg("%.9g is not %.9g", a, b);
 }
 
-static struct vcp_sim_result run(enum vcp_sim_mode mode)
+static struct vcp_sim_result run_w(enum vcp_sim_mode mode, unsigned int warm)
 {
 	const char *names[] = { "h1", "h2" };
 	struct json_object *o = json_tokener_parse(TINY);
@@ -49,7 +49,8 @@ static struct vcp_sim_result run(enum vcp_sim_mode mode)
 	struct vcp_sim_result res;
 	struct vcp_sb_cfg cfg;
 	struct vcp_sim_params p = {
-		.mode = mode, .minutes = 120, .interval_min = 1,
+		.mode = mode, .minutes = 120 - warm, .warmup_min = warm,
+		.interval_min = 1,
 		.wake_latency_min = 5, .host_watts = 100, .package_watts = 40,
 		.busy_watts = 100, .standby_watts = 10, .cfg = &cfg,
 		.demand = step,
@@ -69,6 +70,11 @@ static struct vcp_sim_result run(enum vcp_sim_mode mode)
 	json_object_put(o);
 	json_object_put(empty);
 	return res;
+}
+
+static struct vcp_sim_result run(enum vcp_sim_mode mode)
+{
+	return run_w(mode, 0);
 }
 
 /* Every host on all the time: 2 x (140 + 100 x 1/10) = 300 W for 60
@@ -112,6 +118,15 @@ static void test_vcpack(void **state)
 	assert_int_equal(r.shortfall_minutes, 0);
 	assert_int_equal(r.overload_host_minutes, 0);
 	assert_int_equal(r.min_hosts_on, 1);
+	/* the same replay counted from minute 60 on: (240 x 5 + 370 x 55)
+	 * / 60 Wh, standby minutes 60-64, the wake at 65; the move (10) and
+	 * the standby (11) were before */
+	r = run_w(VCP_SIM_VCPACK, 60);
+	assert_near(r.energy_wh, (240.0 * 5 + 370.0 * 55) / 60);
+	assert_near(r.standby_host_hours, 5.0 / 60);
+	assert_int_equal(r.migrations, 0);
+	assert_int_equal(r.standbys, 0);
+	assert_int_equal(r.wakeups, 1);
 }
 
 /*
