@@ -20,10 +20,13 @@ set ylabel "hosts on"
 set y2label "demand, CPUs"
 set ytics nomirror
 set y2tics
-set key bottom right
+set key outside below horizontal
+set yrange [0:105]
+set xrange [0:24]
+set xtics 3
 plot "$OUT/day-100.csv" every ::1 using (\$1/60):3 with lines title "none", \
      "" every ::1 using (\$1/60):4 with lines lw 2 title "vcpack", \
-     "" every ::1 using (\$1/60):5 with lines dt 2 title "DPM-like", \
+     "" every ::1 using (\$1/60):5 with lines lc rgb "#56b4e9" title "DPM-like", \
      "" every ::1 using (\$1/60):6 with lines title "first fit", \
      "" every ::1 using (\$1/60):2 axes x1y2 with lines lc "gray" title "demand"
 GP
