@@ -160,7 +160,7 @@ bench-fleet: $(BENCH_BINS) $(PROGS)
 
 # Fleet host standby (issue 14): a modelled day over 100 and 1000
 # simulated hosts, vcpack's standby loop against three baselines; table,
-# CSV and plot under $(B)/bench/fleetsim/ (about 10 min on 2 cores).
+# CSV and plot under $(B)/bench/fleetsim/ (about 15 min on 2 cores).
 # Part of make bench.
 .PHONY: bench-fleet-sim
 bench: bench-fleet-sim
