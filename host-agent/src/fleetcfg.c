@@ -49,6 +49,7 @@ void vcp_fleet_cfg_clear(struct vcp_fleet_cfg *c)
 		free(c->hosts[i].migration_address);
 	}
 	free(c->hosts);
+	vcp_sb_cfg_clear(&c->standby);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -295,7 +296,7 @@ static int parse_obj(const struct fctx *c, struct json_object *o,
 	json_object_object_foreach(o, key, val) {
 		(void)val;
 		if (strcmp(key, "hosts") && strcmp(key, "defaults") &&
-		    strcmp(key, "_comment"))
+		    strcmp(key, "_comment") && strcmp(key, "standby"))
 			return vcp_err(c->err, -EINVAL, "%s: %s: unknown key",
 				       c->src, key);
 	}
@@ -314,7 +315,8 @@ static int parse_obj(const struct fctx *c, struct json_object *o,
 		return vcp_err(c->err, -EINVAL,
 			       "%s: needs \"hosts\" (an array of hosts)",
 			       c->src);
-	return parse_hosts(c, d, cfg);
+	r = parse_hosts(c, d, cfg);
+	return r ? r : vcp_sb_cfg_parse_fleet(o, c->src, cfg, c->err);
 }
 
 int vcp_fleet_cfg_parse(const char *text, const char *source,
