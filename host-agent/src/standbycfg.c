@@ -36,11 +36,6 @@
 
 #define MAX_CMD 4096
 
-struct sctx {
-	const char *src;
-	char **err;
-};
-
 static const char *const action_names[] = {
 	[VCP_SB_ACTION_NONE] = "none",
 	[VCP_SB_ACTION_LIBVIRT] = "libvirt-suspend",
@@ -84,46 +79,7 @@ void vcp_sb_cfg_clear(struct vcp_sb_cfg *c)
 	memset(c, 0, sizeof(*c));
 }
 
-static int get_uint(const struct sctx *c, const char *path,
-		    struct json_object *v, unsigned int lo, unsigned int hi,
-		    unsigned int *ret)
-{
-	int64_t n;
-
-	if (!vcp_json_int_in(v, lo, hi, &n))
-		return vcp_err(c->err, -EINVAL,
-			       "%s: %s: must be a whole number from %u to %u, got %s",
-			       c->src, path, lo, hi, vcp_json_shown(v));
-	*ret = (unsigned int)n;
-	return 0;
-}
-
-static int get_frac(const struct sctx *c, const char *path,
-		    struct json_object *v, double *ret)
-{
-	if (!vcp_json_number_in(v, 0, 1, ret))
-		return vcp_err(c->err, -EINVAL,
-			       "%s: %s: must be a number from 0 to 1, got %s",
-			       c->src, path, vcp_json_shown(v));
-	return 0;
-}
-
-static int get_cmd(const struct sctx *c, const char *path,
-		   struct json_object *v, char **ret)
-{
-	const char *s = json_object_get_string(v);
-
-	if (!json_object_is_type(v, json_type_string) || !*s ||
-	    strlen(s) > MAX_CMD)
-		return vcp_err(c->err, -EINVAL,
-			       "%s: %s: must be a non-empty string (at most %d bytes), got %s",
-			       c->src, path, MAX_CMD, vcp_json_shown(v));
-	free(*ret);
-	*ret = strdup(s);
-	return *ret ? 0 : -ENOMEM;
-}
-
-static int get_action(const struct sctx *c, const char *path,
+static int get_action(const struct vcp_jkey *c, const char *path,
 		      struct json_object *v, enum vcp_sb_action *ret)
 {
 	const char *s = json_object_get_string(v);
@@ -139,7 +95,7 @@ static int get_action(const struct sctx *c, const char *path,
 		       c->src, path, vcp_json_shown(v));
 }
 
-static int host_key(const struct sctx *c, const char *hp, const char *key,
+static int host_key(const struct vcp_jkey *c, const char *hp, const char *key,
 		    struct json_object *v, struct vcp_sb_host_cfg *h)
 {
 	char path[512];
@@ -148,24 +104,18 @@ static int host_key(const struct sctx *c, const char *hp, const char *key,
 	if (!strcmp(key, "action"))
 		return get_action(c, path, v, &h->action);
 	if (!strcmp(key, "standby_command"))
-		return get_cmd(c, path, v, &h->standby_command);
+		return vcp_jget_str(c, path, v, MAX_CMD, &h->standby_command);
 	if (!strcmp(key, "wake_command"))
-		return get_cmd(c, path, v, &h->wake_command);
+		return vcp_jget_str(c, path, v, MAX_CMD, &h->wake_command);
 	if (!strcmp(key, "command_timeout"))
-		return get_uint(c, path, v, 1, 3600, &h->command_timeout_s);
-	if (!strcmp(key, "stay_on")) {
-		if (!json_object_is_type(v, json_type_boolean))
-			return vcp_err(c->err, -EINVAL,
-				       "%s: %s: must be true or false, got %s",
-				       c->src, path, vcp_json_shown(v));
-		h->stay_on = json_object_get_boolean(v);
-		return 0;
-	}
+		return vcp_jget_uint(c, path, v, 1, 3600, &h->command_timeout_s);
+	if (!strcmp(key, "stay_on"))
+		return vcp_jget_bool(c, path, v, &h->stay_on);
 	return vcp_err(c->err, -EINVAL, "%s: %s: unknown key", c->src, path);
 }
 
 /* Apply the keys of object @o (at path @hp) over @h. */
-static int host_obj(const struct sctx *c, const char *hp,
+static int host_obj(const struct vcp_jkey *c, const char *hp,
 		    struct json_object *o, struct vcp_sb_host_cfg *h)
 {
 	int r;
@@ -196,7 +146,7 @@ static int host_copy(const struct vcp_sb_host_cfg *from,
 	return 0;
 }
 
-static int host_check(const struct sctx *c, const char *hp,
+static int host_check(const struct vcp_jkey *c, const char *hp,
 		      const struct vcp_sb_host_cfg *h)
 {
 	if (h->action != VCP_SB_ACTION_COMMAND)
@@ -217,7 +167,7 @@ static long name_index(const char *const *names, size_t n, const char *k)
 }
 
 /* host_defaults, then hosts.NAME over it; then each host checked. */
-static int parse_hosts(const struct sctx *c, struct json_object *o,
+static int parse_hosts(const struct vcp_jkey *c, struct json_object *o,
 		       const char *const *names, struct vcp_sb_cfg *cfg)
 {
 	struct vcp_sb_host_cfg def = { .command_timeout_s = 120 };
@@ -257,39 +207,39 @@ static int parse_hosts(const struct sctx *c, struct json_object *o,
 	return r;
 }
 
-static int policy_key(const struct sctx *c, const char *key,
+static int policy_key(const struct vcp_jkey *c, const char *key,
 		      struct json_object *v, struct vcp_sb_cfg *cfg)
 {
 	char path[256];
 
 	snprintf(path, sizeof(path), "standby.%.200s", key);
 	if (!strcmp(key, "low"))
-		return get_frac(c, path, v, &cfg->low);
+		return vcp_jget_num(c, path, v, 0, 1, &cfg->low);
 	if (!strcmp(key, "high"))
-		return get_frac(c, path, v, &cfg->high);
+		return vcp_jget_num(c, path, v, 0, 1, &cfg->high);
 	if (!strcmp(key, "low_hold"))
-		return get_uint(c, path, v, 0, 86400, &cfg->low_hold_s);
+		return vcp_jget_uint(c, path, v, 0, 86400, &cfg->low_hold_s);
 	if (!strcmp(key, "high_hold"))
-		return get_uint(c, path, v, 0, 86400, &cfg->high_hold_s);
+		return vcp_jget_uint(c, path, v, 0, 86400, &cfg->high_hold_s);
 	if (!strcmp(key, "min_spare_hosts"))
-		return get_uint(c, path, v, 0, 1000, &cfg->min_spare_hosts);
+		return vcp_jget_uint(c, path, v, 0, 1000, &cfg->min_spare_hosts);
 	if (!strcmp(key, "host_migrations_per_hour"))
-		return get_uint(c, path, v, 1, VCP_SB_MAX_HOST_BUDGET,
+		return vcp_jget_uint(c, path, v, 1, VCP_SB_MAX_HOST_BUDGET,
 				&cfg->host_migrations_per_hour);
 	if (!strcmp(key, "migrations_per_round"))
-		return get_uint(c, path, v, 1, 1000, &cfg->migrations_per_round);
+		return vcp_jget_uint(c, path, v, 1, 1000, &cfg->migrations_per_round);
 	if (!strcmp(key, "wake_cooldown"))
-		return get_uint(c, path, v, 0, 86400, &cfg->wake_cooldown_s);
+		return vcp_jget_uint(c, path, v, 0, 86400, &cfg->wake_cooldown_s);
 	if (!strcmp(key, "wake_deadline"))
-		return get_uint(c, path, v, 10, 86400, &cfg->wake_deadline_s);
+		return vcp_jget_uint(c, path, v, 10, 86400, &cfg->wake_deadline_s);
 	if (!strcmp(key, "interval"))
-		return get_uint(c, path, v, 5, 3600, &cfg->interval_s);
+		return vcp_jget_uint(c, path, v, 5, 3600, &cfg->interval_s);
 	if (!strcmp(key, "host_defaults") || !strcmp(key, "hosts"))
 		return 0;
 	return vcp_err(c->err, -EINVAL, "%s: %s: unknown key", c->src, path);
 }
 
-static int parse_obj(const struct sctx *c, struct json_object *o,
+static int parse_obj(const struct vcp_jkey *c, struct json_object *o,
 		     const char *const *names, struct vcp_sb_cfg *cfg)
 {
 	int r;
@@ -314,7 +264,7 @@ int vcp_sb_cfg_parse(struct json_object *o, const char *src,
 		     const char *const *names, size_t n,
 		     struct vcp_sb_cfg *ret, char **ret_err)
 {
-	struct sctx c = { src ? src : "fleet", ret_err };
+	struct vcp_jkey c = { src ? src : "fleet", ret_err };
 	struct vcp_sb_cfg cfg;
 	int r = 0;
 
