@@ -297,6 +297,15 @@ bench-fleet: $(BENCH_BINS) $(PROGS)
 	$(B)/bench/bench_fleetplan
 	@sh bench/fleet.sh $(B)
 
+# Fleet host standby (issue 14): a modelled day over 100 and 1000
+# simulated hosts, vcpack's standby loop against three baselines; table,
+# CSV and plot under $(B)/bench/fleetsim/ (about 15 min on 2 cores).
+# Part of make bench.
+.PHONY: bench-fleet-sim
+bench: bench-fleet-sim
+bench-fleet-sim: $(BENCH_BINS)
+	@sh bench/fleetsim.sh $(B)
+
 # vcpackd and hook figures (issue 6): hook latency, idle RSS/CPU with 50
 # VMs, re-plan time for 100 VMs, all on libvirt's test driver.
 bench-daemon: $(PROGS)

@@ -30,6 +30,7 @@
 #include "planner.h"
 #include "policy.h"
 #include "report.h"
+#include "standby.h"
 #include "tags.h"
 
 #define DEFAULT_FLEET VCP_SYSCONFDIR "/vcpack/fleet.json"
@@ -957,6 +958,60 @@ static double saving(const struct fctx *f, const struct vcp_fleet_plan *p)
 	       (double)p->hosts_emptied * f->cfg.host_watts;
 }
 
+static void standby_text(const struct fctx *f, const struct fleet_in *in,
+			 const struct vcp_sb_decision *d)
+{
+	const struct vcp_fleet_host *h = in->hosts;
+
+	printf("standby (advice, as if demand had stayed so for the hold times; nothing is done):\n");
+	printf("  demand %.2f of %.2f CPUs on (%.0f%%), band %.0f%%-%.0f%%: %s\n",
+	       d->demand, d->capacity_on, d->util * 100,
+	       f->cfg.standby.low * 100, f->cfg.standby.high * 100, d->why);
+	for (size_t k = 0; k < d->n_moves; k++)
+		printf("  move %-24s %s -> %s  %.2f CPUs\n",
+		       h[d->moves[k].from].vms[d->moves[k].vm].name,
+		       h[d->moves[k].from].name, h[d->moves[k].to].name,
+		       d->moves[k].demand);
+	if (d->drain >= 0)
+		printf("  drain towards standby: %s\n", h[d->drain].name);
+	if (d->standby >= 0)
+		printf("  put in standby: %s\n", h[d->standby].name);
+	for (size_t k = 0; k < d->n_wake; k++)
+		printf("  wake: %s\n", h[d->wake[k]].name);
+	for (size_t i = 0; i < f->cfg.n_hosts; i++)
+		if (d->host_why[i])
+			printf("  stays on: %-16s %s\n", h[i].name,
+			       d->host_why[i]);
+}
+
+/* The standby loop's decision as advice, when the fleet file has a
+ * "standby" object: added to @o (JSON) or printed. */
+static int standby_advice(struct fctx *f, const struct fleet_in *in,
+			  struct json_object *o)
+{
+	struct vcp_fleet_opts opts = { .move_spread = f->cfg.move_spread,
+		.mem_reserve = f->cfg.mem_reserve, .n_groups = in->n_groups,
+		.compat = in->compat };
+	struct vcp_sb_round r = { in->hosts, f->cfg.n_hosts, f->c->policy,
+				  &opts, &f->cfg.standby, (long long)time(NULL) };
+	struct vcp_sb_decision *d = NULL;
+	int e;
+
+	if (!f->cfg.standby.enabled)
+		return 0;
+	e = vcp_sb_advise(&r, &d);
+	if (e < 0)
+		return vcp_cli_err(EXIT_PARTIAL, "fleet plan: standby advice failed: %s",
+				   strerror(-e));
+	if (o)
+		json_object_object_add(o, "standby", vcp_sb_decision_to_json(
+				       d, in->hosts, f->cfg.n_hosts));
+	else
+		standby_text(f, in, d);
+	vcp_sb_decision_free(d);
+	return 0;
+}
+
 static int cmd_plan(struct fctx *f)
 {
 	struct fleet_in in = { 0 };
@@ -972,11 +1027,13 @@ static int cmd_plan(struct fctx *f)
 
 		json_object_object_add(o, "saving_watts",
 				       vcp_json_double3(saving(f, p)));
+		r = standby_advice(f, &in, o);
 		vcp_cli_json(o);
 	} else {
 		plan_text(f, p, &in, saving(f, p));
+		r = standby_advice(f, &in, NULL);
 	}
-	r = p->hosts_unreachable ? EXIT_PARTIAL : 0;
+	r = r ? r : p->hosts_unreachable ? EXIT_PARTIAL : 0;
 	vcp_fleet_plan_free(p);
 	fleet_in_clear(&in);
 	return r;

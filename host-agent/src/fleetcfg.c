@@ -33,11 +33,6 @@
 
 #define MAX_FILE (16 << 20)
 
-struct fctx {
-	const char *src;
-	char **err;
-};
-
 void vcp_fleet_cfg_clear(struct vcp_fleet_cfg *c)
 {
 	if (!c)
@@ -49,6 +44,7 @@ void vcp_fleet_cfg_clear(struct vcp_fleet_cfg *c)
 		free(c->hosts[i].migration_address);
 	}
 	free(c->hosts);
+	vcp_sb_cfg_clear(&c->standby);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -77,74 +73,26 @@ static char *uri_host(const char *uri)
 	return end > p ? strndup(p, (size_t)(end - p)) : NULL;
 }
 
-static int get_str(const struct fctx *c, const char *path,
-		   struct json_object *v, char **ret)
-{
-	const char *s = json_object_get_string(v);
-
-	if (!json_object_is_type(v, json_type_string) || !*s || strlen(s) > 1024)
-		return vcp_err(c->err, -EINVAL,
-			       "%s: %s: must be a non-empty string (at most 1024 bytes), got %s",
-			       c->src, path, vcp_json_shown(v));
-	*ret = strdup(s);
-	return *ret ? 0 : -ENOMEM;
-}
-
-static int get_bool(const struct fctx *c, const char *path,
-		    struct json_object *v, bool *ret)
-{
-	if (!json_object_is_type(v, json_type_boolean))
-		return vcp_err(c->err, -EINVAL,
-			       "%s: %s: must be true or false, got %s", c->src,
-			       path, vcp_json_shown(v));
-	*ret = json_object_get_boolean(v);
-	return 0;
-}
-
-static int get_uint(const struct fctx *c, const char *path,
-		    struct json_object *v, unsigned int lo, unsigned int hi,
-		    unsigned int *ret)
-{
-	int64_t n;
-
-	if (!vcp_json_int_in(v, lo, hi, &n))
-		return vcp_err(c->err, -EINVAL,
-			       "%s: %s: must be a whole number from %u to %u, got %s",
-			       c->src, path, lo, hi, vcp_json_shown(v));
-	*ret = (unsigned int)n;
-	return 0;
-}
-
-static int get_num(const struct fctx *c, const char *path,
-		   struct json_object *v, double lo, double hi, double *ret)
-{
-	if (!vcp_json_number_in(v, lo, hi, ret))
-		return vcp_err(c->err, -EINVAL,
-			       "%s: %s: must be a number from %g to %g, got %s",
-			       c->src, path, lo, hi, vcp_json_shown(v));
-	return 0;
-}
-
-static int host_key(const struct fctx *c, const char *hp, const char *key,
+static int host_key(const struct vcp_jkey *c, const char *hp, const char *key,
 		    struct json_object *v, struct vcp_fleet_entry *e)
 {
 	char path[64];
 
 	snprintf(path, sizeof(path), "%s.%s", hp, key);
 	if (!strcmp(key, "uri"))
-		return get_str(c, path, v, &e->uri);
+		return vcp_jget_str(c, path, v, 1024, &e->uri);
 	if (!strcmp(key, "name"))
-		return get_str(c, path, v, &e->name);
+		return vcp_jget_str(c, path, v, 1024, &e->name);
 	if (!strcmp(key, "group"))
-		return get_str(c, path, v, &e->group);
+		return vcp_jget_str(c, path, v, 1024, &e->group);
 	if (!strcmp(key, "accepts"))
-		return get_bool(c, path, v, &e->accepts);
+		return vcp_jget_bool(c, path, v, &e->accepts);
 	if (!strcmp(key, "migration_address"))
-		return get_str(c, path, v, &e->migration_address);
+		return vcp_jget_str(c, path, v, 1024, &e->migration_address);
 	return vcp_err(c->err, -EINVAL, "%s: %s: unknown key", c->src, path);
 }
 
-static int one_host(const struct fctx *c, size_t i, struct json_object *o,
+static int one_host(const struct vcp_jkey *c, size_t i, struct json_object *o,
 		    struct vcp_fleet_entry *e)
 {
 	char hp[40];
@@ -216,7 +164,7 @@ int vcp_first_duplicate(char *const *names, size_t n, size_t *ret_earlier,
 	return 1;
 }
 
-static int unique_names(const struct fctx *c, struct vcp_fleet_cfg *cfg)
+static int unique_names(const struct vcp_jkey *c, struct vcp_fleet_cfg *cfg)
 {
 	char **names = calloc(cfg->n_hosts, sizeof(*names));
 	size_t j, i;
@@ -236,7 +184,7 @@ static int unique_names(const struct fctx *c, struct vcp_fleet_cfg *cfg)
 		c->src, i, cfg->hosts[i].name, j);
 }
 
-static int parse_hosts(const struct fctx *c, struct json_object *a,
+static int parse_hosts(const struct vcp_jkey *c, struct json_object *a,
 		       struct vcp_fleet_cfg *cfg)
 {
 	size_t n;
@@ -260,30 +208,30 @@ static int parse_hosts(const struct fctx *c, struct json_object *a,
 	return r ? r : unique_names(c, cfg);
 }
 
-static int default_key(const struct fctx *c, const char *key,
+static int default_key(const struct vcp_jkey *c, const char *key,
 		       struct json_object *v, struct vcp_fleet_cfg *cfg)
 {
 	char path[64];
 
 	snprintf(path, sizeof(path), "defaults.%s", key);
 	if (!strcmp(key, "concurrency"))
-		return get_uint(c, path, v, 1, 1024, &cfg->concurrency);
+		return vcp_jget_uint(c, path, v, 1, 1024, &cfg->concurrency);
 	if (!strcmp(key, "timeout"))
-		return get_uint(c, path, v, 1, 3600, &cfg->timeout_s);
+		return vcp_jget_uint(c, path, v, 1, 3600, &cfg->timeout_s);
 	if (!strcmp(key, "move_spread"))
-		return get_bool(c, path, v, &cfg->move_spread);
+		return vcp_jget_bool(c, path, v, &cfg->move_spread);
 	if (!strcmp(key, "mem_reserve"))
-		return get_num(c, path, v, 0, 0.9, &cfg->mem_reserve);
+		return vcp_jget_num(c, path, v, 0, 0.9, &cfg->mem_reserve);
 	if (!strcmp(key, "p2p"))
-		return get_bool(c, path, v, &cfg->p2p);
+		return vcp_jget_bool(c, path, v, &cfg->p2p);
 	if (!strcmp(key, "package_watts"))
-		return get_num(c, path, v, 0, 10000, &cfg->package_watts);
+		return vcp_jget_num(c, path, v, 0, 10000, &cfg->package_watts);
 	if (!strcmp(key, "host_watts"))
-		return get_num(c, path, v, 0, 100000, &cfg->host_watts);
+		return vcp_jget_num(c, path, v, 0, 100000, &cfg->host_watts);
 	return vcp_err(c->err, -EINVAL, "%s: %s: unknown key", c->src, path);
 }
 
-static int parse_obj(const struct fctx *c, struct json_object *o,
+static int parse_obj(const struct vcp_jkey *c, struct json_object *o,
 		     struct vcp_fleet_cfg *cfg)
 {
 	struct json_object *d;
@@ -295,7 +243,7 @@ static int parse_obj(const struct fctx *c, struct json_object *o,
 	json_object_object_foreach(o, key, val) {
 		(void)val;
 		if (strcmp(key, "hosts") && strcmp(key, "defaults") &&
-		    strcmp(key, "_comment"))
+		    strcmp(key, "_comment") && strcmp(key, "standby"))
 			return vcp_err(c->err, -EINVAL, "%s: %s: unknown key",
 				       c->src, key);
 	}
@@ -314,13 +262,14 @@ static int parse_obj(const struct fctx *c, struct json_object *o,
 		return vcp_err(c->err, -EINVAL,
 			       "%s: needs \"hosts\" (an array of hosts)",
 			       c->src);
-	return parse_hosts(c, d, cfg);
+	r = parse_hosts(c, d, cfg);
+	return r ? r : vcp_sb_cfg_parse_fleet(o, c->src, cfg, c->err);
 }
 
 int vcp_fleet_cfg_parse(const char *text, const char *source,
 			struct vcp_fleet_cfg *ret, char **ret_err)
 {
-	struct fctx c = { source ? source : "fleet", ret_err };
+	struct vcp_jkey c = { source ? source : "fleet", ret_err };
 	struct vcp_fleet_cfg cfg;
 	struct json_object *o = NULL;
 	int r = vcp_json_parse(text, c.src, &o, ret_err);

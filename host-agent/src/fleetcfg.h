@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "standby.h"
+
 struct vcp_fleet_entry {
 	char *uri;		/* libvirt URI, e.g. qemu+ssh://h1/system */
 	char *name;		/* shown name; defaults to the URI's host */
@@ -32,6 +34,7 @@ struct vcp_fleet_cfg {
 	bool p2p;			/* peer-to-peer migration */
 	double package_watts;		/* modelled saving per package asleep */
 	double host_watts;		/* and per host emptied, beyond that */
+	struct vcp_sb_cfg standby;	/* the "standby" object (standbycfg.c) */
 };
 
 #define VCP_FLEET_MAX_HOSTS 100000

@@ -256,15 +256,25 @@ int vcp_irq_counts_parse(const char *text, struct vcp_irq_counts *ret)
 	return 0;
 }
 
-int vcp_irq_counts_read(const char *root, struct vcp_irq_counts *ret)
+/* The text of ROOT/proc/interrupts. */
+static int read_interrupts(const char *root, char **ret)
 {
-	char *path = path_at(root, "/proc/interrupts", 0), *text = NULL;
+	char *path = path_at(root, "/proc/interrupts", 0);
 	int r;
 
 	if (!path)
 		return -ENOMEM;
-	r = read_text(path, &text);
+	r = read_text(path, ret);
 	free(path);
+	return r;
+}
+
+int vcp_irq_counts_read(const char *root, struct vcp_irq_counts *ret)
+{
+	char *text = NULL;
+	int r;
+
+	r = read_interrupts(root, &text);
 	if (r < 0)
 		return r;
 	r = vcp_irq_counts_parse(text, ret);
@@ -393,13 +403,10 @@ int vcp_irq_list(const char *root, struct vcp_irq **ret, size_t *ret_n)
 {
 	struct irq_list l = { .root = root };
 	struct vcp_irq_counts c = { 0 };
-	char *path = path_at(root, "/proc/interrupts", 0), *text = NULL, *nl;
+	char *text = NULL, *nl;
 	int r;
 
-	if (!path)
-		return -ENOMEM;
-	r = read_text(path, &text);
-	free(path);
+	r = read_interrupts(root, &text);
 	if (r < 0)
 		return r;
 	nl = strchr(text, '\n');

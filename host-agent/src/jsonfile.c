@@ -227,3 +227,57 @@ int vcp_json_parse(const char *text, const char *source,
 	return vcp_err(ret_err, -EINVAL, "%s: not valid JSON at line %u: %s",
 		       source, line_of(text, end), error_desc(e));
 }
+
+int vcp_jget_str(const struct vcp_jkey *k, const char *path,
+		 struct json_object *v, size_t max, char **ret)
+{
+	const char *s = json_object_get_string(v);
+	char *dup;
+
+	if (!json_object_is_type(v, json_type_string) || !*s ||
+	    strlen(s) > max)
+		return vcp_err(k->err, -EINVAL,
+			       "%s: %s: must be a non-empty string (at most %zu bytes), got %s",
+			       k->src, path, max, vcp_json_shown(v));
+	dup = strdup(s);
+	if (!dup)
+		return -ENOMEM;
+	free(*ret);
+	*ret = dup;
+	return 0;
+}
+
+int vcp_jget_bool(const struct vcp_jkey *k, const char *path,
+		  struct json_object *v, bool *ret)
+{
+	if (!json_object_is_type(v, json_type_boolean))
+		return vcp_err(k->err, -EINVAL,
+			       "%s: %s: must be true or false, got %s", k->src,
+			       path, vcp_json_shown(v));
+	*ret = json_object_get_boolean(v);
+	return 0;
+}
+
+int vcp_jget_uint(const struct vcp_jkey *k, const char *path,
+		  struct json_object *v, unsigned int lo, unsigned int hi,
+		  unsigned int *ret)
+{
+	int64_t n;
+
+	if (!vcp_json_int_in(v, lo, hi, &n))
+		return vcp_err(k->err, -EINVAL,
+			       "%s: %s: must be a whole number from %u to %u, got %s",
+			       k->src, path, lo, hi, vcp_json_shown(v));
+	*ret = (unsigned int)n;
+	return 0;
+}
+
+int vcp_jget_num(const struct vcp_jkey *k, const char *path,
+		 struct json_object *v, double lo, double hi, double *ret)
+{
+	if (!vcp_json_number_in(v, lo, hi, ret))
+		return vcp_err(k->err, -EINVAL,
+			       "%s: %s: must be a number from %g to %g, got %s",
+			       k->src, path, lo, hi, vcp_json_shown(v));
+	return 0;
+}

@@ -33,4 +33,24 @@ bool vcp_json_number_in(struct json_object *v, double min, double max,
 /* How a value looks in a message: its JSON text ("null" for NULL). */
 const char *vcp_json_shown(struct json_object *v);
 
+/*
+ * Typed reads of one key of a file people write. Each refuses a value of
+ * the wrong type or range with -EINVAL and "SRC: PATH: must be ..., got
+ * VALUE" in *k->err, and leaves *ret untouched then.
+ */
+struct vcp_jkey {
+	const char *src; /* the file's name, as messages show it */
+	char **err;
+};
+
+int vcp_jget_str(const struct vcp_jkey *k, const char *path,
+		 struct json_object *v, size_t max, char **ret);
+int vcp_jget_bool(const struct vcp_jkey *k, const char *path,
+		  struct json_object *v, bool *ret);
+int vcp_jget_uint(const struct vcp_jkey *k, const char *path,
+		  struct json_object *v, unsigned int lo, unsigned int hi,
+		  unsigned int *ret);
+int vcp_jget_num(const struct vcp_jkey *k, const char *path,
+		 struct json_object *v, double lo, double hi, double *ret);
+
 #endif

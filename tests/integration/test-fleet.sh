@@ -132,5 +132,27 @@ t_eq "plan: changed nothing" "ci" "$(virsh -q -c "$U_h3" list --name | grep -x c
 txt=$(F --sample 0 plan 2>&1)
 t_match "plan text: migrations listed" "migrations \(in this order; plan changes nothing\)" "$txt"
 t_match "plan text: totals" "2 hosts could be emptied and sleep" "$txt"
+t_eq "plan: no standby advice without a \"standby\" object" false "$(echo "$pl" | jq 'has("standby")')"
+
+# ---- plan: standby advice (issue 14) ----
+jq '. + {"standby": {"min_spare_hosts": 0,
+	"host_defaults": {"action": "libvirt-suspend"},
+	"hosts": {"h1": {"stay_on": true}}}}' "$T_TMP/fleet.json" >"$T_TMP/fleet-sb.json"
+sb=$("$VCPACK" fleet --hosts "$T_TMP/fleet-sb.json" --json --sample 0 plan 2>/dev/null); rc=$?
+t_eq "plan standby: exit 1 (h4 unreachable)" 1 $rc
+t_eq "plan standby: why each host stays on" "h1:stay_on h2:null h3:null h4:unreachable" \
+	"$(echo "$sb" | jq -r '[.standby.hosts[]|"\(.name):\(.why)"]|join(" ")')"
+t_eq "plan standby: the lightest (h3) drained first, its guest to h1" "h3 ci:h3->h1" \
+	"$(echo "$sb" | jq -r '.standby.drain + " " + ([.standby.moves[]|"\(.vm):\(.from)->\(.to)"]|join(" "))')"
+t_eq "plan standby: nothing put in standby or woken yet" "null 0" \
+	"$(echo "$sb" | jq -r '"\(.standby.standby) \(.standby.wake|length)"')"
+txt=$("$VCPACK" fleet --hosts "$T_TMP/fleet-sb.json" --sample 0 plan 2>&1)
+t_match "plan standby text: advice said so" "standby \(advice, as if demand had stayed so for the hold times; nothing is done\)" "$txt"
+t_match "plan standby text: h1 stays on" "stays on: h1 +stay_on" "$txt"
+t_eq "plan standby: changed nothing" "ci" "$(virsh -q -c "$U_h3" list --name | grep -x ci)"
+echo '{"hosts": [{"uri": "qemu:///system", "name": "a"}], "standby": {"hosts": {"b": {}}}}' >"$T_TMP/bad-sb.json"
+out=$("$VCPACK" fleet --hosts "$T_TMP/bad-sb.json" plan 2>&1)
+t_eq "bad standby object: exit 2" 2 $?
+t_match "bad standby object: key path named" "standby\.hosts\.b: no host of that name" "$out"
 
 t_done
