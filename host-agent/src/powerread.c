@@ -282,6 +282,9 @@ static int rd_u64(struct vcp_power_reader *r, const char *rel, uint64_t *ret)
 
 	if (e < 0)
 		return e;
+	/* strtoull() would take "-5" or " 5" as a number: digits only */
+	if (buf[0] < '0' || buf[0] > '9')
+		return -EINVAL;
 	errno = 0;
 	v = strtoull(buf, &end, 10);
 	if (errno || end == buf || *end)

@@ -35,6 +35,7 @@ static uint64_t fixed_now(void *data)
 /* The errors to inject: a path suffix and its error; an event open. */
 static const char *fail_suffix;
 static int fail_err;
+static const char *fail_text;	/* read as the file's text instead */
 static const struct vcp_power_ops *inner;
 static bool held;	/* keep files open as production does */
 
@@ -43,8 +44,12 @@ static int failing_read_line(void *data, const char *path, char *buf,
 {
 	size_t n = strlen(path), k = fail_suffix ? strlen(fail_suffix) : 0;
 
-	if (k && n >= k && !strcmp(path + n - k, fail_suffix))
-		return fail_err;
+	if (k && n >= k && !strcmp(path + n - k, fail_suffix)) {
+		if (!fail_text)
+			return fail_err;
+		snprintf(buf, len, "%s", fail_text);
+		return 0;
+	}
 	return inner->read_line(data, path, buf, len);
 }
 
@@ -98,6 +103,7 @@ static void done(struct vcp_pwr_snap *s, struct vcp_pwr_figs *f)
 	vcp_pwr_figs_clear(f);
 	fail_suffix = NULL;
 	fail_err = 0;
+	fail_text = NULL;
 }
 
 static void test_intel(void **state)
@@ -297,6 +303,24 @@ static void test_injected(void **state)
 	done(s, &f);
 }
 
+/* A counter file is digits only: strtoull() alone takes "-5" as 2^64-5. */
+static void test_not_digits(void **state)
+{
+	static const char *const bad[] = { "-5", " 5", "+5", "5x", "" };
+	struct vcp_pwr_snap s[2];
+	struct vcp_pwr_figs f;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		fail_suffix = "intel-rapl:1/energy_uj";
+		fail_text = bad[i];
+		read_case("intel-2s", s, &f);
+		assert_int_equal(s[1].zones[2].err, -EINVAL);
+		assert_true(isnan(f.pkgs[1].watts[VCP_ZONE_PACKAGE]));
+		NEAR(f.pkgs[0].watts[VCP_ZONE_PACKAGE], 100.0);
+		done(s, &f);
+	}
+}
+
 static void test_empty_root(void **state)
 {
 	struct vcp_power_reader *r;
@@ -322,6 +346,7 @@ int main(void)
 		cmocka_unit_test(test_noroot),
 		cmocka_unit_test(test_zones_change),
 		cmocka_unit_test(test_injected),
+		cmocka_unit_test(test_not_digits),
 		cmocka_unit_test(test_empty_root),
 	};
 
