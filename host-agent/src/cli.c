@@ -22,6 +22,7 @@
 #include "apply.h"
 #include "cli.h"
 #include "ctl.h"
+#include "control.h"
 #include "cycle.h"
 #include "diff.h"
 #include "irqview.h"
@@ -88,6 +89,9 @@ static const char *const usage_text =
 	"  tag DOMAIN --priority high|normal|low | --class spread|balanced|pack\n"
 	"                         write the VM's vcpack tag (live and persistent)\n"
 	"  restore [DOMAIN...]    put VMs back to their recorded original pins\n"
+	"  level 0|1|2|auto|policy  set vcpackd's level (kept across restarts);\n"
+	"                         policy: back to the policy's level and windows\n"
+	"  pause | resume         stop / restart vcpackd's changes (kept as is)\n"
 	"  trial [--rounds N] [--window S] ...\n"
 	"                         measure whether packing saves power here (A/B)\n"
 	"  fleet --hosts FLEET.json status|tag|plan\n"
@@ -136,6 +140,16 @@ static const char *const cmd_help[][2] = {
 		 "Write <consolidation> in namespace " VCP_TAG_NS " of DOMAIN,\n"
 		 "live (if running) and persistent (if defined). Both options may\n"
 		 "be given; the class then wins over the priority's mapping.\n" },
+	{ "level", "Usage: vcpack [OPTIONS] level 0|1|2|auto|policy\n"
+		   "Tell vcpackd which level to plan with, overriding the policy's\n"
+		   "level and its schedule windows until 'vcpack level policy'. Kept\n"
+		   "in vcpackd's state file across its restarts. Needs vcpackd.\n" },
+	{ "pause", "Usage: vcpack [OPTIONS] pause\n"
+		   "vcpackd stops changing anything (pins, classes, level, IRQs) and\n"
+		   "leaves the host as it is until 'vcpack resume'; kept across its\n"
+		   "restarts. While paused, 'vcpack apply' and 'restore' act directly.\n" },
+	{ "resume", "Usage: vcpack [OPTIONS] resume\n"
+		    "vcpackd re-plans and carries out its plan again.\n" },
 	{ "restore", "Usage: vcpack [OPTIONS] restore [DOMAIN...]\n"
 		     "Put the named VMs (default: every running VM) back to the pins\n"
 		     "recorded before vcpack first changed them, and drop the record.\n" },
@@ -329,6 +343,127 @@ static void overlay_vm(struct vcp_vm *vm, const struct vcp_status_vm *sv)
 		vm->delay = sv->delay;
 }
 
+static const char *socket_path(const struct ctx *c)
+{
+	return c->daemon_socket ? c->daemon_socket :
+	       getenv("VCPACK_SOCKET") ? getenv("VCPACK_SOCKET") :
+	       VCP_CTL_SOCKET;
+}
+
+/* A version 1 request to vcpackd: its "status" member (a new
+ * reference), or NULL with *ret_err (malloc'd) and -errno in *ret_r. */
+static struct json_object *daemon_call(const struct ctx *c,
+				       const struct vcp_req *req, int *ret_r,
+				       char **ret_err)
+{
+	struct json_object *o = NULL, *st = NULL;
+	int r = vcp_ctl_call(socket_path(c), req, 5000, VCP_CTL_MAX_REPLY, &o,
+			     ret_err);
+
+	if (r == 0 && json_object_object_get_ex(o, "status", &st))
+		json_object_get(st);
+	else if (r == 0)
+		r = -EBADMSG;
+	json_object_put(o);
+	*ret_r = r;
+	return st;
+}
+
+static const char *str_of(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) &&
+	       json_object_is_type(v, json_type_string) ?
+	       json_object_get_string(v) : "";
+}
+
+static long long int_of(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) ?
+	       json_object_get_int64(v) : 0;
+}
+
+/* The pid of a vcpackd that manages the host of this connection and is
+ * not paused, else 0; @st (may be NULL) is its status. */
+static int daemon_managing(const struct ctx *c, struct json_object *st)
+{
+	struct json_object *ctl = json_object_object_get(st, "control");
+
+	if (!st || !json_object_get_boolean(json_object_object_get(st, "connected")) ||
+	    strcmp(str_of(st, "uri"), vcp_virt_uri(c->v)) != 0 ||
+	    json_object_get_boolean(json_object_object_get(ctl, "paused")))
+		return 0;
+	return (int)int_of(st, "pid");
+}
+
+static struct json_object *daemon_status(const struct ctx *c)
+{
+	struct vcp_req req = { .op = VCP_REQ_STATUS,
+			       .version = VCP_PROTO_VERSION };
+	char *err = NULL;
+	int r;
+	struct json_object *st = daemon_call(c, &req, &r, &err);
+
+	free(err);
+	return st;
+}
+
+static void when_text(long long t, char *buf, size_t len)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	localtime_r(&tt, &tm);
+	strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm);
+}
+
+/* What vcpackd does: running or not, paused, the level in force and why,
+ * the plan it carries out (not this command's own measurement). */
+static void daemon_text(const struct ctx *c, struct json_object *st)
+{
+	struct json_object *ctl = json_object_object_get(st, "control");
+	struct json_object *last = json_object_object_get(st, "last");
+	char when[64];
+
+	if (!st) {
+		printf("vcpackd: not running (no answer on %s)\n", socket_path(c));
+		return;
+	}
+	printf("vcpackd: running (pid %lld) on %s%s\n", int_of(st, "pid"),
+	       str_of(st, "uri"),
+	       json_object_get_boolean(json_object_object_get(st, "connected")) ?
+	       "" : ", waiting for libvirt");
+	if (json_object_get_boolean(json_object_object_get(ctl, "paused"))) {
+		when_text(int_of(ctl, "paused_since"), when, sizeof(when));
+		printf("         PAUSED since %s: nothing is re-pinned until 'vcpack resume'\n",
+		       when);
+	}
+	printf("         level %s: %s\n", str_of(st, "level"),
+	       str_of(st, "level_reason"));
+	printf("         mode %s: %s\n", str_of(st, "mode"),
+	       str_of(st, "mode_reason"));
+	if (!last) {
+		printf("         no plan carried out yet\n");
+		return;
+	}
+	when_text(int_of(last, "at"), when, sizeof(when));
+	printf("         carrying out (planned %s): level %lld, %lld of %lld packages active (%s)\n",
+	       when, int_of(last, "level"), int_of(last, "active"),
+	       int_of(last, "packages"), str_of(last, "level_reason"));
+}
+
+static struct json_object *daemon_json(struct json_object *st)
+{
+	struct json_object *o = st ? json_object_get(st) :
+				     json_object_new_object();
+
+	json_object_object_add(o, "running", json_object_new_boolean(st != NULL));
+	return o;
+}
+
 /*
  * When vcpackd runs for this same URI, show what it measured (its
  * windowed peak and delay) instead of sampling again, so that both say
@@ -426,6 +561,7 @@ static int cmd_status(struct ctx *c, int argc, char **argv)
 	struct vcp_irqview iv;
 	struct vcp_placers pl;
 	struct vcp_power_probe probe = { 0 };
+	struct json_object *st = NULL;
 	const char *why = NULL;
 	int r;
 
@@ -446,9 +582,12 @@ static int cmd_status(struct ctx *c, int argc, char **argv)
 		r = vcp_cli_err(EXIT_PARTIAL, "out of memory");
 	if (!r)
 		vcp_irqview_end(&iv, w.host);
+	if (!r)
+		st = daemon_status(c);
 	if (!r && c->json) {
 		struct json_object *o = header_json(c, &w);
 
+		json_object_object_add(o, "vcpackd", daemon_json(st));
 		json_object_object_add(o, "interrupts",
 				       vcp_irqview_json(&iv, w.host));
 		json_object_object_add(o, "placers",
@@ -462,6 +601,7 @@ static int cmd_status(struct ctx *c, int argc, char **argv)
 		vcp_cli_json(o);
 	} else if (!r) {
 		header_text(c, &w);
+		daemon_text(c, st);
 		vcp_irqview_text(stdout, &iv, w.host);
 		vcp_placers_text(stdout, &pl, w.vms, w.n_vms);
 		printf("packages:\n");
@@ -470,6 +610,7 @@ static int cmd_status(struct ctx *c, int argc, char **argv)
 		vcp_render_vms_text(stdout, w.host, w.vms, w.n_vms, &c->policy);
 		power_show(c, &probe, why, NULL);
 	}
+	json_object_put(st);
 	vcp_irqview_clear(&iv);
 	vcp_power_probe_clear(&probe);
 	vcp_pkg_map_clear(&map);
@@ -524,6 +665,46 @@ static int cmd_metrics(struct ctx *c, int argc, char **argv)
 	vcp_power_probe_clear(&probe);
 	vcp_world_clear(&w);
 	return r;
+}
+
+/* While vcpackd manages this host (running for this URI, not paused),
+ * `apply` asks it to re-plan and `restore` is refused: vcpackd would
+ * restate its plan. The pid of that vcpackd, or 0. */
+static int managed_by(struct ctx *c)
+{
+	struct json_object *st = daemon_status(c);
+	int pid = daemon_managing(c, st);
+
+	json_object_put(st);
+	return pid;
+}
+
+static int apply_through_daemon(struct ctx *c, int pid)
+{
+	struct vcp_req req = { .op = VCP_REQ_REPLAN,
+			       .version = VCP_PROTO_VERSION };
+	struct json_object *o = NULL, *st;
+	char *err = NULL;
+	int r = vcp_ctl_call(socket_path(c), &req, 30000, VCP_CTL_MAX_REPLY,
+			     &o, &err);
+
+	if (r < 0) {
+		vcp_cli_err(0, "vcpackd (pid %d) manages this host and did not re-plan: %s",
+			    pid, err ? err : strerror(-r));
+		free(err);
+		return EXIT_PARTIAL;
+	}
+	json_object_put(o);
+	st = daemon_status(c);
+	if (c->json) {
+		vcp_cli_json(daemon_json(st));
+	} else {
+		printf("vcpackd (pid %d) manages this host: it re-planned and applied its plan\n",
+		       pid);
+		daemon_text(c, st);
+	}
+	json_object_put(st);
+	return 0;
 }
 
 /* ---- plan and apply ---- */
@@ -687,12 +868,15 @@ static int cmd_apply(struct ctx *c, int argc, char **argv)
 	struct vcp_apply_result res = { 0 };
 	struct vcp_world after = { 0 };
 	struct vcp_pkg_map amap = { 0 };
-	int r;
+	int r, pid;
 
 	if (argc > 1)
 		return vcp_cli_err(EXIT_USAGE, "apply takes no arguments, got '%s'",
 			       argv[1]);
 	r = setup(c, false);
+	pid = r ? 0 : managed_by(c);
+	if (pid)
+		return apply_through_daemon(c, pid);
 	if (!r)
 		r = make_plan(c, &p);
 	if (!r && vcp_apply_actions(c->v, c->k, p.cy.w.host, p.cy.w.vms, &p.cy.acts,
@@ -876,8 +1060,11 @@ static int cmd_restore(struct ctx *c, int argc, char **argv)
 	struct vcp_irq_report irq = { 0 };
 	const char *root;
 	bool *only = NULL;
-	int r = setup(c, false);
+	int r = setup(c, false), pid = r ? 0 : managed_by(c);
 
+	if (pid)
+		return vcp_cli_err(EXIT_USAGE, "refusing to restore: vcpackd (pid %d) manages this host and would restate its plan; 'vcpack pause' first (or stop vcpackd), then restore",
+				   pid);
 	if (!r)
 		r = observe(c, &w, 0, true);
 	if (!r)
@@ -901,6 +1088,63 @@ static int cmd_restore(struct ctx *c, int argc, char **argv)
 	vcp_restore_result_clear(&res);
 	vcp_world_clear(&w);
 	return r;
+}
+
+/* ---- runtime control through vcpackd: level, pause, resume ---- */
+
+static int control_call(struct ctx *c, struct vcp_req *req, const char *what)
+{
+	struct json_object *st, *ctl;
+	char *err = NULL;
+	int r;
+
+	req->version = VCP_PROTO_VERSION;
+	st = daemon_call(c, req, &r, &err);
+	if (!st) {
+		if (r == -ENOENT || r == -ECONNREFUSED)
+			vcp_cli_err(0, "vcpackd is not running (no answer on %s); nothing %s",
+				    socket_path(c), what);
+		else
+			vcp_cli_err(0, "vcpackd refused: %s", err ? err : strerror(-r));
+		free(err);
+		return r == -EPROTO ? EXIT_USAGE : EXIT_PARTIAL;
+	}
+	if (c->json) {
+		vcp_cli_json(daemon_json(st));
+	} else {
+		ctl = json_object_object_get(st, "control");
+		printf("vcpackd (pid %lld): level %s (%s)%s\n", int_of(st, "pid"),
+		       str_of(st, "level"), str_of(st, "level_reason"),
+		       json_object_get_boolean(json_object_object_get(ctl, "paused")) ?
+		       "; PAUSED: nothing is re-pinned until 'vcpack resume'" : "");
+	}
+	json_object_put(st);
+	return 0;
+}
+
+static int cmd_level(struct ctx *c, int argc, char **argv)
+{
+	struct vcp_req req = { .op = VCP_REQ_LEVEL };
+	int level;
+	bool pol;
+
+	if (argc != 2 || vcp_control_level_parse(argv[1], &level, &pol) < 0)
+		return vcp_cli_err(EXIT_USAGE, "level needs one of 0, 1, 2, auto, policy%s%s%s",
+				   argc > 1 ? ", got '" : "",
+				   argc > 1 ? argv[1] : "", argc > 1 ? "'" : "");
+	snprintf(req.level, sizeof(req.level), "%s", argv[1]);
+	return control_call(c, &req, "set");
+}
+
+static int cmd_pause(struct ctx *c, int argc, char **argv)
+{
+	struct vcp_req req = { .op = strcmp(argv[0], "pause") == 0 ?
+				     VCP_REQ_PAUSE : VCP_REQ_RESUME };
+
+	if (argc > 1)
+		return vcp_cli_err(EXIT_USAGE, "%s takes no arguments, got '%s'",
+				   argv[0], argv[1]);
+	return control_call(c, &req, "changed");
 }
 
 /* ---- trial (cli-trial.c) ---- */
@@ -950,6 +1194,8 @@ static const struct {
 	{ "apply", cmd_apply },	  { "tag", cmd_tag },
 	{ "restore", cmd_restore },
 	{ "trial", cmd_trial },
+	{ "level", cmd_level }, { "pause", cmd_pause },
+	{ "resume", cmd_pause },
 };
 
 static int parse_global(struct ctx *c, int argc, char **argv)

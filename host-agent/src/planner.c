@@ -887,7 +887,7 @@ static int gather(struct ctx *c, int level, size_t *pref, size_t *pick)
 	return (int)n_active;
 }
 
-static int auto_level(const struct ctx *c)
+static int auto_level(const struct ctx *c, const char **ret_why)
 {
 	bool packable = false, busy = false;
 
@@ -901,31 +901,38 @@ static int auto_level(const struct ctx *c)
 		    c->pol->busy_vcpu_demand + EPS)
 			busy = true;
 	}
-	if (!packable)
+	if (!packable) {
+		*ret_why = "auto: no packable VM (every VM is spread or left alone)";
 		return 0;
+	}
+	*ret_why = busy ? "auto: a busy spread VM runs, so only pack VMs are gathered" :
+			  "auto: packable VMs and no busy spread VM";
 	return busy ? 1 : 2;
 }
 
-static int resolve(struct ctx *c, int *ret_level)
+static int resolve(struct ctx *c, int *ret_level, const char **ret_why)
 {
 	size_t np = c->h->n_packages;
 	size_t *pref = malloc(2 * np * sizeof(*pref));
+	const char *why = "the level as configured";
 	int level = c->pol->level, r;
 
 	if (!pref)
 		return -ENOMEM;
 	if (level == VCP_LEVEL_AUTO)
-		level = auto_level(c);
+		level = auto_level(c, &why);
 	r = gather(c, level, pref, pref + np);
 	if (r >= 0 && c->pol->level == VCP_LEVEL_AUTO && level > 0 &&
 	    (size_t)r == c->n_pref) {
 		level = 0;
+		why = "auto: the measured demand leaves no package to idle";
 		r = gather(c, level, pref, pref + np);
 	}
 	free(pref);
 	if (r < 0)
 		return r;
 	*ret_level = level;
+	*ret_why = why;
 	return 0;
 }
 
@@ -1060,6 +1067,7 @@ int vcp_plan_compute(const struct vcp_host *host, const struct vcp_vm *vms,
 		     struct vcp_plan **ret_plan)
 {
 	struct ctx c = { 0 };
+	const char *why = NULL;
 	int level = 0, r;
 
 	if (!host || !policy || !ret_plan || !host->n_packages ||
@@ -1076,9 +1084,11 @@ int vcp_plan_compute(const struct vcp_host *host, const struct vcp_vm *vms,
 		r = place_spread(&c);
 	}
 	if (r == 0)
-		r = resolve(&c, &level);
+		r = resolve(&c, &level, &why);
 	if (r == 0)
 		r = build_plan(&c, level, ret_plan);
+	if (r == 0)
+		(*ret_plan)->level_reason = why;
 	ctx_free(&c);
 	return r;
 }
