@@ -86,6 +86,8 @@ static const char *const usage_text =
 	"  plan                   what apply would do; changes nothing\n"
 	"  metrics                the figures in Prometheus text format\n"
 	"  apply                  carry out the plan (only what differs)\n"
+	"  verify                 exit 0 when the host is as planned, 1 with the\n"
+	"                         differences (vcpackd's plan if it runs)\n"
 	"  tag DOMAIN --priority high|normal|low | --class spread|balanced|pack\n"
 	"                         write the VM's vcpack tag (live and persistent)\n"
 	"  restore [DOMAIN...]    put VMs back to their recorded original pins\n"
@@ -127,9 +129,14 @@ static const char *const cmd_help[][2] = {
 		     "Print VM classes, vCPU run and wait time, the level and the\n"
 		     "power figures (as status measures them) in the Prometheus text\n"
 		     "exposition format; vcpackd --metrics-dir writes the same.\n" },
-	{ "plan", "Usage: vcpack [OPTIONS] plan\n"
+	{ "plan", "Usage: vcpack [OPTIONS] plan [--exit-code]\n"
 		  "Compute the plan and list the actions apply would take, with the\n"
-		  "package map before and after. Changes nothing.\n" },
+		  "package map before and after. Changes nothing. --exit-code: exit 1\n"
+		  "when apply would change something, 0 when nothing is to do.\n" },
+	{ "verify", "Usage: vcpack [OPTIONS] verify\n"
+		    "Compare the host with the plan vcpackd carries out (when it runs\n"
+		    "for this URI), else with a fresh plan (measured over --sample MS,\n"
+		    "default 0 here). Exit 0: as planned; 1: the differences are listed.\n" },
 	{ "apply", "Usage: vcpack [OPTIONS] apply\n"
 		   "Carry out the plan: record each VM's original pins in its own\n"
 		   "metadata, then pin (pin mode) or set classes and the level\n"
@@ -846,10 +853,11 @@ static int follow_irqs(struct ctx *c, struct planned *p, bool dry)
 static int cmd_plan(struct ctx *c, int argc, char **argv)
 {
 	struct planned p = { 0 };
+	bool exit_code = argc == 2 && strcmp(argv[1], "--exit-code") == 0;
 	int r;
 
-	if (argc > 1)
-		return vcp_cli_err(EXIT_USAGE, "plan takes no arguments, got '%s'",
+	if (argc > 1 && !exit_code)
+		return vcp_cli_err(EXIT_USAGE, "plan takes only --exit-code, got '%s'",
 			       argv[1]);
 	r = setup(c, true);
 	if (!r)
@@ -858,7 +866,162 @@ static int cmd_plan(struct ctx *c, int argc, char **argv)
 		r = follow_irqs(c, &p, true);
 	if (!r)
 		r = report_plan(c, &p, NULL, NULL, NULL);
+	/* --exit-code: 1 when apply would change something (git diff) */
+	if (!r && exit_code && (p.cy.acts.n || p.irq.res.moved))
+		r = 1;
 	planned_clear(&p);
+	return r;
+}
+
+/* ---- verify ---- */
+
+static void verify_diff(struct json_object *diffs, const char *vm,
+			const char *what, const char *is, const char *want)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "vm", vm ? json_object_new_string(vm) : NULL);
+	json_object_object_add(o, "what", json_object_new_string(what));
+	json_object_object_add(o, "is", json_object_new_string(is));
+	json_object_object_add(o, "planned", json_object_new_string(want));
+	json_object_array_add(diffs, o);
+}
+
+/* One VM against its entry in vcpackd's plan JSON. */
+static void verify_vm(const struct vcp_vm *vm, struct json_object *pv,
+		      struct json_object *diffs)
+{
+	struct json_object *want = json_object_object_get(pv, "vcpus");
+	char what[32];
+
+	if (strcmp(str_of(pv, "placement"), "unmanaged") == 0)
+		return;
+	for (unsigned int i = 0; i < vm->n_vcpus; i++) {
+		struct json_object *w = json_object_array_get_idx(want, i);
+		struct json_object *is = vcp_render_cpuset_json(&vm->vcpu_pins[i]);
+
+		if (w && strcmp(json_object_get_string(is),
+				json_object_get_string(w)) != 0) {
+			snprintf(what, sizeof(what), "vCPU %u pins", i);
+			verify_diff(diffs, vm->name, what,
+				    json_object_get_string(is),
+				    json_object_get_string(w));
+		}
+		json_object_put(is);
+	}
+}
+
+/* The host against vcpackd's plan (@st: its status). */
+static void verify_daemon(const struct vcp_world *w, struct json_object *st,
+			  struct json_object *diffs)
+{
+	struct json_object *pvms = json_object_object_get(
+		json_object_object_get(json_object_object_get(st, "last"),
+				       "plan"), "vms");
+	char lv[8];
+
+	for (size_t i = 0; i < w->n_vms; i++) {
+		struct json_object *pv = NULL;
+
+		for (size_t k = 0; k < json_object_array_length(pvms); k++)
+			if (strcmp(str_of(json_object_array_get_idx(pvms, k), "name"),
+				   w->vms[i].name) == 0)
+				pv = json_object_array_get_idx(pvms, k);
+		if (pv)
+			verify_vm(&w->vms[i], pv, diffs);
+		else if (w->vms[i].managed)
+			verify_diff(diffs, w->vms[i].name, "placement",
+				    "running", "not in vcpackd's last plan yet");
+	}
+	snprintf(lv, sizeof(lv), "%lld", int_of(json_object_object_get(st, "last"),
+						"level"));
+	if (w->cur_level >= 0 && w->cur_level != atoi(lv)) {
+		char is[8];
+
+		snprintf(is, sizeof(is), "%d", w->cur_level);
+		verify_diff(diffs, NULL, "sched_mc_power_savings", is, lv);
+	}
+}
+
+/* The host against a fresh plan: what apply would do. */
+static int verify_fresh(struct ctx *c, struct json_object *diffs)
+{
+	struct planned p = { 0 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int r = make_plan(c, &p);
+
+	if (r) {
+		planned_clear(&p);
+		return r;
+	}
+	f = open_memstream(&buf, &len);
+	if (f) {
+		vcp_render_actions_text(f, p.cy.w.vms, &p.cy.acts, NULL);
+		fclose(f);
+	}
+	for (char *l = buf && p.cy.acts.n ? strtok(buf, "\n") : NULL; l;
+	     l = strtok(NULL, "\n"))
+		verify_diff(diffs, NULL, "action", "differs", l + strspn(l, " "));
+	free(buf);
+	planned_clear(&p);
+	return 0;
+}
+
+static int cmd_verify(struct ctx *c, int argc, char **argv)
+{
+	struct json_object *st = NULL, *diffs = json_object_new_array();
+	struct vcp_world w = { 0 };
+	bool by_daemon;
+	size_t n;
+	int r;
+
+	if (argc > 1)
+		return vcp_cli_err(EXIT_USAGE, "verify takes no arguments, got '%s'",
+				   argv[1]);
+	r = setup(c, true);
+	if (!r)
+		st = daemon_status(c);
+	by_daemon = st && json_object_object_get(st, "last") &&
+		    json_object_get_boolean(json_object_object_get(st, "connected")) &&
+		    strcmp(str_of(st, "uri"), vcp_virt_uri(c->v)) == 0;
+	if (!r && by_daemon) {
+		r = observe(c, &w, 0, false);
+		if (!r)
+			verify_daemon(&w, st, diffs);
+	} else if (!r) {
+		c->sample_ms = c->sample_set ? c->sample_ms : 0;
+		r = verify_fresh(c, diffs);
+	}
+	n = json_object_array_length(diffs);
+	if (!r && c->json) {
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "against", json_object_new_string(
+				       by_daemon ? "vcpackd" : "fresh-plan"));
+		json_object_object_add(o, "as_planned", json_object_new_boolean(!n));
+		json_object_object_add(o, "differences", json_object_get(diffs));
+		vcp_cli_json(o);
+	} else if (!r) {
+		printf("verify: %s (%s)\n", n ? "the host differs from the plan" :
+		       "the host is as planned", by_daemon ?
+		       "against the plan vcpackd carries out" : "against a fresh plan");
+		for (size_t i = 0; i < n; i++) {
+			struct json_object *d = json_object_array_get_idx(diffs, i);
+			struct json_object *vm = json_object_object_get(d, "vm");
+
+			printf("  %s%s%s%s: %s, planned %s\n", vm ? "'" : "",
+			       vm ? json_object_get_string(vm) : "", vm ? "' " : "",
+			       str_of(d, "what"), str_of(d, "is"),
+			       str_of(d, "planned"));
+		}
+	}
+	if (!r && n)
+		r = 1;
+	json_object_put(diffs);
+	json_object_put(st);
+	vcp_world_clear(&w);
 	return r;
 }
 
@@ -1195,6 +1358,7 @@ static const struct {
 	{ "restore", cmd_restore },
 	{ "trial", cmd_trial },
 	{ "level", cmd_level }, { "pause", cmd_pause },
+	{ "verify", cmd_verify },
 	{ "resume", cmd_pause },
 };
 

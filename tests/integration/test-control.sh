@@ -59,6 +59,26 @@ t_eq "level 7: exit 2" 2 $?
 mkdom lowa 2 "class='pack'"
 virsh -q -c "$U" start lowa >/dev/null
 orig_lowa=$(pins lowa)
+
+# verify and plan --exit-code without vcpackd: against a fresh plan
+V --sample 0 plan --exit-code >/dev/null 2>&1
+t_eq "plan --exit-code with changes pending: 1" 1 $?
+out=$(V --sample 0 verify 2>&1); rc=$?
+t_eq "verify before apply: exit 1" 1 $rc
+t_match "verify lists the differences against a fresh plan" "differs from the plan \(against a fresh plan\)" "$out"
+t_match "naming the VM" "lowa" "$out"
+V --sample 0 apply >/dev/null 2>&1
+V --sample 0 plan --exit-code >/dev/null 2>&1
+t_eq "plan --exit-code after apply: 0" 0 $?
+V --sample 0 verify >/dev/null 2>&1
+t_eq "verify after apply: exit 0" 0 $?
+t_eq "verify --json: as planned" "true fresh-plan" \
+	"$(V --sample 0 --json verify | jq -r '"\(.as_planned) \(.against)"')"
+V plan --exit-code --bogus >/dev/null 2>&1
+t_eq "plan with a bad option: exit 2" 2 $?
+V --sample 0 restore >/dev/null 2>&1
+t_eq "restored before vcpackd starts" "$orig_lowa" "$(pins lowa)"
+
 start_daemon
 settle lowa && t_pass "vcpackd carries out its plan" || t_fail "plan not applied"
 out=$(V status 2>&1)
@@ -73,6 +93,9 @@ t_eq "status --json: level and its source" "auto the policy's level" \
 	"$(echo "$j" | jq -r '"\(.vcpackd.level) \(.vcpackd.level_reason)"')"
 t_match "status --json: auto's reason" '^auto: ' "$(echo "$j" | jq -r .vcpackd.last.level_reason)"
 t_eq "status --json: not paused" false "$(echo "$j" | jq .vcpackd.control.paused)"
+out=$(V verify 2>&1); rc=$?
+t_eq "verify with vcpackd carrying out its plan: exit 0" 0 $rc
+t_match "against vcpackd's plan" "as planned \(against the plan vcpackd carries out\)" "$out"
 
 # level: overrides the policy, kept across a restart
 out=$(V level 0 2>&1)
@@ -106,6 +129,9 @@ t_eq "status --json: paused, since" "true true" \
 t_match "status says paused and since when" "PAUSED since [0-9-]+ [0-9:]+" "$(V status 2>&1)"
 out=$(V restore 2>&1)
 t_eq "restore while paused: the original pins" "$orig_lowa" "$(pins lowa)"
+out=$(V verify 2>&1); rc=$?
+t_eq "verify after a restore while paused: exit 1" 1 $rc
+t_match "the differing vCPU pins listed" "'lowa' vCPU 0 pins: 0-15, planned " "$out"
 : >"$T_TMP/vcpackd.log"
 virsh -q -c "$U" metadata lowa urn:vcpack:metadata:1 --key vcpack --set "<consolidation class='pack'/>" >/dev/null
 V --sample 0 plan >/dev/null 2>&1
