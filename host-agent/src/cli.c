@@ -111,7 +111,8 @@ static const char *const usage_text =
 	"      --daemon-socket PATH  vcpackd's socket (default " VCP_CTL_SOCKET ")\n"
 	"      --power-root DIR[,DIR2]  read power counters from a fixture tree\n"
 	"                         (DIR2: the second read), not /sys and perf\n"
-	"  -h, --help             this text; COMMAND --help for one command\n"
+	"  -h, --help             this text; 'vcpack help COMMAND' or\n"
+	"                         'COMMAND --help' for one command\n"
 	"  -V, --version\n"
 	"\n"
 	"Exit status: 0 done, 1 failed or partly applied, 2 usage or input\n"
@@ -1109,11 +1110,31 @@ static int parse_tag_args(int argc, char **argv, const char **ret_dom,
 	return 0;
 }
 
+static void tag_report(const struct ctx *c, const char *dom,
+		       const struct vcp_tag *t)
+{
+	if (c->json) {
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "vm", json_object_new_string(dom));
+		json_object_object_add(o, "priority", t->has_priority ?
+			json_object_new_string(vcp_priority_name(t->priority)) : NULL);
+		json_object_object_add(o, "class", t->has_class ?
+			json_object_new_string(vcp_class_name(t->class)) : NULL);
+		vcp_cli_json(o);
+	} else {
+		char *xml = vcp_tag_format(t);
+
+		printf("tagged '%s': %s\n", dom, xml ? xml : "");
+		free(xml);
+	}
+}
+
 static int cmd_tag(struct ctx *c, int argc, char **argv)
 {
 	const char *dom = NULL;
 	struct vcp_tag t;
-	char *err = NULL;
+	char *err = NULL, *name = NULL;
 	int r = parse_tag_args(argc, argv, &dom, &t);
 
 	if (r)
@@ -1121,27 +1142,18 @@ static int cmd_tag(struct ctx *c, int argc, char **argv)
 	r = setup(c, false);
 	if (r)
 		return r;
-	r = vcp_virt_set_tag(c->v, dom, &t, &err);
+	/* DOMAIN as virsh takes it: ID, UUID or name */
+	r = vcp_virt_domain_name(c->v, dom, &name, &err);
+	if (r == 0)
+		r = vcp_virt_set_tag(c->v, name, &t, &err);
 	if (r < 0) {
 		vcp_cli_err(0, "%s", err ? err : strerror(-r));
 		free(err);
+		free(name);
 		return r == -ENOENT ? EXIT_USAGE : EXIT_PARTIAL;
 	}
-	if (c->json) {
-		struct json_object *o = json_object_new_object();
-
-		json_object_object_add(o, "vm", json_object_new_string(dom));
-		json_object_object_add(o, "priority", t.has_priority ?
-			json_object_new_string(vcp_priority_name(t.priority)) : NULL);
-		json_object_object_add(o, "class", t.has_class ?
-			json_object_new_string(vcp_class_name(t.class)) : NULL);
-		vcp_cli_json(o);
-	} else {
-		char *xml = vcp_tag_format(&t);
-
-		printf("tagged '%s': %s\n", dom, xml ? xml : "");
-		free(xml);
-	}
+	tag_report(c, name, &t);
+	free(name);
 	return 0;
 }
 
@@ -1230,6 +1242,14 @@ static int cmd_restore(struct ctx *c, int argc, char **argv)
 				   pid);
 	if (!r)
 		r = observe(c, &w, 0, true);
+	/* DOMAINs as virsh takes them: an ID or UUID becomes its name */
+	for (int a = 1; !r && a < argc; a++) {
+		char *name = NULL, *err = NULL;
+
+		if (vcp_virt_domain_name(c->v, argv[a], &name, &err) == 0)
+			argv[a] = name;	/* lives until exit */
+		free(err);
+	}
 	if (!r)
 		r = select_vms(&w, argc, argv, &only);
 	if (!r && vcp_apply_restore(c->v, c->k, w.host, w.vms, w.n_vms, only,
@@ -1409,6 +1429,66 @@ static int parse_global(struct ctx *c, int argc, char **argv)
 	return 0;
 }
 
+/* Is @a a global option (then *ret_arg: it takes the next word)? */
+static bool is_global(const char *a, bool *ret_arg)
+{
+	static const char *const with[] = { "--connect", "--policy", "--mode",
+		"--sample", "--root", "--daemon-socket", "--power-root" };
+	size_t n;
+
+	*ret_arg = false;
+	if (!strcmp(a, "-j") || !strcmp(a, "--json"))
+		return true;
+	if (!strcmp(a, "-c") || !strcmp(a, "-p"))
+		return (*ret_arg = true);
+	for (size_t i = 0; i < sizeof(with) / sizeof(with[0]); i++) {
+		n = strlen(with[i]);
+		if (!strncmp(a, with[i], n) && (!a[n] || a[n] == '='))
+			return (*ret_arg = !a[n]) || true;
+	}
+	return false;
+}
+
+/*
+ * Global options after the command (vcpack status --json): taken out of
+ * @argv (the command's words) and parsed as if given before it. Not for
+ * trial and fleet, whose own --sample and --json mean something else.
+ */
+static int late_globals(struct ctx *c, int *argc, char **argv)
+{
+	char **g = calloc((size_t)*argc + 2, sizeof(*g));
+	int n = 1, k = 1, r = 0;
+	bool arg;
+
+	if (!g)
+		return vcp_cli_err(EXIT_PARTIAL, "out of memory");
+	g[0] = "vcpack";
+	for (int i = 1; i < *argc; i++) {
+		if (!strcmp(argv[i], "--")) {
+			while (i < *argc)
+				argv[k++] = argv[i++];
+			break;
+		}
+		if (!is_global(argv[i], &arg)) {
+			argv[k++] = argv[i];
+			continue;
+		}
+		g[n++] = argv[i];
+		if (arg && i + 1 < *argc)
+			g[n++] = argv[++i];
+	}
+	*argc = k;
+	argv[k] = NULL;
+	if (n > 1) {
+		optind = 0;
+		r = parse_global(c, n, g);
+		if (r == 0 && optind < n)
+			r = vcp_cli_err(EXIT_USAGE, "unexpected argument '%s'", g[optind]);
+	}
+	free(g);
+	return r;
+}
+
 int main(int argc, char **argv)
 {
 	struct ctx c = { .force_mode = -1, .sample_ms = 1000,
@@ -1423,11 +1503,27 @@ int main(int argc, char **argv)
 	}
 	argc -= optind;
 	argv += optind;
+	/* vcpack help [COMMAND] */
+	if (strcmp(argv[0], "help") == 0) {
+		if (argc < 2) {
+			fputs(usage_text, stdout);
+			return 0;
+		}
+		if (strcmp(argv[1], "fleet") == 0)
+			return cmd_fleet(&c, 2, (char *[]){ "fleet", "--help", NULL });
+		if (print_cmd_help(argv[1]))
+			return 0;
+		return vcp_cli_err(EXIT_USAGE, "no command '%s' (see 'vcpack help')",
+				   argv[1]);
+	}
 	if (strcmp(argv[0], "fleet") == 0)
 		return cmd_fleet(&c, argc, argv);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		if (strcmp(argv[0], commands[i].name) != 0)
 			continue;
+		if (commands[i].fn != cmd_trial &&
+		    (r = late_globals(&c, &argc, argv)) != 0)
+			return r;
 		if (argc > 1 && (strcmp(argv[1], "--help") == 0 ||
 				 strcmp(argv[1], "-h") == 0)) {
 			print_cmd_help(argv[0]);

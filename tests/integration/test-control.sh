@@ -156,5 +156,28 @@ echo '{"level": 9}' >"$T_TMP/bad.json"
 out=$("$B/vcpackd" --foreground --connect "$U" --socket "$T_TMP/run/b.sock" --state "$T_TMP/bad.json" 2>&1); rc=$?
 t_eq "bad state file: vcpackd exits 2" 2 $rc
 t_match "naming the file and the member" "bad.json: level: must be" "$out"
+
+# ---- CLI conventions ----
+t_match "vcpack --version" "^vcpack [0-9]" "$("$B/vcpack" --version)"
+t_match "powernice --version" "^powernice" "$("$B/powernice" --version)"
+t_match "the hook --version" "^vcpack-hook [0-9]" "$("$B/vcpack-hook" --version)"
+t_match "vcpack help COMMAND" "^Usage: vcpack \[OPTIONS\] plan \[--exit-code\]" "$("$B/vcpack" help plan)"
+t_match "vcpack help" "^Usage: vcpack \[OPTIONS\] COMMAND" "$("$B/vcpack" help)"
+"$B/vcpack" help nosuch >/dev/null 2>&1
+t_eq "vcpack help nosuch: exit 2" 2 $?
+t_eq "global options after the command" pin \
+	"$("$B/vcpack" status --connect "$U" --json --sample 0 --daemon-socket "$SOCK" 2>/dev/null | jq -r .mode)"
+t_eq "global options after the command's own: as before it" \
+	"$("$B/vcpack" -c "$U" --sample=0 plan --exit-code >/dev/null 2>&1; echo $?)" \
+	"$("$B/vcpack" plan --exit-code -c "$U" --sample=0 >/dev/null 2>&1; echo $?)"
+id=$(virsh -q -c "$U" domid lowa)
+uuid=$(virsh -q -c "$U" domuuid lowa)
+t_match "tag by ID, as virsh takes it" "^tagged 'lowa'" "$(V tag "$id" --class pack 2>&1)"
+t_match "tag by UUID" "^tagged 'lowa'" "$(V tag "$uuid" --priority low 2>&1)"
+out=$(V tag 9999 --class pack 2>&1); rc=$?
+t_eq "tag of no such ID: exit 2" 2 $rc
+t_match "naming it" "no domain '9999' \(by ID, UUID or name\)" "$out"
+V restore "$id" >/dev/null 2>&1
+t_eq "restore by ID" "$orig_lowa" "$(pins lowa)"
 [ $FAIL -gt 0 ] && sed 's/^/  vcpackd: /' "$T_TMP/vcpackd.log"
 t_done
