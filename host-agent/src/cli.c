@@ -25,6 +25,7 @@
 #include "control.h"
 #include "cycle.h"
 #include "diff.h"
+#include "explain.h"
 #include "irqview.h"
 #include "kernel.h"
 #include "metrics.h"
@@ -91,6 +92,8 @@ static const char *const usage_text =
 	"  tag DOMAIN --priority high|normal|low | --class spread|balanced|pack\n"
 	"                         write the VM's vcpack tag (live and persistent)\n"
 	"  restore [DOMAIN...]    put VMs back to their recorded original pins\n"
+	"  explain DOMAIN         its class and why, demand, planned CPUs and why,\n"
+	"                         what would move it\n"
 	"  level 0|1|2|auto|policy  set vcpackd's level (kept across restarts);\n"
 	"                         policy: back to the policy's level and windows\n"
 	"  pause | resume         stop / restart vcpackd's changes (kept as is)\n"
@@ -148,6 +151,12 @@ static const char *const cmd_help[][2] = {
 		 "Write <consolidation> in namespace " VCP_TAG_NS " of DOMAIN,\n"
 		 "live (if running) and persistent (if defined). Both options may\n"
 		 "be given; the class then wins over the priority's mapping.\n" },
+	{ "explain", "Usage: vcpack [OPTIONS] explain DOMAIN\n"
+		     "For one running VM (an ID, UUID or name): its tag and class and\n"
+		     "why (the tag's class, its priority through the policy's map, or\n"
+		     "the default), its demand and delay (vcpackd's when it runs here),\n"
+		     "the CPUs the plan gives it and why (placement, package, level and\n"
+		     "the planner's reason) and what would move it. Changes nothing.\n" },
 	{ "level", "Usage: vcpack [OPTIONS] level 0|1|2|auto|policy\n"
 		   "Tell vcpackd which level to plan with, overriding the policy's\n"
 		   "level and its schedule windows until 'vcpack level policy'. Kept\n"
@@ -1330,6 +1339,79 @@ static int cmd_pause(struct ctx *c, int argc, char **argv)
 	return control_call(c, &req, "changed");
 }
 
+/* ---- explain ---- */
+
+static void explain_text(struct json_object *o)
+{
+	struct json_object *mv = json_object_object_get(o, "would_move");
+	struct json_object *delay = json_object_object_get(o, "delay");
+	struct json_object *pkg = json_object_object_get(o, "package");
+
+	printf("'%s' (%s)\n", str_of(o, "vm"), str_of(o, "uuid"));
+	printf("  class:    %s: %s\n", str_of(o, "class"), str_of(o, "class_reason"));
+	printf("  demand:   %.2f CPUs over %lld vCPUs%s\n",
+	       json_object_get_double(json_object_object_get(o, "demand")),
+	       int_of(o, "vcpus"),
+	       json_object_get_boolean(json_object_object_get(o, "demand_assumed")) ?
+	       " (not measured: the policy's default_vcpu_demand assumed)" : "");
+	if (delay)
+		printf("  delay:    waits %.1f%% of the time for a host CPU\n",
+		       100 * json_object_get_double(delay));
+	else
+		printf("  delay:    not measured\n");
+	printf("  now:      CPUs %s\n", str_of(o, "pins_now"));
+	printf("  planned:  %s%s%s, CPUs %s\n", str_of(o, "placement"),
+	       pkg ? " on package " : "", pkg ? json_object_get_string(pkg) : "",
+	       str_of(o, "cpus"));
+	printf("  why:      %s\n", str_of(o, "why_cpus"));
+	printf("  level:    %lld (%s)\n", int_of(o, "level"), str_of(o, "level_reason"));
+	if (json_object_object_get(o, "degraded"))
+		printf("  degraded: %s\n", str_of(o, "degraded"));
+	printf("  would move it:\n");
+	for (size_t i = 0; i < json_object_array_length(mv); i++)
+		printf("    - %s\n", json_object_get_string(
+			json_object_array_get_idx(mv, i)));
+}
+
+static int cmd_explain(struct ctx *c, int argc, char **argv)
+{
+	struct vcp_cycle cy = { 0 };
+	char *name = NULL, *err = NULL;
+	size_t i = 0;
+	int r;
+
+	if (argc != 2)
+		return vcp_cli_err(EXIT_USAGE, "explain needs exactly one DOMAIN");
+	r = setup(c, true);
+	if (!r && vcp_virt_domain_name(c->v, argv[1], &name, &err) < 0)
+		r = vcp_cli_err(EXIT_USAGE, "%s", err ? err : "no such domain");
+	/* the demand vcpackd measured when it runs here, else a sample */
+	if (!r && (c->sample_set || daemon_view(c, &cy.w) != 0))
+		r = observe(c, &cy.w, c->sample_ms, false);
+	while (!r && i < cy.w.n_vms && strcmp(cy.w.vms[i].name, name))
+		i++;
+	if (!r && i == cy.w.n_vms)
+		r = vcp_cli_err(EXIT_USAGE, "'%s' is not running: nothing planned for it",
+				name);
+	if (!r && vcp_cycle_finish(&c->policy, time(NULL), &cy, &err) < 0)
+		r = vcp_cli_err(EXIT_PARTIAL, "%s", err ? err : "planning failed");
+	if (!r) {
+		struct json_object *o = vcp_explain_json(&cy.w, cy.plan,
+							 &c->policy, i);
+
+		if (c->json)
+			vcp_cli_json(o);
+		else {
+			explain_text(o);
+			json_object_put(o);
+		}
+	}
+	free(err);
+	free(name);
+	vcp_cycle_clear(&cy);
+	return r;
+}
+
 /* ---- trial (cli-trial.c) ---- */
 
 static int cmd_trial(struct ctx *c, int argc, char **argv)
@@ -1378,7 +1460,7 @@ static const struct {
 	{ "restore", cmd_restore },
 	{ "trial", cmd_trial },
 	{ "level", cmd_level }, { "pause", cmd_pause },
-	{ "verify", cmd_verify },
+	{ "verify", cmd_verify }, { "explain", cmd_explain },
 	{ "resume", cmd_pause },
 };
 

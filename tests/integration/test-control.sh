@@ -179,5 +179,27 @@ t_eq "tag of no such ID: exit 2" 2 $rc
 t_match "naming it" "no domain '9999' \(by ID, UUID or name\)" "$out"
 V restore "$id" >/dev/null 2>&1
 t_eq "restore by ID" "$orig_lowa" "$(pins lowa)"
+
+# ---- explain ----
+ex=$(V --sample 0 --json explain lowa 2>/dev/null)
+t_eq "explain: exit 0" 0 $?
+t_eq "explain: tag, class and why" '{"priority":"low"} pack' \
+	"$(echo "$ex" | jq -c .tag) $(echo "$ex" | jq -r .class)"
+t_match "explain: the policy's priority map named" "priority low, which the policy's priority map makes pack" \
+	"$(echo "$ex" | jq -r .class_reason)"
+t_eq "explain: demand assumed on the test driver (2 x 0.25)" "0.5 true null" \
+	"$(echo "$ex" | jq -r '"\(.demand) \(.demand_assumed) \(.delay)"')"
+pl=$(V --sample 0 --json plan 2>/dev/null)
+t_eq "explain: the planned CPUs and placement are the plan's" \
+	"$(echo "$pl" | jq -r '.plan.vms[]|select(.name=="lowa")|"\(.placement) \(.package) \(.vcpus[0])"')" \
+	"$(echo "$ex" | jq -r '"\(.placement) \(.package) \(.cpus)"')"
+t_eq "explain: the plan's level" "$(echo "$pl" | jq .plan.level)" "$(echo "$ex" | jq .level)"
+t_match "explain: what would move it" "." "$(echo "$ex" | jq -r '.would_move[0]')"
+out=$(V --sample 0 explain "$uuid" 2>&1)
+t_match "explain text by UUID: class line" "^  class: +pack: its tag says priority low" "$out"
+t_match "explain text: why these CPUs" "^  why: +level [0-2]" "$out"
+out=$(V explain nosuch 2>&1); rc=$?
+t_eq "explain of no such domain: exit 2" 2 $rc
+t_match "naming it" "no domain 'nosuch'" "$out"
 [ $FAIL -gt 0 ] && sed 's/^/  vcpackd: /' "$T_TMP/vcpackd.log"
 t_done
