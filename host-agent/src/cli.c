@@ -777,6 +777,8 @@ static void plan_summary_text(const struct planned *p)
 	if (pl->overcommit > 0)
 		printf(", OVERCOMMITTED by %.2f CPUs", pl->overcommit);
 	putchar('\n');
+	if (pl->level_reason)
+		printf("        level %d: %s\n", pl->level, pl->level_reason);
 	if (!vcp_cpuset_empty(&pl->reserved)) {
 		char buf[256];
 

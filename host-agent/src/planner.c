@@ -961,7 +961,7 @@ static int resolve(struct ctx *c, int *ret_level, const char **ret_why)
 	}
 	if (r >= 0 && level > 0 && frees_none(c)) {
 		level = 0;
-		why = "gathering would idle no package (VMs left free may run on every package): nothing is re-pinned";
+		why = "gathering would idle no package (VMs left free may run on every package): nothing is gathered";
 		r = gather(c, level, pref, pref + np);
 	}
 	free(pref);

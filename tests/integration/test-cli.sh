@@ -71,6 +71,8 @@ t_eq "plan: both packages active" "true true" \
 pl=$("$VCPACK" --connect "$TWO" --policy "$T_TMP/light.json" --json plan 2>/dev/null)
 t_eq "plan: exit 0" 0 $?
 t_eq "plan: level 0 (level 1 would idle no package in pin mode)" 0 "$(echo "$pl" | jq .plan.level)"
+t_match "plan text: the level and why" "^        level 0: gathering would idle no package" \
+	"$("$VCPACK" --connect "$TWO" --policy "$T_TMP/light.json" plan 2>/dev/null)"
 t_eq "plan: the headline's active packages are the map's awake ones" "2 2" \
 	"$(echo "$pl" | jq -r '"\(.plan.active) \([.planned[]|select(.awake)]|length)"')"
 t_eq "plan: spread VM on exclusive cores" exclusive \
