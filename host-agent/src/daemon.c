@@ -637,6 +637,8 @@ static const char *control_set(struct daemon *d, const struct vcp_req *req)
 	d->ctl = c;
 	if (!c.paused)
 		replan(d);
+	else
+		notify_status(d, "paused: nothing is changed until 'vcpack resume'");
 	return NULL;
 }
 
