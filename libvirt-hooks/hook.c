@@ -204,10 +204,22 @@ static void notify(const char *name, const char *op, const char *subop)
 	(void)vcp_ctl_notify(path, op, subop, name, NOTIFY_TIMEOUT_MS);
 }
 
+#ifndef VCP_VERSION
+#define VCP_HOOK_VERSION "0.1"
+#else
+#define VCP_HOOK_VERSION VCP_VERSION
+#endif
+
 int main(int argc, char **argv)
 {
 	const char *name, *op, *subop;
 
+	/* a domain named --version would come with its operation too */
+	if (argc == 2 && (strcmp(argv[1], "--version") == 0 ||
+			  strcmp(argv[1], "-V") == 0)) {
+		puts("vcpack-hook " VCP_HOOK_VERSION);
+		return 0;
+	}
 	if (argc < 4) {
 		fprintf(stderr, "usage: %s NAME OPERATION SUB-OPERATION [EXTRA]\n"
 			"(run by libvirtd as /etc/libvirt/hooks/qemu.d/vcpack)\n",

@@ -35,11 +35,13 @@ say "vcpack apply: carry it out and read the result back from libvirt"
 
 cat <<TXT
 
-Auto level: web is a 'spread' VM assumed busy, so the level is 1: only
-'pack' VMs are gathered and 'balanced' VMs (app, ci) stay free to run
-anywhere, which keeps both packages awake. With the balanced VMs tagged
-low priority the whole load fits on one package; the same host with
-level 2 forced by a policy shows it:
+Auto level: web is a 'spread' VM assumed busy, so auto picks 1, where
+only 'pack' VMs are gathered and the 'balanced' VMs (app, ci) stay free
+to run anywhere, keeping both packages awake. Gathering would idle
+nothing, so the plan is made at level 0 (2 of 2 packages active, as the
+map shows) and only web gets its exclusive cores. With the balanced VMs
+tagged low priority the whole load fits on one package; the same host
+with level 2 forced by a policy shows it:
 TXT
 pol=$(mktemp)
 trap 'rm -f "$pol"' EXIT

@@ -22,8 +22,10 @@
 #include "apply.h"
 #include "cli.h"
 #include "ctl.h"
+#include "control.h"
 #include "cycle.h"
 #include "diff.h"
+#include "explain.h"
 #include "irqview.h"
 #include "kernel.h"
 #include "metrics.h"
@@ -85,9 +87,16 @@ static const char *const usage_text =
 	"  plan                   what apply would do; changes nothing\n"
 	"  metrics                the figures in Prometheus text format\n"
 	"  apply                  carry out the plan (only what differs)\n"
+	"  verify                 exit 0 when the host is as planned, 1 with the\n"
+	"                         differences (vcpackd's plan if it runs)\n"
 	"  tag DOMAIN --priority high|normal|low | --class spread|balanced|pack\n"
 	"                         write the VM's vcpack tag (live and persistent)\n"
 	"  restore [DOMAIN...]    put VMs back to their recorded original pins\n"
+	"  explain DOMAIN         its class and why, demand, planned CPUs and why,\n"
+	"                         what would move it\n"
+	"  level 0|1|2|auto|policy  set vcpackd's level (kept across restarts);\n"
+	"                         policy: back to the policy's level and windows\n"
+	"  pause | resume         stop / restart vcpackd's changes (kept as is)\n"
 	"  trial [--rounds N] [--window S] ...\n"
 	"                         measure whether packing saves power here (A/B)\n"
 	"  fleet --hosts FLEET.json status|tag|plan\n"
@@ -105,7 +114,8 @@ static const char *const usage_text =
 	"      --daemon-socket PATH  vcpackd's socket (default " VCP_CTL_SOCKET ")\n"
 	"      --power-root DIR[,DIR2]  read power counters from a fixture tree\n"
 	"                         (DIR2: the second read), not /sys and perf\n"
-	"  -h, --help             this text; COMMAND --help for one command\n"
+	"  -h, --help             this text; 'vcpack help COMMAND' or\n"
+	"                         'COMMAND --help' for one command\n"
 	"  -V, --version\n"
 	"\n"
 	"Exit status: 0 done, 1 failed or partly applied, 2 usage or input\n"
@@ -123,9 +133,14 @@ static const char *const cmd_help[][2] = {
 		     "Print VM classes, vCPU run and wait time, the level and the\n"
 		     "power figures (as status measures them) in the Prometheus text\n"
 		     "exposition format; vcpackd --metrics-dir writes the same.\n" },
-	{ "plan", "Usage: vcpack [OPTIONS] plan\n"
+	{ "plan", "Usage: vcpack [OPTIONS] plan [--exit-code]\n"
 		  "Compute the plan and list the actions apply would take, with the\n"
-		  "package map before and after. Changes nothing.\n" },
+		  "package map before and after. Changes nothing. --exit-code: exit 1\n"
+		  "when apply would change something, 0 when nothing is to do.\n" },
+	{ "verify", "Usage: vcpack [OPTIONS] verify\n"
+		    "Compare the host with the plan vcpackd carries out (when it runs\n"
+		    "for this URI), else with a fresh plan (measured over --sample MS,\n"
+		    "default 0 here). Exit 0: as planned; 1: the differences are listed.\n" },
 	{ "apply", "Usage: vcpack [OPTIONS] apply\n"
 		   "Carry out the plan: record each VM's original pins in its own\n"
 		   "metadata, then pin (pin mode) or set classes and the level\n"
@@ -136,6 +151,22 @@ static const char *const cmd_help[][2] = {
 		 "Write <consolidation> in namespace " VCP_TAG_NS " of DOMAIN,\n"
 		 "live (if running) and persistent (if defined). Both options may\n"
 		 "be given; the class then wins over the priority's mapping.\n" },
+	{ "explain", "Usage: vcpack [OPTIONS] explain DOMAIN\n"
+		     "For one running VM (an ID, UUID or name): its tag and class and\n"
+		     "why (the tag's class, its priority through the policy's map, or\n"
+		     "the default), its demand and delay (vcpackd's when it runs here),\n"
+		     "the CPUs the plan gives it and why (placement, package, level and\n"
+		     "the planner's reason) and what would move it. Changes nothing.\n" },
+	{ "level", "Usage: vcpack [OPTIONS] level 0|1|2|auto|policy\n"
+		   "Tell vcpackd which level to plan with, overriding the policy's\n"
+		   "level and its schedule windows until 'vcpack level policy'. Kept\n"
+		   "in vcpackd's state file across its restarts. Needs vcpackd.\n" },
+	{ "pause", "Usage: vcpack [OPTIONS] pause\n"
+		   "vcpackd stops changing anything (pins, classes, level, IRQs) and\n"
+		   "leaves the host as it is until 'vcpack resume'; kept across its\n"
+		   "restarts. While paused, 'vcpack apply' and 'restore' act directly.\n" },
+	{ "resume", "Usage: vcpack [OPTIONS] resume\n"
+		    "vcpackd re-plans and carries out its plan again.\n" },
 	{ "restore", "Usage: vcpack [OPTIONS] restore [DOMAIN...]\n"
 		     "Put the named VMs (default: every running VM) back to the pins\n"
 		     "recorded before vcpack first changed them, and drop the record.\n" },
@@ -329,6 +360,127 @@ static void overlay_vm(struct vcp_vm *vm, const struct vcp_status_vm *sv)
 		vm->delay = sv->delay;
 }
 
+static const char *socket_path(const struct ctx *c)
+{
+	return c->daemon_socket ? c->daemon_socket :
+	       getenv("VCPACK_SOCKET") ? getenv("VCPACK_SOCKET") :
+	       VCP_CTL_SOCKET;
+}
+
+/* A version 1 request to vcpackd: its "status" member (a new
+ * reference), or NULL with *ret_err (malloc'd) and -errno in *ret_r. */
+static struct json_object *daemon_call(const struct ctx *c,
+				       const struct vcp_req *req, int *ret_r,
+				       char **ret_err)
+{
+	struct json_object *o = NULL, *st = NULL;
+	int r = vcp_ctl_call(socket_path(c), req, 5000, VCP_CTL_MAX_REPLY, &o,
+			     ret_err);
+
+	if (r == 0 && json_object_object_get_ex(o, "status", &st))
+		json_object_get(st);
+	else if (r == 0)
+		r = -EBADMSG;
+	json_object_put(o);
+	*ret_r = r;
+	return st;
+}
+
+static const char *str_of(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) &&
+	       json_object_is_type(v, json_type_string) ?
+	       json_object_get_string(v) : "";
+}
+
+static long long int_of(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) ?
+	       json_object_get_int64(v) : 0;
+}
+
+/* The pid of a vcpackd that manages the host of this connection and is
+ * not paused, else 0; @st (may be NULL) is its status. */
+static int daemon_managing(const struct ctx *c, struct json_object *st)
+{
+	struct json_object *ctl = json_object_object_get(st, "control");
+
+	if (!st || !json_object_get_boolean(json_object_object_get(st, "connected")) ||
+	    strcmp(str_of(st, "uri"), vcp_virt_uri(c->v)) != 0 ||
+	    json_object_get_boolean(json_object_object_get(ctl, "paused")))
+		return 0;
+	return (int)int_of(st, "pid");
+}
+
+static struct json_object *daemon_status(const struct ctx *c)
+{
+	struct vcp_req req = { .op = VCP_REQ_STATUS,
+			       .version = VCP_PROTO_VERSION };
+	char *err = NULL;
+	int r;
+	struct json_object *st = daemon_call(c, &req, &r, &err);
+
+	free(err);
+	return st;
+}
+
+static void when_text(long long t, char *buf, size_t len)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	localtime_r(&tt, &tm);
+	strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm);
+}
+
+/* What vcpackd does: running or not, paused, the level in force and why,
+ * the plan it carries out (not this command's own measurement). */
+static void daemon_text(const struct ctx *c, struct json_object *st)
+{
+	struct json_object *ctl = json_object_object_get(st, "control");
+	struct json_object *last = json_object_object_get(st, "last");
+	char when[64];
+
+	if (!st) {
+		printf("vcpackd: not running (no answer on %s)\n", socket_path(c));
+		return;
+	}
+	printf("vcpackd: running (pid %lld) on %s%s\n", int_of(st, "pid"),
+	       str_of(st, "uri"),
+	       json_object_get_boolean(json_object_object_get(st, "connected")) ?
+	       "" : ", waiting for libvirt");
+	if (json_object_get_boolean(json_object_object_get(ctl, "paused"))) {
+		when_text(int_of(ctl, "paused_since"), when, sizeof(when));
+		printf("         PAUSED since %s: nothing is re-pinned until 'vcpack resume'\n",
+		       when);
+	}
+	printf("         level %s: %s\n", str_of(st, "level"),
+	       str_of(st, "level_reason"));
+	printf("         mode %s: %s\n", str_of(st, "mode"),
+	       str_of(st, "mode_reason"));
+	if (!last) {
+		printf("         no plan carried out yet\n");
+		return;
+	}
+	when_text(int_of(last, "at"), when, sizeof(when));
+	printf("         carrying out (planned %s): level %lld, %lld of %lld packages active (%s)\n",
+	       when, int_of(last, "level"), int_of(last, "active"),
+	       int_of(last, "packages"), str_of(last, "level_reason"));
+}
+
+static struct json_object *daemon_json(struct json_object *st)
+{
+	struct json_object *o = st ? json_object_get(st) :
+				     json_object_new_object();
+
+	json_object_object_add(o, "running", json_object_new_boolean(st != NULL));
+	return o;
+}
+
 /*
  * When vcpackd runs for this same URI, show what it measured (its
  * windowed peak and delay) instead of sampling again, so that both say
@@ -426,6 +578,7 @@ static int cmd_status(struct ctx *c, int argc, char **argv)
 	struct vcp_irqview iv;
 	struct vcp_placers pl;
 	struct vcp_power_probe probe = { 0 };
+	struct json_object *st = NULL;
 	const char *why = NULL;
 	int r;
 
@@ -446,9 +599,12 @@ static int cmd_status(struct ctx *c, int argc, char **argv)
 		r = vcp_cli_err(EXIT_PARTIAL, "out of memory");
 	if (!r)
 		vcp_irqview_end(&iv, w.host);
+	if (!r)
+		st = daemon_status(c);
 	if (!r && c->json) {
 		struct json_object *o = header_json(c, &w);
 
+		json_object_object_add(o, "vcpackd", daemon_json(st));
 		json_object_object_add(o, "interrupts",
 				       vcp_irqview_json(&iv, w.host));
 		json_object_object_add(o, "placers",
@@ -462,6 +618,7 @@ static int cmd_status(struct ctx *c, int argc, char **argv)
 		vcp_cli_json(o);
 	} else if (!r) {
 		header_text(c, &w);
+		daemon_text(c, st);
 		vcp_irqview_text(stdout, &iv, w.host);
 		vcp_placers_text(stdout, &pl, w.vms, w.n_vms);
 		printf("packages:\n");
@@ -470,6 +627,7 @@ static int cmd_status(struct ctx *c, int argc, char **argv)
 		vcp_render_vms_text(stdout, w.host, w.vms, w.n_vms, &c->policy);
 		power_show(c, &probe, why, NULL);
 	}
+	json_object_put(st);
 	vcp_irqview_clear(&iv);
 	vcp_power_probe_clear(&probe);
 	vcp_pkg_map_clear(&map);
@@ -526,6 +684,46 @@ static int cmd_metrics(struct ctx *c, int argc, char **argv)
 	return r;
 }
 
+/* While vcpackd manages this host (running for this URI, not paused),
+ * `apply` asks it to re-plan and `restore` is refused: vcpackd would
+ * restate its plan. The pid of that vcpackd, or 0. */
+static int managed_by(struct ctx *c)
+{
+	struct json_object *st = daemon_status(c);
+	int pid = daemon_managing(c, st);
+
+	json_object_put(st);
+	return pid;
+}
+
+static int apply_through_daemon(struct ctx *c, int pid)
+{
+	struct vcp_req req = { .op = VCP_REQ_REPLAN,
+			       .version = VCP_PROTO_VERSION };
+	struct json_object *o = NULL, *st;
+	char *err = NULL;
+	int r = vcp_ctl_call(socket_path(c), &req, 30000, VCP_CTL_MAX_REPLY,
+			     &o, &err);
+
+	if (r < 0) {
+		vcp_cli_err(0, "vcpackd (pid %d) manages this host and did not re-plan: %s",
+			    pid, err ? err : strerror(-r));
+		free(err);
+		return EXIT_PARTIAL;
+	}
+	json_object_put(o);
+	st = daemon_status(c);
+	if (c->json) {
+		vcp_cli_json(daemon_json(st));
+	} else {
+		printf("vcpackd (pid %d) manages this host: it re-planned and applied its plan\n",
+		       pid);
+		daemon_text(c, st);
+	}
+	json_object_put(st);
+	return 0;
+}
+
 /* ---- plan and apply ---- */
 
 struct planned {
@@ -579,6 +777,8 @@ static void plan_summary_text(const struct planned *p)
 	if (pl->overcommit > 0)
 		printf(", OVERCOMMITTED by %.2f CPUs", pl->overcommit);
 	putchar('\n');
+	if (pl->level_reason)
+		printf("        level %d: %s\n", pl->level, pl->level_reason);
 	if (!vcp_cpuset_empty(&pl->reserved)) {
 		char buf[256];
 
@@ -665,10 +865,11 @@ static int follow_irqs(struct ctx *c, struct planned *p, bool dry)
 static int cmd_plan(struct ctx *c, int argc, char **argv)
 {
 	struct planned p = { 0 };
+	bool exit_code = argc == 2 && strcmp(argv[1], "--exit-code") == 0;
 	int r;
 
-	if (argc > 1)
-		return vcp_cli_err(EXIT_USAGE, "plan takes no arguments, got '%s'",
+	if (argc > 1 && !exit_code)
+		return vcp_cli_err(EXIT_USAGE, "plan takes only --exit-code, got '%s'",
 			       argv[1]);
 	r = setup(c, true);
 	if (!r)
@@ -677,7 +878,162 @@ static int cmd_plan(struct ctx *c, int argc, char **argv)
 		r = follow_irqs(c, &p, true);
 	if (!r)
 		r = report_plan(c, &p, NULL, NULL, NULL);
+	/* --exit-code: 1 when apply would change something (git diff) */
+	if (!r && exit_code && (p.cy.acts.n || p.irq.res.moved))
+		r = 1;
 	planned_clear(&p);
+	return r;
+}
+
+/* ---- verify ---- */
+
+static void verify_diff(struct json_object *diffs, const char *vm,
+			const char *what, const char *is, const char *want)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "vm", vm ? json_object_new_string(vm) : NULL);
+	json_object_object_add(o, "what", json_object_new_string(what));
+	json_object_object_add(o, "is", json_object_new_string(is));
+	json_object_object_add(o, "planned", json_object_new_string(want));
+	json_object_array_add(diffs, o);
+}
+
+/* One VM against its entry in vcpackd's plan JSON. */
+static void verify_vm(const struct vcp_vm *vm, struct json_object *pv,
+		      struct json_object *diffs)
+{
+	struct json_object *want = json_object_object_get(pv, "vcpus");
+	char what[32];
+
+	if (strcmp(str_of(pv, "placement"), "unmanaged") == 0)
+		return;
+	for (unsigned int i = 0; i < vm->n_vcpus; i++) {
+		struct json_object *w = json_object_array_get_idx(want, i);
+		struct json_object *is = vcp_render_cpuset_json(&vm->vcpu_pins[i]);
+
+		if (w && strcmp(json_object_get_string(is),
+				json_object_get_string(w)) != 0) {
+			snprintf(what, sizeof(what), "vCPU %u pins", i);
+			verify_diff(diffs, vm->name, what,
+				    json_object_get_string(is),
+				    json_object_get_string(w));
+		}
+		json_object_put(is);
+	}
+}
+
+/* The host against vcpackd's plan (@st: its status). */
+static void verify_daemon(const struct vcp_world *w, struct json_object *st,
+			  struct json_object *diffs)
+{
+	struct json_object *pvms = json_object_object_get(
+		json_object_object_get(json_object_object_get(st, "last"),
+				       "plan"), "vms");
+	char lv[8];
+
+	for (size_t i = 0; i < w->n_vms; i++) {
+		struct json_object *pv = NULL;
+
+		for (size_t k = 0; k < json_object_array_length(pvms); k++)
+			if (strcmp(str_of(json_object_array_get_idx(pvms, k), "name"),
+				   w->vms[i].name) == 0)
+				pv = json_object_array_get_idx(pvms, k);
+		if (pv)
+			verify_vm(&w->vms[i], pv, diffs);
+		else if (w->vms[i].managed)
+			verify_diff(diffs, w->vms[i].name, "placement",
+				    "running", "not in vcpackd's last plan yet");
+	}
+	snprintf(lv, sizeof(lv), "%lld", int_of(json_object_object_get(st, "last"),
+						"level"));
+	if (w->cur_level >= 0 && w->cur_level != atoi(lv)) {
+		char is[8];
+
+		snprintf(is, sizeof(is), "%d", w->cur_level);
+		verify_diff(diffs, NULL, "sched_mc_power_savings", is, lv);
+	}
+}
+
+/* The host against a fresh plan: what apply would do. */
+static int verify_fresh(struct ctx *c, struct json_object *diffs)
+{
+	struct planned p = { 0 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int r = make_plan(c, &p);
+
+	if (r) {
+		planned_clear(&p);
+		return r;
+	}
+	f = open_memstream(&buf, &len);
+	if (f) {
+		vcp_render_actions_text(f, p.cy.w.vms, &p.cy.acts, NULL);
+		fclose(f);
+	}
+	for (char *l = buf && p.cy.acts.n ? strtok(buf, "\n") : NULL; l;
+	     l = strtok(NULL, "\n"))
+		verify_diff(diffs, NULL, "action", "differs", l + strspn(l, " "));
+	free(buf);
+	planned_clear(&p);
+	return 0;
+}
+
+static int cmd_verify(struct ctx *c, int argc, char **argv)
+{
+	struct json_object *st = NULL, *diffs = json_object_new_array();
+	struct vcp_world w = { 0 };
+	bool by_daemon;
+	size_t n;
+	int r;
+
+	if (argc > 1)
+		return vcp_cli_err(EXIT_USAGE, "verify takes no arguments, got '%s'",
+				   argv[1]);
+	r = setup(c, true);
+	if (!r)
+		st = daemon_status(c);
+	by_daemon = st && json_object_object_get(st, "last") &&
+		    json_object_get_boolean(json_object_object_get(st, "connected")) &&
+		    strcmp(str_of(st, "uri"), vcp_virt_uri(c->v)) == 0;
+	if (!r && by_daemon) {
+		r = observe(c, &w, 0, false);
+		if (!r)
+			verify_daemon(&w, st, diffs);
+	} else if (!r) {
+		c->sample_ms = c->sample_set ? c->sample_ms : 0;
+		r = verify_fresh(c, diffs);
+	}
+	n = json_object_array_length(diffs);
+	if (!r && c->json) {
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "against", json_object_new_string(
+				       by_daemon ? "vcpackd" : "fresh-plan"));
+		json_object_object_add(o, "as_planned", json_object_new_boolean(!n));
+		json_object_object_add(o, "differences", json_object_get(diffs));
+		vcp_cli_json(o);
+	} else if (!r) {
+		printf("verify: %s (%s)\n", n ? "the host differs from the plan" :
+		       "the host is as planned", by_daemon ?
+		       "against the plan vcpackd carries out" : "against a fresh plan");
+		for (size_t i = 0; i < n; i++) {
+			struct json_object *d = json_object_array_get_idx(diffs, i);
+			struct json_object *vm = json_object_object_get(d, "vm");
+
+			printf("  %s%s%s%s: %s, planned %s\n", vm ? "'" : "",
+			       vm ? json_object_get_string(vm) : "", vm ? "' " : "",
+			       str_of(d, "what"), str_of(d, "is"),
+			       str_of(d, "planned"));
+		}
+	}
+	if (!r && n)
+		r = 1;
+	json_object_put(diffs);
+	json_object_put(st);
+	vcp_world_clear(&w);
 	return r;
 }
 
@@ -687,12 +1043,15 @@ static int cmd_apply(struct ctx *c, int argc, char **argv)
 	struct vcp_apply_result res = { 0 };
 	struct vcp_world after = { 0 };
 	struct vcp_pkg_map amap = { 0 };
-	int r;
+	int r, pid;
 
 	if (argc > 1)
 		return vcp_cli_err(EXIT_USAGE, "apply takes no arguments, got '%s'",
 			       argv[1]);
 	r = setup(c, false);
+	pid = r ? 0 : managed_by(c);
+	if (pid)
+		return apply_through_daemon(c, pid);
 	if (!r)
 		r = make_plan(c, &p);
 	if (!r && vcp_apply_actions(c->v, c->k, p.cy.w.host, p.cy.w.vms, &p.cy.acts,
@@ -762,11 +1121,31 @@ static int parse_tag_args(int argc, char **argv, const char **ret_dom,
 	return 0;
 }
 
+static void tag_report(const struct ctx *c, const char *dom,
+		       const struct vcp_tag *t)
+{
+	if (c->json) {
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "vm", json_object_new_string(dom));
+		json_object_object_add(o, "priority", t->has_priority ?
+			json_object_new_string(vcp_priority_name(t->priority)) : NULL);
+		json_object_object_add(o, "class", t->has_class ?
+			json_object_new_string(vcp_class_name(t->class)) : NULL);
+		vcp_cli_json(o);
+	} else {
+		char *xml = vcp_tag_format(t);
+
+		printf("tagged '%s': %s\n", dom, xml ? xml : "");
+		free(xml);
+	}
+}
+
 static int cmd_tag(struct ctx *c, int argc, char **argv)
 {
 	const char *dom = NULL;
 	struct vcp_tag t;
-	char *err = NULL;
+	char *err = NULL, *name = NULL;
 	int r = parse_tag_args(argc, argv, &dom, &t);
 
 	if (r)
@@ -774,27 +1153,18 @@ static int cmd_tag(struct ctx *c, int argc, char **argv)
 	r = setup(c, false);
 	if (r)
 		return r;
-	r = vcp_virt_set_tag(c->v, dom, &t, &err);
+	/* DOMAIN as virsh takes it: ID, UUID or name */
+	r = vcp_virt_domain_name(c->v, dom, &name, &err);
+	if (r == 0)
+		r = vcp_virt_set_tag(c->v, name, &t, &err);
 	if (r < 0) {
 		vcp_cli_err(0, "%s", err ? err : strerror(-r));
 		free(err);
+		free(name);
 		return r == -ENOENT ? EXIT_USAGE : EXIT_PARTIAL;
 	}
-	if (c->json) {
-		struct json_object *o = json_object_new_object();
-
-		json_object_object_add(o, "vm", json_object_new_string(dom));
-		json_object_object_add(o, "priority", t.has_priority ?
-			json_object_new_string(vcp_priority_name(t.priority)) : NULL);
-		json_object_object_add(o, "class", t.has_class ?
-			json_object_new_string(vcp_class_name(t.class)) : NULL);
-		vcp_cli_json(o);
-	} else {
-		char *xml = vcp_tag_format(&t);
-
-		printf("tagged '%s': %s\n", dom, xml ? xml : "");
-		free(xml);
-	}
+	tag_report(c, name, &t);
+	free(name);
 	return 0;
 }
 
@@ -876,10 +1246,21 @@ static int cmd_restore(struct ctx *c, int argc, char **argv)
 	struct vcp_irq_report irq = { 0 };
 	const char *root;
 	bool *only = NULL;
-	int r = setup(c, false);
+	int r = setup(c, false), pid = r ? 0 : managed_by(c);
 
+	if (pid)
+		return vcp_cli_err(EXIT_USAGE, "refusing to restore: vcpackd (pid %d) manages this host and would restate its plan; 'vcpack pause' first (or stop vcpackd), then restore",
+				   pid);
 	if (!r)
 		r = observe(c, &w, 0, true);
+	/* DOMAINs as virsh takes them: an ID or UUID becomes its name */
+	for (int a = 1; !r && a < argc; a++) {
+		char *name = NULL, *err = NULL;
+
+		if (vcp_virt_domain_name(c->v, argv[a], &name, &err) == 0)
+			argv[a] = name;	/* lives until exit */
+		free(err);
+	}
 	if (!r)
 		r = select_vms(&w, argc, argv, &only);
 	if (!r && vcp_apply_restore(c->v, c->k, w.host, w.vms, w.n_vms, only,
@@ -900,6 +1281,136 @@ static int cmd_restore(struct ctx *c, int argc, char **argv)
 	free(only);
 	vcp_restore_result_clear(&res);
 	vcp_world_clear(&w);
+	return r;
+}
+
+/* ---- runtime control through vcpackd: level, pause, resume ---- */
+
+static int control_call(struct ctx *c, struct vcp_req *req, const char *what)
+{
+	struct json_object *st, *ctl;
+	char *err = NULL;
+	int r;
+
+	req->version = VCP_PROTO_VERSION;
+	st = daemon_call(c, req, &r, &err);
+	if (!st) {
+		if (r == -ENOENT || r == -ECONNREFUSED)
+			vcp_cli_err(0, "vcpackd is not running (no answer on %s); nothing %s",
+				    socket_path(c), what);
+		else
+			vcp_cli_err(0, "vcpackd refused: %s", err ? err : strerror(-r));
+		free(err);
+		return r == -EPROTO ? EXIT_USAGE : EXIT_PARTIAL;
+	}
+	if (c->json) {
+		vcp_cli_json(daemon_json(st));
+	} else {
+		ctl = json_object_object_get(st, "control");
+		printf("vcpackd (pid %lld): level %s (%s)%s\n", int_of(st, "pid"),
+		       str_of(st, "level"), str_of(st, "level_reason"),
+		       json_object_get_boolean(json_object_object_get(ctl, "paused")) ?
+		       "; PAUSED: nothing is re-pinned until 'vcpack resume'" : "");
+	}
+	json_object_put(st);
+	return 0;
+}
+
+static int cmd_level(struct ctx *c, int argc, char **argv)
+{
+	struct vcp_req req = { .op = VCP_REQ_LEVEL };
+	int level;
+	bool pol;
+
+	if (argc != 2 || vcp_control_level_parse(argv[1], &level, &pol) < 0)
+		return vcp_cli_err(EXIT_USAGE, "level needs one of 0, 1, 2, auto, policy%s%s%s",
+				   argc > 1 ? ", got '" : "",
+				   argc > 1 ? argv[1] : "", argc > 1 ? "'" : "");
+	snprintf(req.level, sizeof(req.level), "%s", argv[1]);
+	return control_call(c, &req, "set");
+}
+
+static int cmd_pause(struct ctx *c, int argc, char **argv)
+{
+	struct vcp_req req = { .op = strcmp(argv[0], "pause") == 0 ?
+				     VCP_REQ_PAUSE : VCP_REQ_RESUME };
+
+	if (argc > 1)
+		return vcp_cli_err(EXIT_USAGE, "%s takes no arguments, got '%s'",
+				   argv[0], argv[1]);
+	return control_call(c, &req, "changed");
+}
+
+/* ---- explain ---- */
+
+static void explain_text(struct json_object *o)
+{
+	struct json_object *mv = json_object_object_get(o, "would_move");
+	struct json_object *delay = json_object_object_get(o, "delay");
+	struct json_object *pkg = json_object_object_get(o, "package");
+
+	printf("'%s' (%s)\n", str_of(o, "vm"), str_of(o, "uuid"));
+	printf("  class:    %s: %s\n", str_of(o, "class"), str_of(o, "class_reason"));
+	printf("  demand:   %.2f CPUs over %lld vCPUs%s\n",
+	       json_object_get_double(json_object_object_get(o, "demand")),
+	       int_of(o, "vcpus"),
+	       json_object_get_boolean(json_object_object_get(o, "demand_assumed")) ?
+	       " (not measured: the policy's default_vcpu_demand assumed)" : "");
+	if (delay)
+		printf("  delay:    waits %.1f%% of the time for a host CPU\n",
+		       100 * json_object_get_double(delay));
+	else
+		printf("  delay:    not measured\n");
+	printf("  now:      CPUs %s\n", str_of(o, "pins_now"));
+	printf("  planned:  %s%s%s, CPUs %s\n", str_of(o, "placement"),
+	       pkg ? " on package " : "", pkg ? json_object_get_string(pkg) : "",
+	       str_of(o, "cpus"));
+	printf("  why:      %s\n", str_of(o, "why_cpus"));
+	printf("  level:    %lld (%s)\n", int_of(o, "level"), str_of(o, "level_reason"));
+	if (json_object_object_get(o, "degraded"))
+		printf("  degraded: %s\n", str_of(o, "degraded"));
+	printf("  would move it:\n");
+	for (size_t i = 0; i < json_object_array_length(mv); i++)
+		printf("    - %s\n", json_object_get_string(
+			json_object_array_get_idx(mv, i)));
+}
+
+static int cmd_explain(struct ctx *c, int argc, char **argv)
+{
+	struct vcp_cycle cy = { 0 };
+	char *name = NULL, *err = NULL;
+	size_t i = 0;
+	int r;
+
+	if (argc != 2)
+		return vcp_cli_err(EXIT_USAGE, "explain needs exactly one DOMAIN");
+	r = setup(c, true);
+	if (!r && vcp_virt_domain_name(c->v, argv[1], &name, &err) < 0)
+		r = vcp_cli_err(EXIT_USAGE, "%s", err ? err : "no such domain");
+	/* the demand vcpackd measured when it runs here, else a sample */
+	if (!r && (c->sample_set || daemon_view(c, &cy.w) != 0))
+		r = observe(c, &cy.w, c->sample_ms, false);
+	while (!r && i < cy.w.n_vms && strcmp(cy.w.vms[i].name, name))
+		i++;
+	if (!r && i == cy.w.n_vms)
+		r = vcp_cli_err(EXIT_USAGE, "'%s' is not running: nothing planned for it",
+				name);
+	if (!r && vcp_cycle_finish(&c->policy, time(NULL), &cy, &err) < 0)
+		r = vcp_cli_err(EXIT_PARTIAL, "%s", err ? err : "planning failed");
+	if (!r) {
+		struct json_object *o = vcp_explain_json(&cy.w, cy.plan,
+							 &c->policy, i);
+
+		if (c->json)
+			vcp_cli_json(o);
+		else {
+			explain_text(o);
+			json_object_put(o);
+		}
+	}
+	free(err);
+	free(name);
+	vcp_cycle_clear(&cy);
 	return r;
 }
 
@@ -950,6 +1461,9 @@ static const struct {
 	{ "apply", cmd_apply },	  { "tag", cmd_tag },
 	{ "restore", cmd_restore },
 	{ "trial", cmd_trial },
+	{ "level", cmd_level }, { "pause", cmd_pause },
+	{ "verify", cmd_verify }, { "explain", cmd_explain },
+	{ "resume", cmd_pause },
 };
 
 static int parse_global(struct ctx *c, int argc, char **argv)
@@ -999,6 +1513,66 @@ static int parse_global(struct ctx *c, int argc, char **argv)
 	return 0;
 }
 
+/* Is @a a global option (then *ret_arg: it takes the next word)? */
+static bool is_global(const char *a, bool *ret_arg)
+{
+	static const char *const with[] = { "--connect", "--policy", "--mode",
+		"--sample", "--root", "--daemon-socket", "--power-root" };
+	size_t n;
+
+	*ret_arg = false;
+	if (!strcmp(a, "-j") || !strcmp(a, "--json"))
+		return true;
+	if (!strcmp(a, "-c") || !strcmp(a, "-p"))
+		return (*ret_arg = true);
+	for (size_t i = 0; i < sizeof(with) / sizeof(with[0]); i++) {
+		n = strlen(with[i]);
+		if (!strncmp(a, with[i], n) && (!a[n] || a[n] == '='))
+			return (*ret_arg = !a[n]) || true;
+	}
+	return false;
+}
+
+/*
+ * Global options after the command (vcpack status --json): taken out of
+ * @argv (the command's words) and parsed as if given before it. Not for
+ * trial and fleet, whose own --sample and --json mean something else.
+ */
+static int late_globals(struct ctx *c, int *argc, char **argv)
+{
+	char **g = calloc((size_t)*argc + 2, sizeof(*g));
+	int n = 1, k = 1, r = 0;
+	bool arg;
+
+	if (!g)
+		return vcp_cli_err(EXIT_PARTIAL, "out of memory");
+	g[0] = "vcpack";
+	for (int i = 1; i < *argc; i++) {
+		if (!strcmp(argv[i], "--")) {
+			while (i < *argc)
+				argv[k++] = argv[i++];
+			break;
+		}
+		if (!is_global(argv[i], &arg)) {
+			argv[k++] = argv[i];
+			continue;
+		}
+		g[n++] = argv[i];
+		if (arg && i + 1 < *argc)
+			g[n++] = argv[++i];
+	}
+	*argc = k;
+	argv[k] = NULL;
+	if (n > 1) {
+		optind = 0;
+		r = parse_global(c, n, g);
+		if (r == 0 && optind < n)
+			r = vcp_cli_err(EXIT_USAGE, "unexpected argument '%s'", g[optind]);
+	}
+	free(g);
+	return r;
+}
+
 int main(int argc, char **argv)
 {
 	struct ctx c = { .force_mode = -1, .sample_ms = 1000,
@@ -1013,11 +1587,27 @@ int main(int argc, char **argv)
 	}
 	argc -= optind;
 	argv += optind;
+	/* vcpack help [COMMAND] */
+	if (strcmp(argv[0], "help") == 0) {
+		if (argc < 2) {
+			fputs(usage_text, stdout);
+			return 0;
+		}
+		if (strcmp(argv[1], "fleet") == 0)
+			return cmd_fleet(&c, 2, (char *[]){ "fleet", "--help", NULL });
+		if (print_cmd_help(argv[1]))
+			return 0;
+		return vcp_cli_err(EXIT_USAGE, "no command '%s' (see 'vcpack help')",
+				   argv[1]);
+	}
 	if (strcmp(argv[0], "fleet") == 0)
 		return cmd_fleet(&c, argc, argv);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		if (strcmp(argv[0], commands[i].name) != 0)
 			continue;
+		if (commands[i].fn != cmd_trial &&
+		    (r = late_globals(&c, &argc, argv)) != 0)
+			return r;
 		if (argc > 1 && (strcmp(argv[1], "--help") == 0 ||
 				 strcmp(argv[1], "-h") == 0)) {
 			print_cmd_help(argv[0]);

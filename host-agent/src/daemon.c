@@ -34,6 +34,7 @@
 #include <libvirt-glib/libvirt-glib-event.h>
 
 #include "apply.h"
+#include "control.h"
 #include "ctl.h"
 #include "ctlserver.h"
 #include "cycle.h"
@@ -41,6 +42,7 @@
 #include "irq.h"
 #include "kernel.h"
 #include "metricspub.h"
+#include "modeljson.h"
 #include "mode.h"
 #include "pinmemo.h"
 #include "policy.h"
@@ -55,6 +57,9 @@
 #define RESYNC_S 600
 /* A control client that neither sends nor reads for this long is closed. */
 #define CTL_IDLE_MS 10000
+#ifndef VCP_VERSION
+#define VCP_VERSION "0.1"
+#endif
 
 struct daemon {
 	const char *uri;
@@ -90,6 +95,9 @@ struct daemon {
 	struct vcp_metrics_pub *metrics;
 	int metrics_err;
 	bool ready;			/* READY=1 sent to systemd */
+	/* `vcpack level` / `pause` (control.h), kept in state_path */
+	const char *state_path;
+	struct vcp_control ctl;
 };
 
 static struct daemon *the_daemon;
@@ -245,6 +253,12 @@ static void remember_status(struct daemon *d, const struct vcp_cycle *cy)
 	json_object_object_add(o, "level", json_object_new_int(cy->plan->level));
 	json_object_object_add(o, "active",
 			       json_object_new_int((int)cy->plan->n_active));
+	json_object_object_add(o, "packages",
+			       json_object_new_int((int)cy->plan->n_packages));
+	json_object_object_add(o, "level_reason", json_object_new_string(
+			       cy->plan->level_reason ? cy->plan->level_reason : ""));
+	json_object_object_add(o, "plan", vcp_plan_to_json(cy->plan, cy->w.host,
+							   cy->w.vms));
 	json_object_object_add(o, "vms", vms);
 	json_object_put(d->last_status);
 	d->last_status = o;
@@ -329,21 +343,34 @@ static void follow_irqs(struct daemon *d, const struct vcp_host *host,
 			rep.res.failed);
 }
 
+/* The policy with `vcpack level` laid over it (no windows then). */
+static struct vcp_policy policy_in_force(const struct daemon *d)
+{
+	struct vcp_policy p = d->policy;
+
+	if (d->ctl.has_level) {
+		p.level = d->ctl.level;
+		p.n_windows = 0;
+	}
+	return p;
+}
+
 static void replan(struct daemon *d)
 {
 	struct vcp_cycle cy = { 0 };
 	struct vcp_apply_result res = { 0 };
+	struct vcp_policy pol = policy_in_force(d);
 	char *err = NULL;
 	int r;
 
-	if (!d->v)
+	if (!d->v || d->ctl.paused)
 		return;
 	d->n_replans++;
 	d->last_resync = time(NULL);
 	r = vcp_cycle_observe(d->v, d->k, d->mode, 0, d->tracker, &cy, &err);
 	if (r == 0) {
 		foreign_pins(d, &cy);
-		r = vcp_cycle_finish(&d->policy, time(NULL), &cy, &err);
+		r = vcp_cycle_finish(&pol, time(NULL), &cy, &err);
 	}
 	if (r == 0 && d->metrics)
 		vcp_metrics_pub_plan(d->metrics, cy.w.vms, cy.w.n_vms,
@@ -544,6 +571,77 @@ static void schedule_reconnect(struct daemon *d)
 
 /* ---- the control socket (hook notifications, queries) ---- */
 
+/* The reasons and the run-time control: "mode_reason", "level" (the
+ * configured level in force: 0, 1, 2 or "auto"), "level_reason",
+ * "control" (the state file's object), "state_file". */
+static void control_status(struct daemon *d, struct json_object *o)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	char why[256];
+	int level;
+
+	localtime_r(&now, &tm);
+	level = vcp_control_level_at(&d->ctl, &d->policy, &tm, why, sizeof(why));
+	json_object_object_add(o, "mode_reason",
+			       json_object_new_string(d->mode_reason));
+	json_object_object_add(o, "level", json_object_new_string(
+			       vcp_control_level_name(level)));
+	json_object_object_add(o, "level_reason", json_object_new_string(why));
+	json_object_object_add(o, "control", vcp_control_to_json(&d->ctl));
+	json_object_object_add(o, "state_file",
+			       json_object_new_string(d->state_path));
+}
+
+/* Change the control state (a request), keep it in the state file, then
+ * re-plan unless paused. NULL, or why it was refused (nothing changed). */
+static const char *control_set(struct daemon *d, const struct vcp_req *req)
+{
+	struct vcp_control c = d->ctl;
+	struct vcp_pin_memo *m;
+	int level, r;
+	bool pol;
+
+	if (req->op == VCP_REQ_LEVEL) {
+		if (vcp_control_level_parse(req->level, &level, &pol) < 0)
+			return "level: must be 0, 1, 2, auto or policy";
+		c.has_level = !pol;
+		c.level = pol ? 0 : level;
+		c.level_since = pol ? 0 : time(NULL);
+	} else if (!c.paused && req->op == VCP_REQ_PAUSE) {
+		c.paused = true;
+		c.paused_since = time(NULL);
+	} else if (req->op == VCP_REQ_RESUME) {
+		c.paused = false;
+		c.paused_since = 0;
+	}
+	r = vcp_control_save(d->state_path, &c);
+	if (r < 0) {
+		log_msg(LOG_ERR, "Failed to write '%s': %s", d->state_path,
+			strerror(-r));
+		return "vcpackd could not write its state file (see its log); nothing changed";
+	}
+	if (req->op == VCP_REQ_LEVEL)
+		log_msg(LOG_NOTICE, "level %s", c.has_level ?
+			vcp_control_level_name(c.level) : "back to the policy's");
+	else if (c.paused != d->ctl.paused)
+		log_msg(LOG_NOTICE, "%s", c.paused ?
+			"paused: nothing is changed until 'vcpack resume'" :
+			"resumed");
+	/* what changed while paused was the operator's doing, not a
+	 * foreign re-pin: start the memo afresh */
+	if (d->ctl.paused && !c.paused && vcp_pin_memo_new(&m) == 0) {
+		vcp_pin_memo_free(d->memo);
+		d->memo = m;
+	}
+	d->ctl = c;
+	if (!c.paused)
+		replan(d);
+	else
+		notify_status(d, "paused: nothing is changed until 'vcpack resume'");
+	return NULL;
+}
+
 /* {"pid", "uri", "connected", "mode", "replans", "last": {at, level,
  * active, vms: [{name, demand: [per vCPU], delay, relieved}]}}: what the
  * daemon measured and planned on, so `vcpack status` shows the same. */
@@ -559,6 +657,7 @@ static struct json_object *status_of(struct daemon *d)
 			       d->mode == VCP_MODE_KERNEL ? "kernel" : "pin"));
 	json_object_object_add(o, "replans",
 			       json_object_new_int64((int64_t)d->n_replans));
+	control_status(d, o);
 	json_object_object_add(o, "last", json_object_get(d->last_status));
 	return o;
 }
@@ -569,6 +668,7 @@ static struct json_object *answer(void *opaque, const struct vcp_req *req,
 {
 	struct daemon *d = opaque;
 	struct json_object *o = json_object_new_object();
+	const char *why;
 
 	switch (req->op) {
 	case VCP_REQ_HOOK:
@@ -582,6 +682,17 @@ static struct json_object *answer(void *opaque, const struct vcp_req *req,
 				       json_object_new_int64((int64_t)d->n_replans));
 		break;
 	case VCP_REQ_STATUS:
+		json_object_object_add(o, "status", status_of(d));
+		break;
+	case VCP_REQ_LEVEL:
+	case VCP_REQ_PAUSE:
+	case VCP_REQ_RESUME:
+		why = control_set(d, req);
+		if (why) {
+			json_object_put(o);
+			*ret_error = strdup(why);
+			return NULL;
+		}
 		json_object_object_add(o, "status", status_of(d));
 		break;
 	case VCP_REQ_PING:
@@ -699,6 +810,21 @@ static int load_policy(struct daemon *d, struct vcp_policy *ret)
 	return r;
 }
 
+static int load_control(struct daemon *d)
+{
+	char *err = NULL;
+	int r = vcp_control_load(d->state_path, &d->ctl, &err);
+
+	if (r < 0)
+		log_msg(LOG_ERR, "Refusing the state file '%s': %s", d->state_path,
+			err ? err : strerror(-r));
+	else if (d->ctl.paused)
+		log_msg(LOG_NOTICE, "paused (since %lld): nothing is changed until 'vcpack resume'",
+			d->ctl.paused_since);
+	free(err);
+	return r;
+}
+
 static gboolean on_hup(gpointer data)
 {
 	struct daemon *d = data;
@@ -736,9 +862,12 @@ static const char *const usage_text =
 	"      --metrics-dir DIR  write DIR/vcpack.prom (Prometheus text) at\n"
 	"                         each sample, for node_exporter's textfile collector\n"
 	"      --power-root DIR   read power counters from a fixture tree\n"
+	"      --state FILE       run-time control state (vcpack level, pause)\n"
+	"                         (default " VCP_CONTROL_STATE ")\n"
 	"  -f, --foreground       log to stderr instead of syslog\n"
 	"  -d, --debug            log every event too\n"
-	"  -h, --help\n";
+	"  -h, --help\n"
+	"  -V, --version\n";
 
 static int parse_args(struct daemon *d, int argc, char **argv)
 {
@@ -753,12 +882,14 @@ static int parse_args(struct daemon *d, int argc, char **argv)
 		{ "power-root", required_argument, NULL, 'P' },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "debug", no_argument, NULL, 'd' },
+		{ "state", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
 	};
 	int o;
 
-	while ((o = getopt_long(argc, argv, "c:p:s:fdh", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "c:p:s:fdhV", opts, NULL)) != -1) {
 		switch (o) {
 		case 'c': d->uri = optarg; break;
 		case 'p': d->policy_path = optarg; break;
@@ -776,7 +907,9 @@ static int parse_args(struct daemon *d, int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'S': d->state_path = optarg; break;
 		case 'h': fputs(usage_text, stdout); exit(0);
+		case 'V': puts("vcpackd " VCP_VERSION); exit(0);
 		default: return 2;
 		}
 	}
@@ -791,6 +924,7 @@ int main(int argc, char **argv)
 {
 	struct daemon d = { .uri = "qemu:///system", .force_mode = -1,
 			    .socket_path = VCP_CTL_SOCKET,
+			    .state_path = VCP_CONTROL_STATE,
 			    .listen_fd = -1, .last_level = -1 };
 	unsigned int window;
 	uint64_t wd_usec;
@@ -804,7 +938,7 @@ int main(int argc, char **argv)
 		openlog("vcpackd", LOG_PID, LOG_DAEMON);
 	/* a client that hangs up before our reply must not kill us */
 	signal(SIGPIPE, SIG_IGN);
-	if (load_policy(&d, &d.policy) < 0)
+	if (load_policy(&d, &d.policy) < 0 || load_control(&d) < 0)
 		return 2;
 	window = d.policy.sample_interval_s ?
 		 d.policy.shrink_after_s / d.policy.sample_interval_s : 1;

@@ -230,6 +230,9 @@ struct vcp_vm_plan {
 struct vcp_plan {
 	enum vcp_mode mode;
 	int level;		/* resolved: 0, 1 or 2 */
+	/* Why this level (a static string): the policy's level as given,
+	 * or what `auto` saw. Not in the plan's JSON (golden files). */
+	const char *level_reason;
 	size_t n_packages;
 	bool *pkg_active;	/* per host->packages index */
 	double *pkg_demand;	/* planned demand per package, in CPUs */

@@ -54,7 +54,11 @@
  * 6. Free VMs (managed, not gathered at this level) get every online CPU
  *    minus exclusive cores. Their demand (and unmanaged floating demand)
  *    fills the remaining room of the active packages, activating more
- *    packages if it does not fit; their pins do not make packages active.
+ *    packages if it does not fit. In pin mode their pins let them run on
+ *    every package: a plan at level 1 or 2 in which a free VM remains
+ *    would idle no package, so it is made at level 0 instead (nothing is
+ *    gathered, nothing re-pinned; level_reason says so), and the
+ *    active count always matches the packages the pins can wake.
  * 7. Demand beyond the usable capacity of the whole host: every package
  *    is active and plan->overcommit is the excess.
  * Reserved CPUs (policy->reserved_cpus, like numad -R): no VM is pinned
@@ -887,7 +891,7 @@ static int gather(struct ctx *c, int level, size_t *pref, size_t *pick)
 	return (int)n_active;
 }
 
-static int auto_level(const struct ctx *c)
+static int auto_level(const struct ctx *c, const char **ret_why)
 {
 	bool packable = false, busy = false;
 
@@ -901,31 +905,70 @@ static int auto_level(const struct ctx *c)
 		    c->pol->busy_vcpu_demand + EPS)
 			busy = true;
 	}
-	if (!packable)
+	if (!packable) {
+		*ret_why = "auto: no packable VM (every VM is spread or left alone)";
 		return 0;
+	}
+	*ret_why = busy ? "auto: a busy spread VM runs, so only pack VMs are gathered" :
+			  "auto: packable VMs and no busy spread VM";
 	return busy ? 1 : 2;
 }
 
-static int resolve(struct ctx *c, int *ret_level)
+/*
+ * Pin mode: a free VM is pinned to every CPU left for VMs, so it may run
+ * on (and wakes) every package with such CPUs. True when the plan made
+ * at this level then leaves no package idle: gathering frees nothing.
+ */
+static bool frees_none(const struct ctx *c)
+{
+	bool has_free = false;
+
+	if (c->h->mode == VCP_MODE_KERNEL)
+		return false;
+	for (size_t i = 0; i < c->n_vms; i++)
+		if ((c->it[i].kind == K_FREE || c->it[i].kind == K_SHARED) &&
+		    c->it[i].n_vcpus)
+			has_free = true;
+	if (!has_free)
+		return false;
+	for (size_t p = 0; p < c->h->n_packages; p++) {
+		const struct pk *k = &c->pk[p];
+
+		if (!k->reserved && !k->active &&
+		    !vcp_cpuset_intersects(&k->shared, &c->free_set))
+			return false;
+	}
+	return true;
+}
+
+static int resolve(struct ctx *c, int *ret_level, const char **ret_why)
 {
 	size_t np = c->h->n_packages;
 	size_t *pref = malloc(2 * np * sizeof(*pref));
+	const char *why = "the level as configured";
 	int level = c->pol->level, r;
 
 	if (!pref)
 		return -ENOMEM;
 	if (level == VCP_LEVEL_AUTO)
-		level = auto_level(c);
+		level = auto_level(c, &why);
 	r = gather(c, level, pref, pref + np);
 	if (r >= 0 && c->pol->level == VCP_LEVEL_AUTO && level > 0 &&
 	    (size_t)r == c->n_pref) {
 		level = 0;
+		why = "auto: the measured demand leaves no package to idle";
+		r = gather(c, level, pref, pref + np);
+	}
+	if (r >= 0 && level > 0 && frees_none(c)) {
+		level = 0;
+		why = "gathering would idle no package (VMs left free may run on every package): nothing is gathered";
 		r = gather(c, level, pref, pref + np);
 	}
 	free(pref);
 	if (r < 0)
 		return r;
 	*ret_level = level;
+	*ret_why = why;
 	return 0;
 }
 
@@ -1007,6 +1050,20 @@ static void out_vm(const struct ctx *c, const struct item *it,
 		vp->mem_node = c->h->packages[vp->package].node;
 }
 
+/* Pin mode: a VM pinned there (a free VM's pins span every package)
+ * runs there, so the package is awake whatever the demand says. */
+static bool woken(const struct ctx *c, const struct vcp_plan *pl, size_t p)
+{
+	if (c->h->mode == VCP_MODE_KERNEL || c->pk[p].reserved)
+		return false;
+	for (size_t i = 0; i < pl->n_vms; i++)
+		for (unsigned int v = 0; v < pl->vms[i].n_vcpus; v++)
+			if (vcp_cpuset_intersects(&pl->vms[i].vcpu_pins[v],
+						  &c->h->packages[p].cpus))
+				return true;
+	return false;
+}
+
 static int build_plan(const struct ctx *c, int level, struct vcp_plan **ret)
 {
 	size_t np = c->h->n_packages;
@@ -1033,10 +1090,10 @@ static int build_plan(const struct ctx *c, int level, struct vcp_plan **ret)
 		out_vm(c, &c->it[i], &pl->vms[i]);
 	}
 	for (size_t p = 0; p < np; p++) {
-		pl->pkg_active[p] = c->pk[p].active;
+		pl->pkg_active[p] = c->pk[p].active || woken(c, pl, p);
 		pl->pkg_demand[p] = c->pk[p].load;
 		pl->pkg_capacity[p] = c->pk[p].usable;
-		pl->n_active += c->pk[p].active;
+		pl->n_active += pl->pkg_active[p];
 		if (c->pk[p].reserved)
 			continue;	/* the host's: not the VMs' demand */
 		pl->demand += c->pk[p].load;
@@ -1060,6 +1117,7 @@ int vcp_plan_compute(const struct vcp_host *host, const struct vcp_vm *vms,
 		     struct vcp_plan **ret_plan)
 {
 	struct ctx c = { 0 };
+	const char *why = NULL;
 	int level = 0, r;
 
 	if (!host || !policy || !ret_plan || !host->n_packages ||
@@ -1076,9 +1134,11 @@ int vcp_plan_compute(const struct vcp_host *host, const struct vcp_vm *vms,
 		r = place_spread(&c);
 	}
 	if (r == 0)
-		r = resolve(&c, &level);
+		r = resolve(&c, &level, &why);
 	if (r == 0)
 		r = build_plan(&c, level, ret_plan);
+	if (r == 0)
+		(*ret_plan)->level_reason = why;
 	ctx_free(&c);
 	return r;
 }

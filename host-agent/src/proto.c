@@ -20,6 +20,8 @@
 static const char *const op_names[] = {
 	[VCP_REQ_PING] = "ping", [VCP_REQ_STATUS] = "status",
 	[VCP_REQ_REPLAN] = "replan", [VCP_REQ_HOOK] = "hook",
+	[VCP_REQ_LEVEL] = "level", [VCP_REQ_PAUSE] = "pause",
+	[VCP_REQ_RESUME] = "resume",
 };
 
 static int op_of(const char *s, enum vcp_req_op *ret)
@@ -82,7 +84,9 @@ static int parse_text(const char *line, struct vcp_req *r, char **ret_err)
 				       "malformed hook request");
 		return 0;
 	}
-	if (strcmp(line, "hook") == 0 || op_of(line, &r->op) < 0)
+	/* version 0 knows ping, status, replan and hook only */
+	if (strcmp(line, "hook") == 0 || op_of(line, &r->op) < 0 ||
+	    r->op > VCP_REQ_HOOK)
 		return vcp_err(ret_err, -EINVAL, "unknown request");
 	return 0;
 }
@@ -113,6 +117,9 @@ static int parse_json(const char *line, struct vcp_req *r, char **ret_err)
 		  str_member(o, "sub", r->sub, sizeof(r->sub)) < 0 ||
 		  str_member(o, "vm", r->vm, sizeof(r->vm)) < 0))
 		e = vcp_err(ret_err, -EINVAL, "request: a hook needs the strings \"event\", \"sub\" and \"vm\"");
+	else if (r->op == VCP_REQ_LEVEL &&
+		 str_member(o, "level", r->level, sizeof(r->level)) < 0)
+		e = vcp_err(ret_err, -EINVAL, "request: \"level\" needs the string \"level\" (0, 1, 2, auto or policy)");
 	json_object_put(o);
 	r->version = VCP_PROTO_VERSION;
 	return e;
@@ -158,6 +165,9 @@ char *vcp_req_format(const struct vcp_req *req)
 		json_object_object_add(o, "sub", json_object_new_string(req->sub));
 		json_object_object_add(o, "vm", json_object_new_string(req->vm));
 	}
+	if (req->op == VCP_REQ_LEVEL)
+		json_object_object_add(o, "level",
+				       json_object_new_string(req->level));
 	line = line_of_object(o);
 	json_object_put(o);
 	return line;

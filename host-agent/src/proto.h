@@ -11,8 +11,12 @@
  * Version 1 is JSON both ways:
  *   request  {"v":1,"op":"ping"|"status"|"replan"}
  *            {"v":1,"op":"hook","event":E,"sub":S,"vm":NAME}
+ *            {"v":1,"op":"level","level":"0"|"1"|"2"|"auto"|"policy"}
+ *            {"v":1,"op":"pause"|"resume"}
  *   reply    {"v":1,"ok":true,...}   ping: connected, mode, replans;
- *            replan: replans; status: status (see vcp_status)
+ *            replan: replans; status, level, pause, resume: status
+ *            (see vcp_status; the control ops answer with the state
+ *            after the change)
  *            {"v":1,"ok":false,"error":"why"}
  * The version 0 text lines ("ping", "status", "replan", "hook E S NAME")
  * are still answered the way they were (a text line; status: the status
@@ -34,7 +38,8 @@
  * byte now and then cannot keep its slot for ever). */
 #define VCP_PROTO_MAX_LIFE_MS 60000
 
-enum vcp_req_op { VCP_REQ_PING, VCP_REQ_STATUS, VCP_REQ_REPLAN, VCP_REQ_HOOK };
+enum vcp_req_op { VCP_REQ_PING, VCP_REQ_STATUS, VCP_REQ_REPLAN, VCP_REQ_HOOK,
+		   VCP_REQ_LEVEL, VCP_REQ_PAUSE, VCP_REQ_RESUME };
 
 struct vcp_req {
 	enum vcp_req_op op;
@@ -42,6 +47,7 @@ struct vcp_req {
 	char event[32];		/* hook: started, stopped, ... */
 	char sub[32];		/* hook: begin, end, ... */
 	char vm[1024];		/* hook: the domain's name */
+	char level[8];		/* level: 0, 1, 2, auto or policy */
 };
 
 /* Parse one request line (without its newline). 0, or -EINVAL /

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -21,6 +22,7 @@
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
 
+#include "errmsg.h"
 #include "placers.h"
 #include "topology.h"
 
@@ -931,6 +933,34 @@ int vcp_virt_migrate(struct vcp_virt *src, struct vcp_virt *dst,
 	virTypedParamsFree(params, nparams);
 	virDomainFree(dom);
 	return r;
+}
+
+int vcp_virt_domain_name(struct vcp_virt *v, const char *spec,
+			 char **ret_name, char **ret_err)
+{
+	virDomainPtr d = NULL;
+	char *end = NULL;
+	unsigned long id;
+	char *name;
+
+	if (*spec >= '0' && *spec <= '9') {
+		id = strtoul(spec, &end, 10);
+		if (!*end && id <= INT32_MAX)
+			d = virDomainLookupByID(v->conn, (int)id);
+	}
+	if (!d && strlen(spec) >= 32)
+		d = virDomainLookupByUUIDString(v->conn, spec);
+	if (!d)
+		d = virDomainLookupByName(v->conn, spec);
+	virResetLastError();
+	if (!d)
+		return vcp_err(ret_err, -ENOENT, "no domain '%s' (by ID, UUID or name)", spec);
+	name = strdup(virDomainGetName(d));
+	virDomainFree(d);
+	if (!name)
+		return -ENOMEM;
+	*ret_name = name;
+	return 0;
 }
 
 int vcp_virt_domain_state(struct vcp_virt *v, const char *name,

@@ -133,6 +133,13 @@ int vcp_virt_migrate(struct vcp_virt *src, struct vcp_virt *dst,
 		     const char *name, const struct vcp_migrate_opts *o,
 		     char **ret_err);
 /* Does @name exist on @v, and is it running? -ENOENT if not defined. */
+/*
+ * The name of the domain @spec names as virsh takes it: an ID (digits),
+ * a UUID, else a name. 0 with *ret_name (malloc'd), -ENOENT with
+ * "no domain 'SPEC' (by ID, UUID or name)" in *ret_err.
+ */
+int vcp_virt_domain_name(struct vcp_virt *v, const char *spec,
+			 char **ret_name, char **ret_err);
 int vcp_virt_domain_state(struct vcp_virt *v, const char *name,
 			  bool *ret_running);
 

@@ -20,9 +20,11 @@ cp -a "$FIX/two-pkg" "$T_TMP/root"
 R=$T_TMP/root
 aff() { cat "$R/proc/irq/$1/smp_affinity_list"; }
 affs() { echo "$(aff 0) $(aff 24) $(aff 25) $(aff 26) $(aff 27)"; }
-echo '{"default_vcpu_demand": 0.15, "irq_affinity": "on"}' >"$T_TMP/on.json"
-echo '{"default_vcpu_demand": 0.15, "irq_affinity": "off"}' >"$T_TMP/off.json"
-echo '{"default_vcpu_demand": 0.15}' >"$T_TMP/default.json"
+# level 2: every managed VM gathered, so package 1 truly idles (at level
+# 1 the balanced VMs left free would keep it awake in pin mode)
+echo '{"default_vcpu_demand": 0.15, "level": 2, "irq_affinity": "on"}' >"$T_TMP/on.json"
+echo '{"default_vcpu_demand": 0.15, "level": 2, "irq_affinity": "off"}' >"$T_TMP/off.json"
+echo '{"default_vcpu_demand": 0.15, "level": 2}' >"$T_TMP/default.json"
 
 # ---- off by default: nothing looked at, nothing written ----
 ap=$("$VCPACK" --connect "$TWO" --root "$R" --policy "$T_TMP/default.json" --json apply 2>/dev/null)

@@ -33,7 +33,7 @@ wait_for() {
 
 NOTIFY_SOCKET=$NS WATCHDOG_USEC=200000 "$B/vcpackd" --foreground \
 	--connect test:///default --policy "$POL" --socket "$T_TMP/vcpackd.sock" \
-	>"$T_TMP/vcpackd.log" 2>&1 &
+	--state "$T_TMP/state.json" >"$T_TMP/vcpackd.log" 2>&1 &
 DPID=$!
 T_PIDS="$T_PIDS $DPID"
 wait_for '^READY=1'
@@ -59,6 +59,17 @@ t_match "SIGHUP with a refused policy: READY=1 again (the old policy stays)" \
 	'^RELOADING=1 \| MONOTONIC_USEC=[0-9]+@READY=1@$' \
 	"$(grep -v '^WATCHDOG\|^STATUS' "$OUT" | tail -n 2 | tr '\n' '@')"
 t_match "the refusal is logged" "keeping the previous policy" "$(cat "$T_TMP/vcpackd.log")"
+
+C() { "$B/vcpack" --connect test:///default --daemon-socket "$T_TMP/vcpackd.sock" "$@"; }
+C pause >/dev/null 2>&1
+wait_for '^STATUS=paused'
+t_eq "vcpack pause: STATUS says paused" \
+	"STATUS=paused: nothing is changed until 'vcpack resume'" \
+	"$(grep '^STATUS=' "$OUT" | tail -n 1)"
+C resume >/dev/null 2>&1
+sleep 0.3
+t_match "vcpack resume: STATUS is the plan again" "^STATUS=pin mode, level" \
+	"$(grep '^STATUS=' "$OUT" | tail -n 1)"
 
 kill $DPID
 i=0; while kill -0 $DPID 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done

@@ -11,7 +11,11 @@ t_setup
 start_libvirtd || { t_fail "start libvirtd"; t_done; exit 1; }
 U="test+unix:///default?socket=$LVD_SOCK"
 hold_connection "$U" || { t_fail "hold a connection"; t_done; exit 1; }
-V() { "$VCPACK" --connect "$U" "$@"; }
+# level 2: every managed VM gathered, so the plan idles a package (auto
+# would pick 1, where in pin mode the balanced VM 'test' left free keeps
+# both packages awake and nothing is gathered)
+echo '{"level": 2}' >"$T_TMP/policy.json"
+V() { "$VCPACK" --connect "$U" --policy "$T_TMP/policy.json" "$@"; }
 
 mkdom() { # NAME VCPUS [TAG-ATTRS]
 	meta=""
@@ -41,7 +45,9 @@ t_eq "tag: class seen by status" pack \
 	"$(V --json status | jq -r '.vms[]|select(.name=="plain")|.class')"
 
 pl=$(V --json plan)
-t_eq "plan: level 1" 1 "$(echo "$pl" | jq .plan.level)"
+t_eq "plan: level 2" 2 "$(echo "$pl" | jq .plan.level)"
+t_eq "plan: one package active, as the planned map shows" "1 1" \
+	"$(echo "$pl" | jq -r '"\(.plan.active) \([.planned[]|select(.awake)]|length)"')"
 t_eq "plan changed nothing" "$orig" "$(V --json status | jq -c '[.vms[]|{name,pins,emulator}]')"
 
 ap=$(V --json apply); t_eq "apply: exit 0" 0 $?

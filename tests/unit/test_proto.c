@@ -83,6 +83,28 @@ static void test_req_json(void **state)
 	parse_bad("{\"v\":1,\"op\":\"ping\"} x", -EINVAL, "not valid JSON");
 }
 
+/* The control ops: JSON only (version 0 text keeps its four). */
+static void test_req_control(void **state)
+{
+	struct vcp_req r = parse_ok("{\"v\":1,\"op\":\"level\",\"level\":\"auto\"}"), back;
+	char *line, *err = NULL;
+
+	assert_int_equal(r.op, VCP_REQ_LEVEL);
+	assert_string_equal(r.level, "auto");
+	line = vcp_req_format(&r);
+	assert_string_equal(line, "{\"v\":1,\"op\":\"level\",\"level\":\"auto\"}\n");
+	line[strlen(line) - 1] = '\0';
+	assert_int_equal(vcp_req_parse(line, &back, &err), 0);
+	assert_string_equal(back.level, "auto");
+	free(line);
+	assert_int_equal(parse_ok("{\"v\":1,\"op\":\"pause\"}").op, VCP_REQ_PAUSE);
+	assert_int_equal(parse_ok("{\"v\":1,\"op\":\"resume\"}").op, VCP_REQ_RESUME);
+	parse_bad("{\"v\":1,\"op\":\"level\"}", -EINVAL, "\"level\"");
+	parse_bad("{\"v\":1,\"op\":\"level\",\"level\":\"123456789\"}", -EINVAL, "\"level\"");
+	parse_bad("pause", -EINVAL, "unknown request");
+	parse_bad("level", -EINVAL, "unknown request");
+}
+
 static void test_req_roundtrip(void **state)
 {
 	struct vcp_req r = { .op = VCP_REQ_HOOK }, back;
@@ -449,6 +471,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_req_text),
 		cmocka_unit_test(test_req_json),
+		cmocka_unit_test(test_req_control),
 		cmocka_unit_test(test_req_roundtrip),
 		cmocka_unit_test(test_reply_format),
 		cmocka_unit_test(test_reply_parse),
