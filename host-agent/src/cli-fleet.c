@@ -55,6 +55,7 @@ struct fopts {
 	const char *match;
 	int concurrency, timeout;	/* -1: from the file */
 	bool dry_run;
+	bool yes;		/* apply without asking */
 	bool json;
 	int sample_ms;		/* -1: the global --sample */
 	bool has_tag;
@@ -87,10 +88,12 @@ static const char *const fleet_usage =
 	"                         tagged=yes|no\n"
 	"  plan                   which hosts live migration could empty, where\n"
 	"                         each VM would go; changes nothing\n"
-	"  apply                  carry the plan out: live migrations one at a\n"
+	"  apply [--yes|--dry-run] carry the plan out: live migrations one at a\n"
 	"                         time; a host whose migration fails moves no\n"
 	"                         more VMs (libvirt leaves a failed one running\n"
-	"                         where it was); every step is reported\n"
+	"                         where it was); every step is reported. Asks\n"
+	"                         first on a terminal (Proceed? [y/N]); without\n"
+	"                         one it needs --yes; --dry-run is plan\n"
 	"FLEET.json defaults to " DEFAULT_FLEET " (see vcpack(1)).\n"
 	"Credentials are libvirt's own (ssh keys, TLS certificates, SASL).\n";
 
@@ -135,6 +138,7 @@ static int parse_opts(int argc, char **argv, struct fopts *fo,
 		{ "priority", required_argument, NULL, 'P' },
 		{ "class", required_argument, NULL, 'C' },
 		{ "dry-run", no_argument, NULL, 'd' },
+		{ "yes", no_argument, NULL, 'y' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "sample", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
@@ -149,6 +153,7 @@ static int parse_opts(int argc, char **argv, struct fopts *fo,
 		case 'H': fo->hosts = optarg; break;
 		case 'm': fo->match = optarg; break;
 		case 'd': fo->dry_run = true; break;
+		case 'y': fo->yes = true; break;
 		case 'j': fo->json = true; break;
 		case 's':
 			r = parse_int_opt("sample", optarg, 0, 600000,
@@ -1142,6 +1147,28 @@ static void one_move(struct mover *mv, const struct fleet_in *in,
 	free(err);
 }
 
+/* On a terminal: list the migrations on stderr (stdout stays the
+ * report) and ask. True only for an answer starting with y or Y. */
+static bool confirmed(const struct fleet_in *in, const struct vcp_fleet_plan *p)
+{
+	char line[64];
+
+	fprintf(stderr, "fleet apply: %zu live migrations, one at a time:\n",
+		p->n_moves);
+	for (size_t k = 0; k < p->n_moves; k++) {
+		const struct vcp_fleet_move *m = &p->moves[k];
+
+		fprintf(stderr, "  %zu/%zu %-24s %s -> %s\n", k + 1, p->n_moves,
+			in->hosts[m->from].vms[m->vm].name,
+			in->hosts[m->from].name, in->hosts[m->to].name);
+	}
+	fputs("Proceed? [y/N] ", stderr);
+	fflush(stderr);
+	if (!fgets(line, sizeof(line), stdin))
+		return false;
+	return line[0] == 'y' || line[0] == 'Y';
+}
+
 static int cmd_apply(struct fctx *f)
 {
 	struct fleet_in in = { 0 };
@@ -1150,6 +1177,10 @@ static int cmd_apply(struct fctx *f)
 	size_t n = f->cfg.n_hosts;
 	int r = fleet_plan(f, &in, &p);
 
+	if (!r && p->n_moves && !f->o.yes && !confirmed(&in, p)) {
+		fprintf(stderr, "fleet apply: not confirmed; nothing done\n");
+		r = EXIT_PARTIAL;
+	}
 	mv.conn = calloc(n ? n : 1, sizeof(*mv.conn));
 	mv.failed = calloc(n ? n : 1, sizeof(*mv.failed));
 	if (!r && (!mv.conn || !mv.failed))
@@ -1232,6 +1263,12 @@ int vcp_cli_fleet(int argc, char **argv, const struct vcp_cli_common *c)
 	if (strcmp(cmd, "status") && strcmp(cmd, "tag") && strcmp(cmd, "plan") &&
 	    strcmp(cmd, "apply"))
 		return vcp_cli_err(EXIT_USAGE, "unknown fleet command '%s' (status, tag, plan, apply)", cmd);
+	/* apply asks before it migrates: refused before anything is read or
+	 * contacted when there is nobody to ask; --dry-run is plan */
+	if (!strcmp(cmd, "apply") && f.o.dry_run)
+		cmd = "plan";
+	else if (!strcmp(cmd, "apply") && !f.o.yes && !isatty(STDIN_FILENO))
+		return vcp_cli_err(EXIT_USAGE, "fleet apply: stdin is not a terminal to confirm the migrations on: pass --yes (or --dry-run to see the plan)");
 	r = load_cfg(&f);
 	if (!r)
 		r = fd_budget();
