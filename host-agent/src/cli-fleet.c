@@ -9,6 +9,8 @@
  * live migrations, one at a time, checking each on both hosts.
  */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <fnmatch.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -26,6 +28,7 @@
 #include "fleetcfg.h"
 #include "fleetjson.h"
 #include "fleetplan.h"
+#include "fleetsaved.h"
 #include "kernel.h"
 #include "planner.h"
 #include "policy.h"
@@ -56,6 +59,8 @@ struct fopts {
 	int concurrency, timeout;	/* -1: from the file */
 	bool dry_run;
 	bool yes;		/* apply without asking */
+	const char *save;	/* plan --save FILE */
+	const char *plan;	/* apply --plan FILE */
 	bool json;
 	int sample_ms;		/* -1: the global --sample */
 	bool has_tag;
@@ -86,14 +91,17 @@ static const char *const fleet_usage =
 	"                         host=GLOB, group=GLOB, class=spread|balanced|\n"
 	"                         pack|untouched, priority=high|normal|low|none,\n"
 	"                         tagged=yes|no\n"
-	"  plan                   which hosts live migration could empty, where\n"
-	"                         each VM would go; changes nothing\n"
+	"  plan [--save FILE]     which hosts live migration could empty, where\n"
+	"                         each VM would go; changes nothing; --save\n"
+	"                         writes it with who each host and VM is\n"
 	"  apply [--yes|--dry-run] carry the plan out: live migrations one at a\n"
 	"                         time; a host whose migration fails moves no\n"
 	"                         more VMs (libvirt leaves a failed one running\n"
 	"                         where it was); every step is reported. Asks\n"
 	"                         first on a terminal (Proceed? [y/N]); without\n"
-	"                         one it needs --yes; --dry-run is plan\n"
+	"                         one it needs --yes; --dry-run is plan;\n"
+	"                         --plan FILE applies a saved plan as saved,\n"
+	"                         refused (exit 2) if a host or VM changed\n"
 	"FLEET.json defaults to " DEFAULT_FLEET " (see vcpack(1)).\n"
 	"Credentials are libvirt's own (ssh keys, TLS certificates, SASL).\n";
 
@@ -139,6 +147,8 @@ static int parse_opts(int argc, char **argv, struct fopts *fo,
 		{ "class", required_argument, NULL, 'C' },
 		{ "dry-run", no_argument, NULL, 'd' },
 		{ "yes", no_argument, NULL, 'y' },
+		{ "save", required_argument, NULL, 'S' },
+		{ "plan", required_argument, NULL, 'p' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "sample", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
@@ -154,6 +164,8 @@ static int parse_opts(int argc, char **argv, struct fopts *fo,
 		case 'm': fo->match = optarg; break;
 		case 'd': fo->dry_run = true; break;
 		case 'y': fo->yes = true; break;
+		case 'S': fo->save = optarg; break;
+		case 'p': fo->plan = optarg; break;
 		case 'j': fo->json = true; break;
 		case 's':
 			r = parse_int_opt("sample", optarg, 0, 600000,
@@ -1017,6 +1029,74 @@ static int standby_advice(struct fctx *f, const struct fleet_in *in,
 	return 0;
 }
 
+/* The plan as `plan --json` prints it, with who each host and VM is. */
+static struct json_object *saved_json(const struct fctx *f,
+				      const struct fleet_in *in,
+				      const struct vcp_fleet_plan *p)
+{
+	struct json_object *o = vcp_fleet_plan_to_json(p, in->hosts);
+	struct json_object *hs = NULL, *ms = NULL;
+
+	json_object_object_add(o, "format",
+			       json_object_new_string(VCP_SAVED_FORMAT));
+	json_object_object_get_ex(o, "hosts", &hs);
+	json_object_object_get_ex(o, "moves", &ms);
+	for (size_t i = 0; i < p->n_hosts; i++) {
+		struct json_object *h = json_object_array_get_idx(hs, i);
+		const struct vcp_fleet_view *fv = view(f, i);
+
+		json_object_object_add(h, "uri",
+				       json_object_new_string(f->cfg.hosts[i].uri));
+		json_object_object_add(h, "hostname", fv ?
+				       json_object_new_string(fv->hostname) : NULL);
+		json_object_object_add(h, "host_uuid", fv && fv->host_uuid ?
+				       json_object_new_string(fv->host_uuid) : NULL);
+	}
+	for (size_t k = 0; k < p->n_moves; k++)
+		json_object_object_add(json_object_array_get_idx(ms, k), "uuid",
+				       json_object_new_string(
+				       in->hosts[p->moves[k].from].vms[p->moves[k].vm].uuid));
+	return o;
+}
+
+/* Write @o to @path whole or not at all (a temporary file renamed). */
+static int write_json(const char *path, struct json_object *o)
+{
+	char tmp[4096];
+	FILE *fp;
+	int bad;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp%ld", path, (long)getpid()) >=
+	    (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	fp = fopen(tmp, "w");
+	if (!fp)
+		return -errno;
+	bad = fputs(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+		    JSON_C_TO_STRING_NOSLASHESCAPE), fp) < 0 || fputc('\n', fp) < 0;
+	bad = fclose(fp) || bad;
+	if (bad || rename(tmp, path) < 0) {
+		int e = errno ? errno : EIO;
+
+		unlink(tmp);
+		return -e;
+	}
+	return 0;
+}
+
+static int save_plan(const struct fctx *f, const struct fleet_in *in,
+		     const struct vcp_fleet_plan *p)
+{
+	struct json_object *o = saved_json(f, in, p);
+	int r = write_json(f->o.save, o);
+
+	json_object_put(o);
+	if (r < 0)
+		return vcp_cli_err(EXIT_PARTIAL, "fleet plan: cannot save the plan to %s: %s",
+				   f->o.save, strerror(-r));
+	return 0;
+}
+
 static int cmd_plan(struct fctx *f)
 {
 	struct fleet_in in = { 0 };
@@ -1038,6 +1118,8 @@ static int cmd_plan(struct fctx *f)
 		plan_text(f, p, &in, saving(f, p));
 		r = standby_advice(f, &in, NULL);
 	}
+	if (!r && f->o.save)
+		r = save_plan(f, &in, p);
 	r = r ? r : p->hosts_unreachable ? EXIT_PARTIAL : 0;
 	vcp_fleet_plan_free(p);
 	fleet_in_clear(&in);
@@ -1111,37 +1193,42 @@ static double mono_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static void one_move(struct mover *mv, const struct fleet_in *in,
-		     const struct vcp_fleet_move *m)
+/* One migration to carry out: fleet file host indices. */
+struct step {
+	const char *vm;
+	size_t from, to;
+};
+
+static void one_move(struct mover *mv, const struct step *st)
 {
-	const char *vm = in->hosts[m->from].vms[m->vm].name;
+	const char *vm = st->vm;
 	struct vcp_migrate_opts o = { .p2p = mv->f->cfg.p2p,
-		.address = mv->f->cfg.hosts[m->to].migration_address };
+		.address = mv->f->cfg.hosts[st->to].migration_address };
 	char *err = NULL;
 	const char *bad = NULL;
 	double t0 = mono_s();
 	int r = 0;
 
-	if (mv->failed[m->from]) {
-		step_out(mv, vm, m->from, m->to, "skipped",
+	if (mv->failed[st->from]) {
+		step_out(mv, vm, st->from, st->to, "skipped",
 			 "an earlier step from this host failed", 0);
 		mv->skipped++;
 		return;
 	}
-	if (!conn_of(mv, m->from, &err) || !conn_of(mv, m->to, &err))
+	if (!conn_of(mv, st->from, &err) || !conn_of(mv, st->to, &err))
 		r = -EIO;
 	if (r == 0)
-		r = vcp_virt_migrate(mv->conn[m->from], mv->conn[m->to], vm, &o,
-				     &err);
+		r = vcp_virt_migrate(mv->conn[st->from], mv->conn[st->to], vm,
+				     &o, &err);
 	if (r == 0)
-		bad = check_moved(mv, m->from, m->to, vm);
+		bad = check_moved(mv, st->from, st->to, vm);
 	if (r < 0 || bad) {
-		step_out(mv, vm, m->from, m->to, "failed", bad ? bad :
+		step_out(mv, vm, st->from, st->to, "failed", bad ? bad :
 			 err ? err : strerror(-r), mono_s() - t0);
-		mv->failed[m->from] = true;
+		mv->failed[st->from] = true;
 		mv->n_failed++;
 	} else {
-		step_out(mv, vm, m->from, m->to, "moved", NULL, mono_s() - t0);
+		step_out(mv, vm, st->from, st->to, "moved", NULL, mono_s() - t0);
 		mv->moved++;
 	}
 	free(err);
@@ -1149,19 +1236,15 @@ static void one_move(struct mover *mv, const struct fleet_in *in,
 
 /* On a terminal: list the migrations on stderr (stdout stays the
  * report) and ask. True only for an answer starting with y or Y. */
-static bool confirmed(const struct fleet_in *in, const struct vcp_fleet_plan *p)
+static bool confirmed(const struct fctx *f, const struct step *st, size_t n)
 {
 	char line[64];
 
-	fprintf(stderr, "fleet apply: %zu live migrations, one at a time:\n",
-		p->n_moves);
-	for (size_t k = 0; k < p->n_moves; k++) {
-		const struct vcp_fleet_move *m = &p->moves[k];
-
-		fprintf(stderr, "  %zu/%zu %-24s %s -> %s\n", k + 1, p->n_moves,
-			in->hosts[m->from].vms[m->vm].name,
-			in->hosts[m->from].name, in->hosts[m->to].name);
-	}
+	fprintf(stderr, "fleet apply: %zu live migrations, one at a time:\n", n);
+	for (size_t k = 0; k < n; k++)
+		fprintf(stderr, "  %zu/%zu %-24s %s -> %s\n", k + 1, n, st[k].vm,
+			f->cfg.hosts[st[k].from].name,
+			f->cfg.hosts[st[k].to].name);
 	fputs("Proceed? [y/N] ", stderr);
 	fflush(stderr);
 	if (!fgets(line, sizeof(line), stdin))
@@ -1169,50 +1252,229 @@ static bool confirmed(const struct fleet_in *in, const struct vcp_fleet_plan *p)
 	return line[0] == 'y' || line[0] == 'Y';
 }
 
+static int mover_init(struct mover *mv, struct fctx *f)
+{
+	size_t n = f->cfg.n_hosts;
+
+	mv->f = f;
+	mv->conn = calloc(n ? n : 1, sizeof(*mv->conn));
+	mv->failed = calloc(n ? n : 1, sizeof(*mv->failed));
+	if (!mv->conn || !mv->failed)
+		return vcp_cli_err(EXIT_PARTIAL, "out of memory");
+	return 0;
+}
+
+static void mover_clear(struct mover *mv)
+{
+	for (size_t i = 0; mv->conn && i < mv->f->cfg.n_hosts; i++)
+		vcp_virt_close(mv->conn[i]);
+	free(mv->conn);
+	free(mv->failed);
+}
+
+/* Ask (unless --yes), then carry @st out in order and report. */
+static int run_steps(struct mover *mv, const struct step *st, size_t n)
+{
+	struct fctx *f = mv->f;
+
+	if (n && !f->o.yes && !confirmed(f, st, n)) {
+		fprintf(stderr, "fleet apply: not confirmed; nothing done\n");
+		return EXIT_PARTIAL;
+	}
+	mv->steps = json_object_new_array();
+	if (!f->json)
+		printf("fleet apply: %zu migrations, one at a time\n", n);
+	for (size_t k = 0; k < n; k++)
+		one_move(mv, &st[k]);
+	if (f->json) {
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "moved", json_object_new_int((int)mv->moved));
+		json_object_object_add(o, "failed", json_object_new_int((int)mv->n_failed));
+		json_object_object_add(o, "skipped", json_object_new_int((int)mv->skipped));
+		json_object_object_add(o, "steps", mv->steps);
+		vcp_cli_json(o);
+	} else {
+		json_object_put(mv->steps);
+		printf("fleet apply: %zu moved, %zu failed, %zu skipped\n",
+		       mv->moved, mv->n_failed, mv->skipped);
+	}
+	return mv->n_failed ? EXIT_PARTIAL : 0;
+}
+
 static int cmd_apply(struct fctx *f)
 {
 	struct fleet_in in = { 0 };
 	struct vcp_fleet_plan *p = NULL;
 	struct mover mv = { .f = f };
-	size_t n = f->cfg.n_hosts;
+	struct step *st = NULL;
 	int r = fleet_plan(f, &in, &p);
 
-	if (!r && p->n_moves && !f->o.yes && !confirmed(&in, p)) {
-		fprintf(stderr, "fleet apply: not confirmed; nothing done\n");
-		r = EXIT_PARTIAL;
-	}
-	mv.conn = calloc(n ? n : 1, sizeof(*mv.conn));
-	mv.failed = calloc(n ? n : 1, sizeof(*mv.failed));
-	if (!r && (!mv.conn || !mv.failed))
-		r = vcp_cli_err(EXIT_PARTIAL, "out of memory");
+	if (!r)
+		r = mover_init(&mv, f);
 	if (!r) {
-		mv.steps = json_object_new_array();
-		if (!f->json)
-			printf("fleet apply: %zu migrations, one at a time\n",
-			       p->n_moves);
-		for (size_t k = 0; k < p->n_moves; k++)
-			one_move(&mv, &in, &p->moves[k]);
-		if (f->json) {
-			struct json_object *o = json_object_new_object();
-
-			json_object_object_add(o, "moved", json_object_new_int((int)mv.moved));
-			json_object_object_add(o, "failed", json_object_new_int((int)mv.n_failed));
-			json_object_object_add(o, "skipped", json_object_new_int((int)mv.skipped));
-			json_object_object_add(o, "steps", mv.steps);
-			vcp_cli_json(o);
-		} else {
-			json_object_put(mv.steps);
-			printf("fleet apply: %zu moved, %zu failed, %zu skipped\n",
-			       mv.moved, mv.n_failed, mv.skipped);
-		}
-		r = mv.n_failed || p->hosts_unreachable ? EXIT_PARTIAL : 0;
+		st = calloc(p->n_moves ? p->n_moves : 1, sizeof(*st));
+		if (!st)
+			r = vcp_cli_err(EXIT_PARTIAL, "out of memory");
 	}
-	for (size_t i = 0; mv.conn && i < n; i++)
-		vcp_virt_close(mv.conn[i]);
-	free(mv.conn);
-	free(mv.failed);
+	for (size_t k = 0; !r && k < p->n_moves; k++)
+		st[k] = (struct step){ in.hosts[p->moves[k].from].vms[p->moves[k].vm].name,
+				       p->moves[k].from, p->moves[k].to };
+	if (!r) {
+		r = run_steps(&mv, st, p->n_moves);
+		r = r ? r : p->hosts_unreachable ? EXIT_PARTIAL : 0;
+	}
+	free(st);
+	mover_clear(&mv);
 	vcp_fleet_plan_free(p);
 	fleet_in_clear(&in);
+	return r;
+}
+
+/* ---- apply --plan FILE: a saved plan, as saved ---- */
+
+__attribute__((format(printf, 2, 3)))
+static void changed(size_t *n, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("  changed: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	(*n)++;
+}
+
+static int cfg_index(const struct fctx *f, const char *name, size_t *ret)
+{
+	for (size_t i = 0; i < f->cfg.n_hosts; i++)
+		if (!strcmp(f->cfg.hosts[i].name, name)) {
+			*ret = i;
+			return 0;
+		}
+	return -ENOENT;
+}
+
+/* Is the saved host still the same host? Sets *ret_i (fleet file
+ * index) when it is; counts what changed in *n. */
+static bool same_host(struct mover *mv, const struct vcp_saved_host *sh,
+		      size_t *ret_i, size_t *n)
+{
+	const struct vcp_fleet_cfg *cfg = &mv->f->cfg;
+	char *err = NULL, *caps, *uuid;
+	size_t i, before = *n;
+
+	if (cfg_index(mv->f, sh->name, &i) < 0) {
+		changed(n, "host %s: no longer in the fleet file", sh->name);
+		return false;
+	}
+	if (strcmp(cfg->hosts[i].uri, sh->uri)) {
+		changed(n, "host %s: its URI is now %s (saved: %s)", sh->name,
+			cfg->hosts[i].uri, sh->uri);
+		return false;
+	}
+	if (!conn_of(mv, i, &err)) {
+		changed(n, "host %s: unreachable: %s", sh->name, err ? err : "?");
+		free(err);
+		return false;
+	}
+	if (sh->hostname && strcmp(vcp_virt_hostname(mv->conn[i]), sh->hostname))
+		changed(n, "host %s: its hostname is now %s (saved: %s)", sh->name,
+			vcp_virt_hostname(mv->conn[i]), sh->hostname);
+	if (sh->host_uuid) {
+		caps = vcp_virt_capabilities(mv->conn[i]);
+		uuid = caps ? vcp_caps_host_uuid(caps) : NULL;
+		if (!uuid || strcmp(uuid, sh->host_uuid))
+			changed(n, "host %s: its host UUID is now %s (saved: %s)",
+				sh->name, uuid ? uuid : "unknown", sh->host_uuid);
+		free(uuid);
+		free(caps);
+	}
+	*ret_i = i;
+	return *n == before;
+}
+
+/* Is the saved move's VM still running on its source as the same domain? */
+static void same_vm(struct mover *mv, const struct vcp_saved_move *sm,
+		    const char *from, size_t from_i, size_t *n)
+{
+	char uuid[37];
+	bool running = false;
+	int r = vcp_virt_domain_uuid(mv->conn[from_i], sm->vm, uuid, &running);
+
+	if (r == -ENOENT)
+		changed(n, "VM %s: no longer on %s (moved or gone)", sm->vm, from);
+	else if (r < 0)
+		changed(n, "VM %s on %s: cannot be read: %s", sm->vm, from,
+			strerror(-r));
+	else if (strcmp(uuid, sm->uuid))
+		changed(n, "VM %s on %s: another domain now (UUID %s, saved: %s)",
+			sm->vm, from, uuid, sm->uuid);
+	else if (!running)
+		changed(n, "VM %s on %s: not running", sm->vm, from);
+}
+
+/* Map the saved plan onto the fleet file as it is now: @st filled, the
+ * number of changes returned (each on stderr). */
+static size_t saved_steps(struct mover *mv, const struct vcp_saved_plan *sp,
+			  size_t *idx, bool *ok, struct step *st)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k < sp->n_moves; k++) {
+		size_t h[2] = { sp->moves[k].from, sp->moves[k].to };
+
+		for (int j = 0; j < 2; j++)
+			if (idx[h[j]] == SIZE_MAX && !ok[h[j]]) {
+				ok[h[j]] = true;	/* checked */
+				if (!same_host(mv, &sp->hosts[h[j]], &idx[h[j]], &n))
+					idx[h[j]] = SIZE_MAX;
+			}
+		if (idx[h[0]] != SIZE_MAX)
+			same_vm(mv, &sp->moves[k], sp->hosts[h[0]].name,
+				idx[h[0]], &n);
+		st[k] = (struct step){ sp->moves[k].vm, idx[h[0]], idx[h[1]] };
+	}
+	return n;
+}
+
+static int cmd_apply_saved(struct fctx *f)
+{
+	struct vcp_saved_plan sp = { 0 };
+	struct mover mv = { .f = f };
+	struct step *st = NULL;
+	size_t *idx = NULL, n_changed = 0;
+	bool *checked = NULL;
+	char *err = NULL;
+	int r = vcp_saved_plan_load(f->o.plan, &sp, &err);
+
+	if (r < 0) {
+		r = vcp_cli_err(EXIT_USAGE, "Refusing saved plan: %s",
+				err ? err : strerror(-r));
+		free(err);
+		return r;
+	}
+	r = mover_init(&mv, f);
+	idx = malloc((sp.n_hosts ? sp.n_hosts : 1) * sizeof(*idx));
+	checked = calloc(sp.n_hosts ? sp.n_hosts : 1, sizeof(*checked));
+	st = calloc(sp.n_moves ? sp.n_moves : 1, sizeof(*st));
+	if (!r && (!idx || !checked || !st))
+		r = vcp_cli_err(EXIT_PARTIAL, "out of memory");
+	for (size_t i = 0; !r && i < sp.n_hosts; i++)
+		idx[i] = SIZE_MAX;
+	if (!r)
+		n_changed = saved_steps(&mv, &sp, idx, checked, st);
+	if (!r && n_changed)
+		r = vcp_cli_err(EXIT_USAGE, "fleet apply: the saved plan %s no longer holds (%zu changes above); nothing done; make a new one with 'vcpack fleet plan --save'",
+				f->o.plan, n_changed);
+	if (!r)
+		r = run_steps(&mv, st, sp.n_moves);
+	free(st);
+	free(idx);
+	free(checked);
+	mover_clear(&mv);
+	vcp_saved_plan_clear(&sp);
 	return r;
 }
 
@@ -1263,6 +1525,10 @@ int vcp_cli_fleet(int argc, char **argv, const struct vcp_cli_common *c)
 	if (strcmp(cmd, "status") && strcmp(cmd, "tag") && strcmp(cmd, "plan") &&
 	    strcmp(cmd, "apply"))
 		return vcp_cli_err(EXIT_USAGE, "unknown fleet command '%s' (status, tag, plan, apply)", cmd);
+	if ((f.o.save && strcmp(cmd, "plan")) || (f.o.plan && strcmp(cmd, "apply")))
+		return vcp_cli_err(EXIT_USAGE, "--save goes with fleet plan, --plan with fleet apply");
+	if (f.o.plan && f.o.dry_run)
+		return vcp_cli_err(EXIT_USAGE, "fleet apply: --plan and --dry-run: the saved plan is the dry run (read it)");
 	/* apply asks before it migrates: refused before anything is read or
 	 * contacted when there is nobody to ask; --dry-run is plan */
 	if (!strcmp(cmd, "apply") && f.o.dry_run)
@@ -1282,6 +1548,8 @@ int vcp_cli_fleet(int argc, char **argv, const struct vcp_cli_common *c)
 		r = cmd_tag(&f);
 	else if (!strcmp(cmd, "plan"))
 		r = cmd_plan(&f);
+	else if (f.o.plan)
+		r = cmd_apply_saved(&f);
 	else
 		r = cmd_apply(&f);
 	fflush(stdout);

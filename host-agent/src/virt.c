@@ -951,3 +951,25 @@ int vcp_virt_domain_state(struct vcp_virt *v, const char *name,
 	*ret_running = active == 1;
 	return 0;
 }
+
+int vcp_virt_domain_uuid(struct vcp_virt *v, const char *name,
+			 char ret_uuid[VIR_UUID_STRING_BUFLEN], bool *ret_running)
+{
+	virDomainPtr d = virDomainLookupByName(v->conn, name);
+	char uuid[VIR_UUID_STRING_BUFLEN];
+	int active, r;
+
+	if (!d) {
+		virResetLastError();
+		return -ENOENT;
+	}
+	r = virDomainGetUUIDString(d, uuid);
+	active = virDomainIsActive(d);
+	virDomainFree(d);
+	virResetLastError();
+	if (r < 0 || active < 0)
+		return -EIO;
+	memcpy(ret_uuid, uuid, sizeof(uuid));
+	*ret_running = active == 1;
+	return 0;
+}

@@ -135,6 +135,9 @@ int vcp_virt_migrate(struct vcp_virt *src, struct vcp_virt *dst,
 /* Does @name exist on @v, and is it running? -ENOENT if not defined. */
 int vcp_virt_domain_state(struct vcp_virt *v, const char *name,
 			  bool *ret_running);
+/* The same, with its UUID (36 characters and a NUL) in @ret_uuid. */
+int vcp_virt_domain_uuid(struct vcp_virt *v, const char *name,
+			 char ret_uuid[37], bool *ret_running);
 
 /* ---- events (the caller must have registered an event loop
  * implementation, e.g. libvirt-glib's gvir_event_register(), before

@@ -87,4 +87,64 @@ t_eq "--yes: steps tried without asking" "g1:failed g2:skipped" \
 	"$(echo "$ap" | jq -r '[.steps[]|"\(.vm):\(.outcome)"]|join(" ")')"
 t_nomatch "--yes: no question" "Proceed" "$(cat "$T_TMP/yes.err")"
 t_eq "--yes: the failed guests still on h2" "g1 g2 " "$(on_h2)"
+
+# ---- plan --save, apply --plan ----
+pl=$(F --json plan --save "$T_TMP/saved.json" 2>/dev/null); rc=$?
+t_eq "plan --save: exit 0" 0 $rc
+t_eq "plan --save: stdout is plan's" "$(F --json plan 2>/dev/null)" "$pl"
+sv=$T_TMP/saved.json
+t_eq "saved: the format named" "vcpack-fleet-plan/1" "$(jq -r .format "$sv")"
+t_eq "saved: each host's URI" "$U_h1 $U_h2" "$(jq -r '[.hosts[].uri]|join(" ")' "$sv")"
+t_eq "saved: each host's hostname (libvirt's)" "$(virsh -c "$U_h1" hostname) $(virsh -c "$U_h2" hostname)" \
+	"$(jq -r '[.hosts[].hostname]|join(" ")' "$sv")"
+t_eq "saved: each VM's UUID and source" \
+	"g1:$(virsh -c "$U_h2" domuuid g1 | head -1):h2 g2:$(virsh -c "$U_h2" domuuid g2 | head -1):h2" \
+	"$(jq -r '[.moves[]|"\(.vm):\(.uuid):\(.from)"]|join(" ")' "$sv")"
+# a guest started after saving: a new plan would move it, the saved one not
+mkdom "$U_h2" g3 1
+t_eq "a new plan would move g3 too" "g1 g2 g3" \
+	"$(F --json plan 2>/dev/null | jq -r '[.moves[].vm]|join(" ")')"
+ap=$(F --json apply --plan "$sv" --yes </dev/null 2>/dev/null); rc=$?
+t_eq "apply --plan: exit 1 (the test driver cannot migrate)" 1 $rc
+t_eq "apply --plan: exactly the saved steps, in order" "g1:failed g2:skipped" \
+	"$(echo "$ap" | jq -r '[.steps[]|"\(.vm):\(.outcome)"]|join(" ")')"
+out=$(F apply --plan "$sv" </dev/null 2>&1); rc=$?
+t_eq "apply --plan without a terminal or --yes: exit 2" 2 $rc
+out=$(printf 'n\n' | script -qec "'$VCPACK' fleet --hosts '$T_TMP/fleet.json' apply --plan '$sv'" /dev/null | tr -d '\r')
+t_match "apply --plan on a terminal: asks, listing the saved steps" "2/2 g2 +h2 -> h1.*Proceed" "$(echo "$out" | tr '\n' ' ')"
+
+# what changed since is named, and nothing is done
+virsh -q -c "$U_h2" destroy g2 >/dev/null
+out=$(F apply --plan "$sv" --yes </dev/null 2>&1); rc=$?
+t_eq "a VM stopped: exit 2" 2 $rc
+t_match "a VM stopped: named" "changed: VM g2 on h2: not running" "$out"
+virsh -q -c "$U_h2" undefine g2 >/dev/null
+out=$(F apply --plan "$sv" --yes </dev/null 2>&1); rc=$?
+t_eq "a VM gone: exit 2" 2 $rc
+t_match "a VM gone: named" "changed: VM g2: no longer on h2 \(moved or gone\)" "$out"
+t_match "a VM gone: nothing done" "no longer holds \(1 changes above\); nothing done" "$out"
+t_nomatch "a VM gone: no step tried" "failed" "$out"
+virsh -q -c "$U_h2" undefine g1 >/dev/null
+virsh -q -c "$U_h2" destroy g1 >/dev/null
+mkdom "$U_h2" g1 1
+out=$(F apply --plan "$sv" --yes </dev/null 2>&1); rc=$?
+t_match "a VM replaced by another of its name: UUID named" "changed: VM g1 on h2: another domain now \(UUID [0-9a-f-]+, saved: $(jq -r '.moves[0].uuid' "$sv")\)" "$out"
+sed "s|$U_h1|test+unix:///default?socket=$T_TMP/nosuch.sock|" "$T_TMP/fleet.json" >"$T_TMP/moved.json"
+out=$("$VCPACK" fleet --hosts "$T_TMP/moved.json" apply --plan "$sv" --yes </dev/null 2>&1); rc=$?
+t_eq "a host's URI changed: exit 2" 2 $rc
+t_match "a host's URI changed: named" "changed: host h1: its URI is now .*nosuch.sock \(saved: .*/h1/run/libvirt/libvirt-sock\)" "$out"
+jq '.hosts |= map(select(.name != "h1"))' "$T_TMP/fleet.json" >"$T_TMP/noh1.json"
+out=$("$VCPACK" fleet --hosts "$T_TMP/noh1.json" apply --plan "$sv" --yes </dev/null 2>&1)
+t_match "a host gone from the fleet file: named" "changed: host h1: no longer in the fleet file" "$out"
+jq '.hosts[0].host_uuid = "00000000-0000-0000-0000-000000000001"' "$sv" >"$T_TMP/other-host.json"
+out=$(F apply --plan "$T_TMP/other-host.json" --yes </dev/null 2>&1)
+t_match "another machine behind the URI: host UUID named" \
+	"changed: host h1: its host UUID is now unknown \(saved: 00000000-0000-0000-0000-000000000001\)" "$out"
+jq '.moves[0].from = "h9"' "$sv" >"$T_TMP/bad-saved.json"
+out=$(F apply --plan "$T_TMP/bad-saved.json" --yes </dev/null 2>&1); rc=$?
+t_eq "a bad saved plan: exit 2" 2 $rc
+t_match "a bad saved plan: the key named" "moves\[0\]\.from: no saved host 'h9'" "$out"
+out=$(F apply --plan "$T_TMP/fleet.json" --yes </dev/null 2>&1)
+t_match "not a saved plan: said so" "not a plan saved by 'vcpack fleet plan --save'" "$out"
+t_eq "nothing moved through all this" "g1 g3 " "$(on_h2)"
 t_done
