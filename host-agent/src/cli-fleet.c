@@ -83,6 +83,9 @@ struct fctx {
 static const char *const fleet_usage =
 	"Usage: vcpack [--policy FILE] fleet [--hosts FLEET.json] [--json]\n"
 	"              [--concurrency N] [--timeout S] [--sample MS] COMMAND\n"
+	"              [--match host=GLOB,group=GLOB]\n"
+	"  --match (status, plan, apply): only the hosts the rule selects;\n"
+	"                         the others are not contacted\n"
 	"  status                 per host: packages awake/asleep, VMs by class,\n"
 	"                         mode, modelled power saved; fleet totals\n"
 	"  tag --match RULE --priority P | --class C [--dry-run]\n"
@@ -435,8 +438,17 @@ static struct json_object *status_host_json(const struct fctx *f, size_t i,
 	json_object_object_add(o, "error", f->res[i].err ?
 			       json_object_new_string(f->res[i].err) : NULL);
 	json_object_object_add(o, "seconds", vcp_json_double3(f->res[i].seconds));
-	if (!fv)
+	if (!fv) {
+		/* not known: null, not 0 */
+		static const char *const unknown[] = { "hostname", "driver",
+			"mode", "level", "recorded_at", "packages", "awake",
+			"asleep", "vms", "saved_watts", "untouched_issues" };
+
+		for (size_t k = 0; k < sizeof(unknown) / sizeof(*unknown); k++)
+			json_object_object_add(o, unknown[k], NULL);
+		json_object_put(cls);
 		return o;
+	}
 	json_object_object_add(o, "hostname", json_object_new_string(fv->hostname));
 	json_object_object_add(o, "driver", json_object_new_string(fv->driver));
 	json_object_object_add(o, "mode", json_object_new_string(s->mode));
@@ -739,7 +751,7 @@ static int cmd_tag(struct fctx *f)
 	if (!f->o.match || !f->o.has_tag)
 		r = vcp_cli_err(EXIT_USAGE, "fleet tag needs --match RULE and --priority or --class");
 	else
-		r = parse_rule(f);
+		r = 0;	/* parsed and hosts selected by filter_hosts() */
 	if (!r)
 		r = collect(f, 0);
 	if (!r && select_for_tag(f, &w, &n) < 0)
@@ -1029,12 +1041,39 @@ static int standby_advice(struct fctx *f, const struct fleet_in *in,
 	return 0;
 }
 
+/* The plan as `plan --json` prints it: an unreachable host's figures
+ * are null (not known), with the error. */
+static struct json_object *plan_json(const struct fctx *f,
+				     const struct fleet_in *in,
+				     const struct vcp_fleet_plan *p)
+{
+	static const char *const unknown[] = { "emptied", "packages",
+		"awake_before", "awake_after", "demand_before", "demand_after",
+		"capacity", "mem_before_mib", "mem_after_mib" };
+	struct json_object *o = vcp_fleet_plan_to_json(p, in->hosts);
+	struct json_object *hs = NULL;
+
+	json_object_object_get_ex(o, "hosts", &hs);
+	for (size_t i = 0; i < p->n_hosts; i++) {
+		struct json_object *h = json_object_array_get_idx(hs, i);
+		bool ok = in->hosts[i].reachable;
+
+		json_object_object_add(h, "reachable", json_object_new_boolean(ok));
+		json_object_object_add(h, "error", !ok && f->res[i].err ?
+				       json_object_new_string(f->res[i].err) : NULL);
+		for (size_t k = 0; !ok && k < sizeof(unknown) / sizeof(*unknown); k++)
+			json_object_object_add(h, unknown[k], NULL);
+	}
+	json_object_object_add(o, "saving_watts", vcp_json_double3(saving(f, p)));
+	return o;
+}
+
 /* The plan as `plan --json` prints it, with who each host and VM is. */
 static struct json_object *saved_json(const struct fctx *f,
 				      const struct fleet_in *in,
 				      const struct vcp_fleet_plan *p)
 {
-	struct json_object *o = vcp_fleet_plan_to_json(p, in->hosts);
+	struct json_object *o = plan_json(f, in, p);
 	struct json_object *hs = NULL, *ms = NULL;
 
 	json_object_object_add(o, "format",
@@ -1108,10 +1147,8 @@ static int cmd_plan(struct fctx *f)
 		return r;
 	}
 	if (f->json) {
-		struct json_object *o = vcp_fleet_plan_to_json(p, in.hosts);
+		struct json_object *o = plan_json(f, &in, p);
 
-		json_object_object_add(o, "saving_watts",
-				       vcp_json_double3(saving(f, p)));
 		r = standby_advice(f, &in, o);
 		vcp_cli_json(o);
 	} else {
@@ -1480,6 +1517,55 @@ static int cmd_apply_saved(struct fctx *f)
 
 /* ---- entry ---- */
 
+static bool host_term(const struct term *t)
+{
+	return t->key == R_HOST || t->key == R_GROUP;
+}
+
+/* --match's host= and group= terms select the hosts of the fleet file
+ * before any is contacted: the others are dropped from f->cfg. The VM
+ * terms are only for tag. */
+static int filter_hosts(struct fctx *f, const char *cmd)
+{
+	struct vcp_fleet_cfg *cfg = &f->cfg;
+	size_t keep = 0;
+	int r;
+
+	if (!f->o.match)
+		return 0;
+	if (f->o.plan)
+		return vcp_cli_err(EXIT_USAGE, "--match: a saved plan is applied as saved (no filters)");
+	r = parse_rule(f);
+	for (size_t k = 0; !r && strcmp(cmd, "tag") && k < f->n_terms; k++)
+		if (!host_term(&f->terms[k]))
+			r = vcp_cli_err(EXIT_USAGE, "--match: '%s' selects VMs; fleet %s selects hosts (host=GLOB, group=GLOB)",
+					rkey_name[f->terms[k].key], cmd);
+	if (!r && cfg->standby.enabled && !strcmp(cmd, "plan"))
+		r = vcp_cli_err(EXIT_USAGE, "--match: the standby advice is for the whole fleet (the fleet file has a \"standby\" object)");
+	if (r)
+		return r;
+	for (size_t i = 0; i < cfg->n_hosts; i++) {
+		bool ok = true;
+
+		for (size_t k = 0; ok && k < f->n_terms; k++)
+			ok = !host_term(&f->terms[k]) ||
+			     term_matches(f, &f->terms[k], i, NULL);
+		if (ok) {
+			cfg->hosts[keep++] = cfg->hosts[i];
+			continue;
+		}
+		free(cfg->hosts[i].uri);
+		free(cfg->hosts[i].name);
+		free(cfg->hosts[i].group);
+		free(cfg->hosts[i].migration_address);
+	}
+	cfg->n_hosts = keep;
+	if (!keep)
+		return vcp_cli_err(EXIT_USAGE, "--match '%s': no host of the fleet file matches",
+				   f->o.match);
+	return 0;
+}
+
 static int load_cfg(struct fctx *f)
 {
 	const char *path = f->o.hosts ? f->o.hosts : DEFAULT_FLEET;
@@ -1536,6 +1622,8 @@ int vcp_cli_fleet(int argc, char **argv, const struct vcp_cli_common *c)
 	else if (!strcmp(cmd, "apply") && !f.o.yes && !isatty(STDIN_FILENO))
 		return vcp_cli_err(EXIT_USAGE, "fleet apply: stdin is not a terminal to confirm the migrations on: pass --yes (or --dry-run to see the plan)");
 	r = load_cfg(&f);
+	if (!r)
+		r = filter_hosts(&f, cmd);
 	if (!r)
 		r = fd_budget();
 	if (r) {
