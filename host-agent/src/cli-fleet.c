@@ -61,6 +61,8 @@ struct fopts {
 	bool yes;		/* apply without asking */
 	const char *save;	/* plan --save FILE */
 	const char *plan;	/* apply --plan FILE */
+	bool tls, auto_converge;	/* or from the file */
+	int bandwidth;		/* MiB/s; -1: from the file */
 	bool json;
 	int sample_ms;		/* -1: the global --sample */
 	bool has_tag;
@@ -104,7 +106,9 @@ static const char *const fleet_usage =
 	"                         first on a terminal (Proceed? [y/N]); without\n"
 	"                         one it needs --yes; --dry-run is plan;\n"
 	"                         --plan FILE applies a saved plan as saved,\n"
-	"                         refused (exit 2) if a host or VM changed\n"
+	"                         refused (exit 2) if a host or VM changed;\n"
+	"                         --tls, --bandwidth MIB_S, --auto-converge\n"
+	"                         (also fleet file defaults) go to libvirt\n"
 	"FLEET.json defaults to " DEFAULT_FLEET " (see vcpack(1)).\n"
 	"Credentials are libvirt's own (ssh keys, TLS certificates, SASL).\n";
 
@@ -152,6 +156,9 @@ static int parse_opts(int argc, char **argv, struct fopts *fo,
 		{ "yes", no_argument, NULL, 'y' },
 		{ "save", required_argument, NULL, 'S' },
 		{ "plan", required_argument, NULL, 'p' },
+		{ "tls", no_argument, NULL, 'T' },
+		{ "auto-converge", no_argument, NULL, 'A' },
+		{ "bandwidth", required_argument, NULL, 'B' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "sample", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
@@ -159,7 +166,7 @@ static int parse_opts(int argc, char **argv, struct fopts *fo,
 	};
 	int o, r = 0;
 
-	fo->concurrency = fo->timeout = fo->sample_ms = -1;
+	fo->concurrency = fo->timeout = fo->sample_ms = fo->bandwidth = -1;
 	optind = 0;
 	while (r == 0 && (o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (o) {
@@ -169,6 +176,12 @@ static int parse_opts(int argc, char **argv, struct fopts *fo,
 		case 'y': fo->yes = true; break;
 		case 'S': fo->save = optarg; break;
 		case 'p': fo->plan = optarg; break;
+		case 'T': fo->tls = true; break;
+		case 'A': fo->auto_converge = true; break;
+		case 'B':
+			r = parse_int_opt("bandwidth", optarg, 1, 1000000,
+					  &fo->bandwidth);
+			break;
 		case 'j': fo->json = true; break;
 		case 's':
 			r = parse_int_opt("sample", optarg, 0, 600000,
@@ -1041,6 +1054,47 @@ static int standby_advice(struct fctx *f, const struct fleet_in *in,
 	return 0;
 }
 
+/* What each migration to host @to passes to libvirt. */
+static struct vcp_migrate_opts migrate_opts(const struct fctx *f, size_t to)
+{
+	return (struct vcp_migrate_opts){ .p2p = f->cfg.p2p,
+		.address = to < f->cfg.n_hosts ?
+			   f->cfg.hosts[to].migration_address : NULL,
+		.tls = f->cfg.tls, .auto_converge = f->cfg.auto_converge,
+		.bandwidth_mib = f->cfg.bandwidth_mib };
+}
+
+/* The migration options, as passed to libvirt (`migration` in JSON). */
+static struct json_object *migration_json(const struct fctx *f)
+{
+	struct vcp_migrate_opts o = migrate_opts(f, SIZE_MAX);
+	const char *names[16];
+	size_t n = vcp_virt_migrate_flags(&o, names, 16);
+	struct json_object *m = json_object_new_object();
+	struct json_object *fl = json_object_new_array();
+
+	for (size_t k = 0; k < n && k < 16; k++)
+		json_object_array_add(fl, json_object_new_string(names[k]));
+	json_object_object_add(m, "flags", fl);
+	json_object_object_add(m, "bandwidth_mib_s", o.bandwidth_mib ?
+			       json_object_new_int64(o.bandwidth_mib) : NULL);
+	return m;
+}
+
+static void migration_text(const struct fctx *f, FILE *fp)
+{
+	struct vcp_migrate_opts o = migrate_opts(f, SIZE_MAX);
+	const char *names[16];
+	size_t n = vcp_virt_migrate_flags(&o, names, 16);
+
+	fputs("migration options:", fp);
+	for (size_t k = 0; k < n && k < 16; k++)
+		fprintf(fp, " %s", names[k]);
+	if (o.bandwidth_mib)
+		fprintf(fp, "; bandwidth %u MiB/s", o.bandwidth_mib);
+	fputc('\n', fp);
+}
+
 /* The plan as `plan --json` prints it: an unreachable host's figures
  * are null (not known), with the error. */
 static struct json_object *plan_json(const struct fctx *f,
@@ -1065,6 +1119,7 @@ static struct json_object *plan_json(const struct fctx *f,
 			json_object_object_add(h, unknown[k], NULL);
 	}
 	json_object_object_add(o, "saving_watts", vcp_json_double3(saving(f, p)));
+	json_object_object_add(o, "migration", migration_json(f));
 	return o;
 }
 
@@ -1153,6 +1208,7 @@ static int cmd_plan(struct fctx *f)
 		vcp_cli_json(o);
 	} else {
 		plan_text(f, p, &in, saving(f, p));
+		migration_text(f, stdout);
 		r = standby_advice(f, &in, NULL);
 	}
 	if (!r && f->o.save)
@@ -1239,8 +1295,7 @@ struct step {
 static void one_move(struct mover *mv, const struct step *st)
 {
 	const char *vm = st->vm;
-	struct vcp_migrate_opts o = { .p2p = mv->f->cfg.p2p,
-		.address = mv->f->cfg.hosts[st->to].migration_address };
+	struct vcp_migrate_opts o = migrate_opts(mv->f, st->to);
 	char *err = NULL;
 	const char *bad = NULL;
 	double t0 = mono_s();
@@ -1282,6 +1337,7 @@ static bool confirmed(const struct fctx *f, const struct step *st, size_t n)
 		fprintf(stderr, "  %zu/%zu %-24s %s -> %s\n", k + 1, n, st[k].vm,
 			f->cfg.hosts[st[k].from].name,
 			f->cfg.hosts[st[k].to].name);
+	migration_text(f, stderr);
 	fputs("Proceed? [y/N] ", stderr);
 	fflush(stderr);
 	if (!fgets(line, sizeof(line), stdin))
@@ -1581,6 +1637,10 @@ static int load_cfg(struct fctx *f)
 		f->cfg.concurrency = (unsigned int)f->o.concurrency;
 	if (f->o.timeout > 0)
 		f->cfg.timeout_s = (unsigned int)f->o.timeout;
+	f->cfg.tls = f->cfg.tls || f->o.tls;
+	f->cfg.auto_converge = f->cfg.auto_converge || f->o.auto_converge;
+	if (f->o.bandwidth > 0)
+		f->cfg.bandwidth_mib = (unsigned int)f->o.bandwidth;
 	return 0;
 }
 

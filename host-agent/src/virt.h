@@ -122,7 +122,16 @@ struct vcp_migrate_opts {
 	/* Address the migration stream uses (the destination listens there):
 	 * NULL to let libvirt use the destination's host name. */
 	const char *address;
+	bool tls;		/* VIR_MIGRATE_TLS */
+	bool auto_converge;	/* VIR_MIGRATE_AUTO_CONVERGE */
+	unsigned int bandwidth_mib;	/* VIR_MIGRATE_PARAM_BANDWIDTH, MiB/s; 0: none */
 };
+
+/* The names of the VIR_MIGRATE_* flags vcp_virt_migrate() passes for @o
+ * (a persistent guest adds PERSIST_DEST and UNDEFINE_SOURCE), at most
+ * @max into @ret_names; how many there are. */
+size_t vcp_virt_migrate_flags(const struct vcp_migrate_opts *o,
+			      const char **ret_names, size_t max);
 
 /*
  * Live-migrate running domain @name from @src to @dst (persistent domains

@@ -147,4 +147,27 @@ t_match "a bad saved plan: the key named" "moves\[0\]\.from: no saved host 'h9'"
 out=$(F apply --plan "$T_TMP/fleet.json" --yes </dev/null 2>&1)
 t_match "not a saved plan: said so" "not a plan saved by 'vcpack fleet plan --save'" "$out"
 t_eq "nothing moved through all this" "g1 g3 " "$(on_h2)"
+# ---- migration options: what apply passes to libvirt, seen in --dry-run ----
+t_eq "default migration options" '{"flags":["VIR_MIGRATE_LIVE","VIR_MIGRATE_ABORT_ON_ERROR"],"bandwidth_mib_s":null}' \
+	"$(F --json apply --dry-run </dev/null 2>/dev/null | jq -c .migration)"
+t_eq "--tls --bandwidth 100 --auto-converge" \
+	'{"flags":["VIR_MIGRATE_LIVE","VIR_MIGRATE_ABORT_ON_ERROR","VIR_MIGRATE_TLS","VIR_MIGRATE_AUTO_CONVERGE"],"bandwidth_mib_s":100}' \
+	"$(F --json apply --dry-run --tls --bandwidth 100 --auto-converge </dev/null 2>/dev/null | jq -c .migration)"
+jq '.defaults += {"tls": true, "bandwidth": 50, "auto_converge": true, "p2p": true}' \
+	"$T_TMP/fleet.json" >"$T_TMP/opts.json"
+G() { "$VCPACK" fleet --hosts "$T_TMP/opts.json" --sample 0 "$@"; }
+t_eq "fleet file defaults" \
+	'{"flags":["VIR_MIGRATE_LIVE","VIR_MIGRATE_ABORT_ON_ERROR","VIR_MIGRATE_PEER2PEER","VIR_MIGRATE_TLS","VIR_MIGRATE_AUTO_CONVERGE"],"bandwidth_mib_s":50}' \
+	"$(G --json plan 2>/dev/null | jq -c .migration)"
+t_eq "--bandwidth overrides the file's" 200 \
+	"$(G --json plan --bandwidth 200 2>/dev/null | jq .migration.bandwidth_mib_s)"
+t_match "plan text: the options shown" "migration options: VIR_MIGRATE_LIVE VIR_MIGRATE_ABORT_ON_ERROR VIR_MIGRATE_PEER2PEER VIR_MIGRATE_TLS VIR_MIGRATE_AUTO_CONVERGE; bandwidth 50 MiB/s" \
+	"$(G plan 2>/dev/null)"
+out=$(F apply --bandwidth 0 --yes 2>&1); rc=$?
+t_eq "--bandwidth 0: exit 2" 2 $rc
+t_match "--bandwidth 0: named" "\-\-bandwidth '0' is not a number from 1" "$out"
+jq '.defaults.bandwidth = 0' "$T_TMP/fleet.json" >"$T_TMP/bad-bw.json"
+out=$("$VCPACK" fleet --hosts "$T_TMP/bad-bw.json" plan 2>&1); rc=$?
+t_eq "fleet file bandwidth 0: exit 2" 2 $rc
+t_match "fleet file bandwidth 0: key named" "defaults\.bandwidth: must be a whole number from 1" "$out"
 t_done
