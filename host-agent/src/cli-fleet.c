@@ -9,6 +9,8 @@
  * live migrations, one at a time, checking each on both hosts.
  */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <fnmatch.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -26,6 +28,7 @@
 #include "fleetcfg.h"
 #include "fleetjson.h"
 #include "fleetplan.h"
+#include "fleetsaved.h"
 #include "kernel.h"
 #include "planner.h"
 #include "policy.h"
@@ -55,6 +58,11 @@ struct fopts {
 	const char *match;
 	int concurrency, timeout;	/* -1: from the file */
 	bool dry_run;
+	bool yes;		/* apply without asking */
+	const char *save;	/* plan --save FILE */
+	const char *plan;	/* apply --plan FILE */
+	bool tls, auto_converge;	/* or from the file */
+	int bandwidth;		/* MiB/s; -1: from the file */
 	bool json;
 	int sample_ms;		/* -1: the global --sample */
 	bool has_tag;
@@ -77,6 +85,9 @@ struct fctx {
 static const char *const fleet_usage =
 	"Usage: vcpack [--policy FILE] fleet [--hosts FLEET.json] [--json]\n"
 	"              [--concurrency N] [--timeout S] [--sample MS] COMMAND\n"
+	"              [--match host=GLOB,group=GLOB]\n"
+	"  --match (status, plan, apply): only the hosts the rule selects;\n"
+	"                         the others are not contacted\n"
 	"  status                 per host: packages awake/asleep, VMs by class,\n"
 	"                         mode, modelled power saved; fleet totals\n"
 	"  tag --match RULE --priority P | --class C [--dry-run]\n"
@@ -85,12 +96,19 @@ static const char *const fleet_usage =
 	"                         host=GLOB, group=GLOB, class=spread|balanced|\n"
 	"                         pack|untouched, priority=high|normal|low|none,\n"
 	"                         tagged=yes|no\n"
-	"  plan                   which hosts live migration could empty, where\n"
-	"                         each VM would go; changes nothing\n"
-	"  apply                  carry the plan out: live migrations one at a\n"
+	"  plan [--save FILE]     which hosts live migration could empty, where\n"
+	"                         each VM would go; changes nothing; --save\n"
+	"                         writes it with who each host and VM is\n"
+	"  apply [--yes|--dry-run] carry the plan out: live migrations one at a\n"
 	"                         time; a host whose migration fails moves no\n"
 	"                         more VMs (libvirt leaves a failed one running\n"
-	"                         where it was); every step is reported\n"
+	"                         where it was); every step is reported. Asks\n"
+	"                         first on a terminal (Proceed? [y/N]); without\n"
+	"                         one it needs --yes; --dry-run is plan;\n"
+	"                         --plan FILE applies a saved plan as saved,\n"
+	"                         refused (exit 2) if a host or VM changed;\n"
+	"                         --tls, --bandwidth MIB_S, --auto-converge\n"
+	"                         (also fleet file defaults) go to libvirt\n"
 	"FLEET.json defaults to " DEFAULT_FLEET " (see vcpack(1)).\n"
 	"Credentials are libvirt's own (ssh keys, TLS certificates, SASL).\n";
 
@@ -135,6 +153,12 @@ static int parse_opts(int argc, char **argv, struct fopts *fo,
 		{ "priority", required_argument, NULL, 'P' },
 		{ "class", required_argument, NULL, 'C' },
 		{ "dry-run", no_argument, NULL, 'd' },
+		{ "yes", no_argument, NULL, 'y' },
+		{ "save", required_argument, NULL, 'S' },
+		{ "plan", required_argument, NULL, 'p' },
+		{ "tls", no_argument, NULL, 'T' },
+		{ "auto-converge", no_argument, NULL, 'A' },
+		{ "bandwidth", required_argument, NULL, 'B' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "sample", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
@@ -142,13 +166,22 @@ static int parse_opts(int argc, char **argv, struct fopts *fo,
 	};
 	int o, r = 0;
 
-	fo->concurrency = fo->timeout = fo->sample_ms = -1;
+	fo->concurrency = fo->timeout = fo->sample_ms = fo->bandwidth = -1;
 	optind = 0;
 	while (r == 0 && (o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (o) {
 		case 'H': fo->hosts = optarg; break;
 		case 'm': fo->match = optarg; break;
 		case 'd': fo->dry_run = true; break;
+		case 'y': fo->yes = true; break;
+		case 'S': fo->save = optarg; break;
+		case 'p': fo->plan = optarg; break;
+		case 'T': fo->tls = true; break;
+		case 'A': fo->auto_converge = true; break;
+		case 'B':
+			r = parse_int_opt("bandwidth", optarg, 1, 1000000,
+					  &fo->bandwidth);
+			break;
 		case 'j': fo->json = true; break;
 		case 's':
 			r = parse_int_opt("sample", optarg, 0, 600000,
@@ -418,8 +451,17 @@ static struct json_object *status_host_json(const struct fctx *f, size_t i,
 	json_object_object_add(o, "error", f->res[i].err ?
 			       json_object_new_string(f->res[i].err) : NULL);
 	json_object_object_add(o, "seconds", vcp_json_double3(f->res[i].seconds));
-	if (!fv)
+	if (!fv) {
+		/* not known: null, not 0 */
+		static const char *const unknown[] = { "hostname", "driver",
+			"mode", "level", "recorded_at", "packages", "awake",
+			"asleep", "vms", "saved_watts", "untouched_issues" };
+
+		for (size_t k = 0; k < sizeof(unknown) / sizeof(*unknown); k++)
+			json_object_object_add(o, unknown[k], NULL);
+		json_object_put(cls);
 		return o;
+	}
 	json_object_object_add(o, "hostname", json_object_new_string(fv->hostname));
 	json_object_object_add(o, "driver", json_object_new_string(fv->driver));
 	json_object_object_add(o, "mode", json_object_new_string(s->mode));
@@ -722,7 +764,7 @@ static int cmd_tag(struct fctx *f)
 	if (!f->o.match || !f->o.has_tag)
 		r = vcp_cli_err(EXIT_USAGE, "fleet tag needs --match RULE and --priority or --class");
 	else
-		r = parse_rule(f);
+		r = 0;	/* parsed and hosts selected by filter_hosts() */
 	if (!r)
 		r = collect(f, 0);
 	if (!r && select_for_tag(f, &w, &n) < 0)
@@ -1012,6 +1054,143 @@ static int standby_advice(struct fctx *f, const struct fleet_in *in,
 	return 0;
 }
 
+/* What each migration to host @to passes to libvirt. */
+static struct vcp_migrate_opts migrate_opts(const struct fctx *f, size_t to)
+{
+	return (struct vcp_migrate_opts){ .p2p = f->cfg.p2p,
+		.address = to < f->cfg.n_hosts ?
+			   f->cfg.hosts[to].migration_address : NULL,
+		.tls = f->cfg.tls, .auto_converge = f->cfg.auto_converge,
+		.bandwidth_mib = f->cfg.bandwidth_mib };
+}
+
+/* The migration options, as passed to libvirt (`migration` in JSON). */
+static struct json_object *migration_json(const struct fctx *f)
+{
+	struct vcp_migrate_opts o = migrate_opts(f, SIZE_MAX);
+	const char *names[16];
+	size_t n = vcp_virt_migrate_flags(&o, names, 16);
+	struct json_object *m = json_object_new_object();
+	struct json_object *fl = json_object_new_array();
+
+	for (size_t k = 0; k < n && k < 16; k++)
+		json_object_array_add(fl, json_object_new_string(names[k]));
+	json_object_object_add(m, "flags", fl);
+	json_object_object_add(m, "bandwidth_mib_s", o.bandwidth_mib ?
+			       json_object_new_int64(o.bandwidth_mib) : NULL);
+	return m;
+}
+
+static void migration_text(const struct fctx *f, FILE *fp)
+{
+	struct vcp_migrate_opts o = migrate_opts(f, SIZE_MAX);
+	const char *names[16];
+	size_t n = vcp_virt_migrate_flags(&o, names, 16);
+
+	fputs("migration options:", fp);
+	for (size_t k = 0; k < n && k < 16; k++)
+		fprintf(fp, " %s", names[k]);
+	if (o.bandwidth_mib)
+		fprintf(fp, "; bandwidth %u MiB/s", o.bandwidth_mib);
+	fputc('\n', fp);
+}
+
+/* The plan as `plan --json` prints it: an unreachable host's figures
+ * are null (not known), with the error. */
+static struct json_object *plan_json(const struct fctx *f,
+				     const struct fleet_in *in,
+				     const struct vcp_fleet_plan *p)
+{
+	static const char *const unknown[] = { "emptied", "packages",
+		"awake_before", "awake_after", "demand_before", "demand_after",
+		"capacity", "mem_before_mib", "mem_after_mib" };
+	struct json_object *o = vcp_fleet_plan_to_json(p, in->hosts);
+	struct json_object *hs = NULL;
+
+	json_object_object_get_ex(o, "hosts", &hs);
+	for (size_t i = 0; i < p->n_hosts; i++) {
+		struct json_object *h = json_object_array_get_idx(hs, i);
+		bool ok = in->hosts[i].reachable;
+
+		json_object_object_add(h, "reachable", json_object_new_boolean(ok));
+		json_object_object_add(h, "error", !ok && f->res[i].err ?
+				       json_object_new_string(f->res[i].err) : NULL);
+		for (size_t k = 0; !ok && k < sizeof(unknown) / sizeof(*unknown); k++)
+			json_object_object_add(h, unknown[k], NULL);
+	}
+	json_object_object_add(o, "saving_watts", vcp_json_double3(saving(f, p)));
+	json_object_object_add(o, "migration", migration_json(f));
+	return o;
+}
+
+/* The plan as `plan --json` prints it, with who each host and VM is. */
+static struct json_object *saved_json(const struct fctx *f,
+				      const struct fleet_in *in,
+				      const struct vcp_fleet_plan *p)
+{
+	struct json_object *o = plan_json(f, in, p);
+	struct json_object *hs = NULL, *ms = NULL;
+
+	json_object_object_add(o, "format",
+			       json_object_new_string(VCP_SAVED_FORMAT));
+	json_object_object_get_ex(o, "hosts", &hs);
+	json_object_object_get_ex(o, "moves", &ms);
+	for (size_t i = 0; i < p->n_hosts; i++) {
+		struct json_object *h = json_object_array_get_idx(hs, i);
+		const struct vcp_fleet_view *fv = view(f, i);
+
+		json_object_object_add(h, "uri",
+				       json_object_new_string(f->cfg.hosts[i].uri));
+		json_object_object_add(h, "hostname", fv ?
+				       json_object_new_string(fv->hostname) : NULL);
+		json_object_object_add(h, "host_uuid", fv && fv->host_uuid ?
+				       json_object_new_string(fv->host_uuid) : NULL);
+	}
+	for (size_t k = 0; k < p->n_moves; k++)
+		json_object_object_add(json_object_array_get_idx(ms, k), "uuid",
+				       json_object_new_string(
+				       in->hosts[p->moves[k].from].vms[p->moves[k].vm].uuid));
+	return o;
+}
+
+/* Write @o to @path whole or not at all (a temporary file renamed). */
+static int write_json(const char *path, struct json_object *o)
+{
+	char tmp[4096];
+	FILE *fp;
+	int bad;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp%ld", path, (long)getpid()) >=
+	    (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	fp = fopen(tmp, "w");
+	if (!fp)
+		return -errno;
+	bad = fputs(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+		    JSON_C_TO_STRING_NOSLASHESCAPE), fp) < 0 || fputc('\n', fp) < 0;
+	bad = fclose(fp) || bad;
+	if (bad || rename(tmp, path) < 0) {
+		int e = errno ? errno : EIO;
+
+		unlink(tmp);
+		return -e;
+	}
+	return 0;
+}
+
+static int save_plan(const struct fctx *f, const struct fleet_in *in,
+		     const struct vcp_fleet_plan *p)
+{
+	struct json_object *o = saved_json(f, in, p);
+	int r = write_json(f->o.save, o);
+
+	json_object_put(o);
+	if (r < 0)
+		return vcp_cli_err(EXIT_PARTIAL, "fleet plan: cannot save the plan to %s: %s",
+				   f->o.save, strerror(-r));
+	return 0;
+}
+
 static int cmd_plan(struct fctx *f)
 {
 	struct fleet_in in = { 0 };
@@ -1023,16 +1202,17 @@ static int cmd_plan(struct fctx *f)
 		return r;
 	}
 	if (f->json) {
-		struct json_object *o = vcp_fleet_plan_to_json(p, in.hosts);
+		struct json_object *o = plan_json(f, &in, p);
 
-		json_object_object_add(o, "saving_watts",
-				       vcp_json_double3(saving(f, p)));
 		r = standby_advice(f, &in, o);
 		vcp_cli_json(o);
 	} else {
 		plan_text(f, p, &in, saving(f, p));
+		migration_text(f, stdout);
 		r = standby_advice(f, &in, NULL);
 	}
+	if (!r && f->o.save)
+		r = save_plan(f, &in, p);
 	r = r ? r : p->hosts_unreachable ? EXIT_PARTIAL : 0;
 	vcp_fleet_plan_free(p);
 	fleet_in_clear(&in);
@@ -1106,40 +1286,113 @@ static double mono_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static void one_move(struct mover *mv, const struct fleet_in *in,
-		     const struct vcp_fleet_move *m)
+/* One migration to carry out: fleet file host indices. */
+struct step {
+	const char *vm;
+	size_t from, to;
+};
+
+static void one_move(struct mover *mv, const struct step *st)
 {
-	const char *vm = in->hosts[m->from].vms[m->vm].name;
-	struct vcp_migrate_opts o = { .p2p = mv->f->cfg.p2p,
-		.address = mv->f->cfg.hosts[m->to].migration_address };
+	const char *vm = st->vm;
+	struct vcp_migrate_opts o = migrate_opts(mv->f, st->to);
 	char *err = NULL;
 	const char *bad = NULL;
 	double t0 = mono_s();
 	int r = 0;
 
-	if (mv->failed[m->from]) {
-		step_out(mv, vm, m->from, m->to, "skipped",
+	if (mv->failed[st->from]) {
+		step_out(mv, vm, st->from, st->to, "skipped",
 			 "an earlier step from this host failed", 0);
 		mv->skipped++;
 		return;
 	}
-	if (!conn_of(mv, m->from, &err) || !conn_of(mv, m->to, &err))
+	if (!conn_of(mv, st->from, &err) || !conn_of(mv, st->to, &err))
 		r = -EIO;
 	if (r == 0)
-		r = vcp_virt_migrate(mv->conn[m->from], mv->conn[m->to], vm, &o,
-				     &err);
+		r = vcp_virt_migrate(mv->conn[st->from], mv->conn[st->to], vm,
+				     &o, &err);
 	if (r == 0)
-		bad = check_moved(mv, m->from, m->to, vm);
+		bad = check_moved(mv, st->from, st->to, vm);
 	if (r < 0 || bad) {
-		step_out(mv, vm, m->from, m->to, "failed", bad ? bad :
+		step_out(mv, vm, st->from, st->to, "failed", bad ? bad :
 			 err ? err : strerror(-r), mono_s() - t0);
-		mv->failed[m->from] = true;
+		mv->failed[st->from] = true;
 		mv->n_failed++;
 	} else {
-		step_out(mv, vm, m->from, m->to, "moved", NULL, mono_s() - t0);
+		step_out(mv, vm, st->from, st->to, "moved", NULL, mono_s() - t0);
 		mv->moved++;
 	}
 	free(err);
+}
+
+/* On a terminal: list the migrations on stderr (stdout stays the
+ * report) and ask. True only for an answer starting with y or Y. */
+static bool confirmed(const struct fctx *f, const struct step *st, size_t n)
+{
+	char line[64];
+
+	fprintf(stderr, "fleet apply: %zu live migrations, one at a time:\n", n);
+	for (size_t k = 0; k < n; k++)
+		fprintf(stderr, "  %zu/%zu %-24s %s -> %s\n", k + 1, n, st[k].vm,
+			f->cfg.hosts[st[k].from].name,
+			f->cfg.hosts[st[k].to].name);
+	migration_text(f, stderr);
+	fputs("Proceed? [y/N] ", stderr);
+	fflush(stderr);
+	if (!fgets(line, sizeof(line), stdin))
+		return false;
+	return line[0] == 'y' || line[0] == 'Y';
+}
+
+static int mover_init(struct mover *mv, struct fctx *f)
+{
+	size_t n = f->cfg.n_hosts;
+
+	mv->f = f;
+	mv->conn = calloc(n ? n : 1, sizeof(*mv->conn));
+	mv->failed = calloc(n ? n : 1, sizeof(*mv->failed));
+	if (!mv->conn || !mv->failed)
+		return vcp_cli_err(EXIT_PARTIAL, "out of memory");
+	return 0;
+}
+
+static void mover_clear(struct mover *mv)
+{
+	for (size_t i = 0; mv->conn && i < mv->f->cfg.n_hosts; i++)
+		vcp_virt_close(mv->conn[i]);
+	free(mv->conn);
+	free(mv->failed);
+}
+
+/* Ask (unless --yes), then carry @st out in order and report. */
+static int run_steps(struct mover *mv, const struct step *st, size_t n)
+{
+	struct fctx *f = mv->f;
+
+	if (n && !f->o.yes && !confirmed(f, st, n)) {
+		fprintf(stderr, "fleet apply: not confirmed; nothing done\n");
+		return EXIT_PARTIAL;
+	}
+	mv->steps = json_object_new_array();
+	if (!f->json)
+		printf("fleet apply: %zu migrations, one at a time\n", n);
+	for (size_t k = 0; k < n; k++)
+		one_move(mv, &st[k]);
+	if (f->json) {
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "moved", json_object_new_int((int)mv->moved));
+		json_object_object_add(o, "failed", json_object_new_int((int)mv->n_failed));
+		json_object_object_add(o, "skipped", json_object_new_int((int)mv->skipped));
+		json_object_object_add(o, "steps", mv->steps);
+		vcp_cli_json(o);
+	} else {
+		json_object_put(mv->steps);
+		printf("fleet apply: %zu moved, %zu failed, %zu skipped\n",
+		       mv->moved, mv->n_failed, mv->skipped);
+	}
+	return mv->n_failed ? EXIT_PARTIAL : 0;
 }
 
 static int cmd_apply(struct fctx *f)
@@ -1147,45 +1400,227 @@ static int cmd_apply(struct fctx *f)
 	struct fleet_in in = { 0 };
 	struct vcp_fleet_plan *p = NULL;
 	struct mover mv = { .f = f };
-	size_t n = f->cfg.n_hosts;
+	struct step *st = NULL;
 	int r = fleet_plan(f, &in, &p);
 
-	mv.conn = calloc(n ? n : 1, sizeof(*mv.conn));
-	mv.failed = calloc(n ? n : 1, sizeof(*mv.failed));
-	if (!r && (!mv.conn || !mv.failed))
-		r = vcp_cli_err(EXIT_PARTIAL, "out of memory");
+	if (!r)
+		r = mover_init(&mv, f);
 	if (!r) {
-		mv.steps = json_object_new_array();
-		if (!f->json)
-			printf("fleet apply: %zu migrations, one at a time\n",
-			       p->n_moves);
-		for (size_t k = 0; k < p->n_moves; k++)
-			one_move(&mv, &in, &p->moves[k]);
-		if (f->json) {
-			struct json_object *o = json_object_new_object();
-
-			json_object_object_add(o, "moved", json_object_new_int((int)mv.moved));
-			json_object_object_add(o, "failed", json_object_new_int((int)mv.n_failed));
-			json_object_object_add(o, "skipped", json_object_new_int((int)mv.skipped));
-			json_object_object_add(o, "steps", mv.steps);
-			vcp_cli_json(o);
-		} else {
-			json_object_put(mv.steps);
-			printf("fleet apply: %zu moved, %zu failed, %zu skipped\n",
-			       mv.moved, mv.n_failed, mv.skipped);
-		}
-		r = mv.n_failed || p->hosts_unreachable ? EXIT_PARTIAL : 0;
+		st = calloc(p->n_moves ? p->n_moves : 1, sizeof(*st));
+		if (!st)
+			r = vcp_cli_err(EXIT_PARTIAL, "out of memory");
 	}
-	for (size_t i = 0; mv.conn && i < n; i++)
-		vcp_virt_close(mv.conn[i]);
-	free(mv.conn);
-	free(mv.failed);
+	for (size_t k = 0; !r && k < p->n_moves; k++)
+		st[k] = (struct step){ in.hosts[p->moves[k].from].vms[p->moves[k].vm].name,
+				       p->moves[k].from, p->moves[k].to };
+	if (!r) {
+		r = run_steps(&mv, st, p->n_moves);
+		r = r ? r : p->hosts_unreachable ? EXIT_PARTIAL : 0;
+	}
+	free(st);
+	mover_clear(&mv);
 	vcp_fleet_plan_free(p);
 	fleet_in_clear(&in);
 	return r;
 }
 
+/* ---- apply --plan FILE: a saved plan, as saved ---- */
+
+__attribute__((format(printf, 2, 3)))
+static void changed(size_t *n, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("  changed: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	(*n)++;
+}
+
+static int cfg_index(const struct fctx *f, const char *name, size_t *ret)
+{
+	for (size_t i = 0; i < f->cfg.n_hosts; i++)
+		if (!strcmp(f->cfg.hosts[i].name, name)) {
+			*ret = i;
+			return 0;
+		}
+	return -ENOENT;
+}
+
+/* Is the saved host still the same host? Sets *ret_i (fleet file
+ * index) when it is; counts what changed in *n. */
+static bool same_host(struct mover *mv, const struct vcp_saved_host *sh,
+		      size_t *ret_i, size_t *n)
+{
+	const struct vcp_fleet_cfg *cfg = &mv->f->cfg;
+	char *err = NULL, *caps, *uuid;
+	size_t i, before = *n;
+
+	if (cfg_index(mv->f, sh->name, &i) < 0) {
+		changed(n, "host %s: no longer in the fleet file", sh->name);
+		return false;
+	}
+	if (strcmp(cfg->hosts[i].uri, sh->uri)) {
+		changed(n, "host %s: its URI is now %s (saved: %s)", sh->name,
+			cfg->hosts[i].uri, sh->uri);
+		return false;
+	}
+	if (!conn_of(mv, i, &err)) {
+		changed(n, "host %s: unreachable: %s", sh->name, err ? err : "?");
+		free(err);
+		return false;
+	}
+	if (sh->hostname && strcmp(vcp_virt_hostname(mv->conn[i]), sh->hostname))
+		changed(n, "host %s: its hostname is now %s (saved: %s)", sh->name,
+			vcp_virt_hostname(mv->conn[i]), sh->hostname);
+	if (sh->host_uuid) {
+		caps = vcp_virt_capabilities(mv->conn[i]);
+		uuid = caps ? vcp_caps_host_uuid(caps) : NULL;
+		if (!uuid || strcmp(uuid, sh->host_uuid))
+			changed(n, "host %s: its host UUID is now %s (saved: %s)",
+				sh->name, uuid ? uuid : "unknown", sh->host_uuid);
+		free(uuid);
+		free(caps);
+	}
+	*ret_i = i;
+	return *n == before;
+}
+
+/* Is the saved move's VM still running on its source as the same domain? */
+static void same_vm(struct mover *mv, const struct vcp_saved_move *sm,
+		    const char *from, size_t from_i, size_t *n)
+{
+	char uuid[37];
+	bool running = false;
+	int r = vcp_virt_domain_uuid(mv->conn[from_i], sm->vm, uuid, &running);
+
+	if (r == -ENOENT)
+		changed(n, "VM %s: no longer on %s (moved or gone)", sm->vm, from);
+	else if (r < 0)
+		changed(n, "VM %s on %s: cannot be read: %s", sm->vm, from,
+			strerror(-r));
+	else if (strcmp(uuid, sm->uuid))
+		changed(n, "VM %s on %s: another domain now (UUID %s, saved: %s)",
+			sm->vm, from, uuid, sm->uuid);
+	else if (!running)
+		changed(n, "VM %s on %s: not running", sm->vm, from);
+}
+
+/* Map the saved plan onto the fleet file as it is now: @st filled, the
+ * number of changes returned (each on stderr). */
+static size_t saved_steps(struct mover *mv, const struct vcp_saved_plan *sp,
+			  size_t *idx, bool *ok, struct step *st)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k < sp->n_moves; k++) {
+		size_t h[2] = { sp->moves[k].from, sp->moves[k].to };
+
+		for (int j = 0; j < 2; j++)
+			if (idx[h[j]] == SIZE_MAX && !ok[h[j]]) {
+				ok[h[j]] = true;	/* checked */
+				if (!same_host(mv, &sp->hosts[h[j]], &idx[h[j]], &n))
+					idx[h[j]] = SIZE_MAX;
+			}
+		if (idx[h[0]] != SIZE_MAX)
+			same_vm(mv, &sp->moves[k], sp->hosts[h[0]].name,
+				idx[h[0]], &n);
+		st[k] = (struct step){ sp->moves[k].vm, idx[h[0]], idx[h[1]] };
+	}
+	return n;
+}
+
+static int cmd_apply_saved(struct fctx *f)
+{
+	struct vcp_saved_plan sp = { 0 };
+	struct mover mv = { .f = f };
+	struct step *st = NULL;
+	size_t *idx = NULL, n_changed = 0;
+	bool *checked = NULL;
+	char *err = NULL;
+	int r = vcp_saved_plan_load(f->o.plan, &sp, &err);
+
+	if (r < 0) {
+		r = vcp_cli_err(EXIT_USAGE, "Refusing saved plan: %s",
+				err ? err : strerror(-r));
+		free(err);
+		return r;
+	}
+	r = mover_init(&mv, f);
+	idx = malloc((sp.n_hosts ? sp.n_hosts : 1) * sizeof(*idx));
+	checked = calloc(sp.n_hosts ? sp.n_hosts : 1, sizeof(*checked));
+	st = calloc(sp.n_moves ? sp.n_moves : 1, sizeof(*st));
+	if (!r && (!idx || !checked || !st))
+		r = vcp_cli_err(EXIT_PARTIAL, "out of memory");
+	for (size_t i = 0; !r && i < sp.n_hosts; i++)
+		idx[i] = SIZE_MAX;
+	if (!r)
+		n_changed = saved_steps(&mv, &sp, idx, checked, st);
+	if (!r && n_changed)
+		r = vcp_cli_err(EXIT_USAGE, "fleet apply: the saved plan %s no longer holds (%zu changes above); nothing done; make a new one with 'vcpack fleet plan --save'",
+				f->o.plan, n_changed);
+	if (!r)
+		r = run_steps(&mv, st, sp.n_moves);
+	free(st);
+	free(idx);
+	free(checked);
+	mover_clear(&mv);
+	vcp_saved_plan_clear(&sp);
+	return r;
+}
+
 /* ---- entry ---- */
+
+static bool host_term(const struct term *t)
+{
+	return t->key == R_HOST || t->key == R_GROUP;
+}
+
+/* --match's host= and group= terms select the hosts of the fleet file
+ * before any is contacted: the others are dropped from f->cfg. The VM
+ * terms are only for tag. */
+static int filter_hosts(struct fctx *f, const char *cmd)
+{
+	struct vcp_fleet_cfg *cfg = &f->cfg;
+	size_t keep = 0;
+	int r;
+
+	if (!f->o.match)
+		return 0;
+	if (f->o.plan)
+		return vcp_cli_err(EXIT_USAGE, "--match: a saved plan is applied as saved (no filters)");
+	r = parse_rule(f);
+	for (size_t k = 0; !r && strcmp(cmd, "tag") && k < f->n_terms; k++)
+		if (!host_term(&f->terms[k]))
+			r = vcp_cli_err(EXIT_USAGE, "--match: '%s' selects VMs; fleet %s selects hosts (host=GLOB, group=GLOB)",
+					rkey_name[f->terms[k].key], cmd);
+	if (!r && cfg->standby.enabled && !strcmp(cmd, "plan"))
+		r = vcp_cli_err(EXIT_USAGE, "--match: the standby advice is for the whole fleet (the fleet file has a \"standby\" object)");
+	if (r)
+		return r;
+	for (size_t i = 0; i < cfg->n_hosts; i++) {
+		bool ok = true;
+
+		for (size_t k = 0; ok && k < f->n_terms; k++)
+			ok = !host_term(&f->terms[k]) ||
+			     term_matches(f, &f->terms[k], i, NULL);
+		if (ok) {
+			cfg->hosts[keep++] = cfg->hosts[i];
+			continue;
+		}
+		free(cfg->hosts[i].uri);
+		free(cfg->hosts[i].name);
+		free(cfg->hosts[i].group);
+		free(cfg->hosts[i].migration_address);
+	}
+	cfg->n_hosts = keep;
+	if (!keep)
+		return vcp_cli_err(EXIT_USAGE, "--match '%s': no host of the fleet file matches",
+				   f->o.match);
+	return 0;
+}
 
 static int load_cfg(struct fctx *f)
 {
@@ -1202,6 +1637,10 @@ static int load_cfg(struct fctx *f)
 		f->cfg.concurrency = (unsigned int)f->o.concurrency;
 	if (f->o.timeout > 0)
 		f->cfg.timeout_s = (unsigned int)f->o.timeout;
+	f->cfg.tls = f->cfg.tls || f->o.tls;
+	f->cfg.auto_converge = f->cfg.auto_converge || f->o.auto_converge;
+	if (f->o.bandwidth > 0)
+		f->cfg.bandwidth_mib = (unsigned int)f->o.bandwidth;
 	return 0;
 }
 
@@ -1232,7 +1671,19 @@ int vcp_cli_fleet(int argc, char **argv, const struct vcp_cli_common *c)
 	if (strcmp(cmd, "status") && strcmp(cmd, "tag") && strcmp(cmd, "plan") &&
 	    strcmp(cmd, "apply"))
 		return vcp_cli_err(EXIT_USAGE, "unknown fleet command '%s' (status, tag, plan, apply)", cmd);
+	if ((f.o.save && strcmp(cmd, "plan")) || (f.o.plan && strcmp(cmd, "apply")))
+		return vcp_cli_err(EXIT_USAGE, "--save goes with fleet plan, --plan with fleet apply");
+	if (f.o.plan && f.o.dry_run)
+		return vcp_cli_err(EXIT_USAGE, "fleet apply: --plan and --dry-run: the saved plan is the dry run (read it)");
+	/* apply asks before it migrates: refused before anything is read or
+	 * contacted when there is nobody to ask; --dry-run is plan */
+	if (!strcmp(cmd, "apply") && f.o.dry_run)
+		cmd = "plan";
+	else if (!strcmp(cmd, "apply") && !f.o.yes && !isatty(STDIN_FILENO))
+		return vcp_cli_err(EXIT_USAGE, "fleet apply: stdin is not a terminal to confirm the migrations on: pass --yes (or --dry-run to see the plan)");
 	r = load_cfg(&f);
+	if (!r)
+		r = filter_hosts(&f, cmd);
 	if (!r)
 		r = fd_budget();
 	if (r) {
@@ -1245,6 +1696,8 @@ int vcp_cli_fleet(int argc, char **argv, const struct vcp_cli_common *c)
 		r = cmd_tag(&f);
 	else if (!strcmp(cmd, "plan"))
 		r = cmd_plan(&f);
+	else if (f.o.plan)
+		r = cmd_apply_saved(&f);
 	else
 		r = cmd_apply(&f);
 	fflush(stdout);

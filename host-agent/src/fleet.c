@@ -325,10 +325,27 @@ void vcp_fleet_view_free(void *data)
 		return;
 	vcp_world_clear(&fv->w);
 	free(fv->hostname);
+	free(fv->host_uuid);
 	free(fv->driver);
 	free(fv->cpu_xml);
 	free(fv->cpu_key);
 	free(fv);
+}
+
+char *vcp_caps_host_uuid(const char *caps)
+{
+	const char *h = strstr(caps, "<host>");
+	const char *end = h ? strstr(h, "</host>") : NULL;
+	const char *u = h ? strstr(h, "<uuid>") : NULL;
+	const char *ue;
+
+	if (!u || (end && u > end))
+		return NULL;
+	u += strlen("<uuid>");
+	ue = strstr(u, "</uuid>");
+	if (!ue || ue - u > 64)
+		return NULL;
+	return strndup(u, (size_t)(ue - u));
 }
 
 int vcp_fleet_observe_job(struct vcp_virt *v, size_t i, void *arg,
@@ -354,6 +371,7 @@ int vcp_fleet_observe_job(struct vcp_virt *v, size_t i, void *arg,
 					      &ignored) < 0)
 			fv->cpu_xml = fv->cpu_key = NULL;
 		free(ignored);
+		fv->host_uuid = caps ? vcp_caps_host_uuid(caps) : NULL;
 		free(caps);
 		if (!fv->hostname || !fv->driver)
 			r = -ENOMEM;

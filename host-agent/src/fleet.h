@@ -67,6 +67,7 @@ void vcp_fleet_results_clear(struct vcp_fleet_result *res, size_t n,
 struct vcp_fleet_view {
 	struct vcp_world w;
 	char *hostname;
+	char *host_uuid;	/* capabilities' <host><uuid>, NULL if none */
 	char *driver;
 	char *cpu_xml;		/* host <cpu>, NULL where unknown */
 	char *cpu_key;		/* vcp_caps_host_cpu()'s key */
@@ -78,5 +79,7 @@ struct vcp_fleet_view {
 int vcp_fleet_observe_job(struct vcp_virt *v, size_t i, void *arg,
 			  void **ret_data, char **ret_err);
 void vcp_fleet_view_free(void *data);
+/* The <uuid> of capabilities XML's <host>, malloc'd; NULL if none. */
+char *vcp_caps_host_uuid(const char *caps);
 
 #endif

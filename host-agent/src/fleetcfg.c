@@ -7,7 +7,8 @@
  *               "group": "rack1", "accepts": true,
  *               "migration_address": "10.0.0.1"}, ...],
  *    "defaults": {"concurrency": 16, "timeout": 10, "move_spread": false,
- *                 "mem_reserve": 0.1, "p2p": false, "package_watts": 40,
+ *                 "mem_reserve": 0.1, "p2p": false, "tls": false,
+ *                 "bandwidth": 100, "auto_converge": false, "package_watts": 40,
  *                 "host_watts": 100}}
  *
  * name defaults to the URI's host part (user@ dropped), or the whole URI
@@ -224,6 +225,12 @@ static int default_key(const struct vcp_jkey *c, const char *key,
 		return vcp_jget_num(c, path, v, 0, 0.9, &cfg->mem_reserve);
 	if (!strcmp(key, "p2p"))
 		return vcp_jget_bool(c, path, v, &cfg->p2p);
+	if (!strcmp(key, "tls"))
+		return vcp_jget_bool(c, path, v, &cfg->tls);
+	if (!strcmp(key, "auto_converge"))
+		return vcp_jget_bool(c, path, v, &cfg->auto_converge);
+	if (!strcmp(key, "bandwidth"))
+		return vcp_jget_uint(c, path, v, 1, 1000000, &cfg->bandwidth_mib);
 	if (!strcmp(key, "package_watts"))
 		return vcp_jget_num(c, path, v, 0, 10000, &cfg->package_watts);
 	if (!strcmp(key, "host_watts"))

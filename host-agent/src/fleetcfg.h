@@ -32,6 +32,9 @@ struct vcp_fleet_cfg {
 	bool move_spread;		/* fleet plan may migrate spread VMs */
 	double mem_reserve;		/* receiver memory kept free */
 	bool p2p;			/* peer-to-peer migration */
+	bool tls;			/* migration stream over TLS */
+	bool auto_converge;		/* throttle a guest that dirties fast */
+	unsigned int bandwidth_mib;	/* MiB/s a migration may use; 0: any */
 	double package_watts;		/* modelled saving per package asleep */
 	double host_watts;		/* and per host emptied, beyond that */
 	struct vcp_sb_cfg standby;	/* the "standby" object (standbycfg.c) */

@@ -892,13 +892,52 @@ int vcp_virt_keepalive(struct vcp_virt *v, int interval_s, unsigned int count)
 
 /* ---- live migration (the fleet) ---- */
 
+/* The flags for @o, each with its name: one list for what is passed and
+ * what is shown. */
+static unsigned int migrate_flags(const struct vcp_migrate_opts *o,
+				  const char **ret_names, size_t max,
+				  size_t *ret_n)
+{
+	const struct { bool on; unsigned int flag; const char *name; } f[] = {
+		{ true, VIR_MIGRATE_LIVE, "VIR_MIGRATE_LIVE" },
+		{ true, VIR_MIGRATE_ABORT_ON_ERROR, "VIR_MIGRATE_ABORT_ON_ERROR" },
+		{ o->p2p, VIR_MIGRATE_PEER2PEER, "VIR_MIGRATE_PEER2PEER" },
+		{ o->tls, VIR_MIGRATE_TLS, "VIR_MIGRATE_TLS" },
+		{ o->auto_converge, VIR_MIGRATE_AUTO_CONVERGE,
+		  "VIR_MIGRATE_AUTO_CONVERGE" },
+	};
+	unsigned int flags = 0;
+	size_t n = 0;
+
+	for (size_t k = 0; k < sizeof(f) / sizeof(f[0]); k++) {
+		if (!f[k].on)
+			continue;
+		flags |= f[k].flag;
+		if (n < max)
+			ret_names[n] = f[k].name;
+		n++;
+	}
+	*ret_n = n;
+	return flags;
+}
+
+size_t vcp_virt_migrate_flags(const struct vcp_migrate_opts *o,
+			      const char **ret_names, size_t max)
+{
+	size_t n;
+
+	migrate_flags(o, ret_names, max, &n);
+	return n;
+}
+
 int vcp_virt_migrate(struct vcp_virt *src, struct vcp_virt *dst,
 		     const char *name, const struct vcp_migrate_opts *o,
 		     char **ret_err)
 {
 	virTypedParameterPtr params = NULL;
 	int nparams = 0, maxp = 0, r = 0;
-	unsigned int flags = VIR_MIGRATE_LIVE | VIR_MIGRATE_ABORT_ON_ERROR;
+	size_t n_flags;
+	unsigned int flags = migrate_flags(o, NULL, 0, &n_flags);
 	char uri[300];
 	virDomainPtr dom = lookup(src, name, ret_err, &r), moved = NULL;
 
@@ -915,10 +954,14 @@ int vcp_virt_migrate(struct vcp_virt *src, struct vcp_virt *dst,
 					    o->address) < 0)
 			r = -ENOMEM;
 	}
+	if (r == 0 && o->bandwidth_mib &&
+	    virTypedParamsAddULLong(&params, &nparams, &maxp,
+				    VIR_MIGRATE_PARAM_BANDWIDTH,
+				    o->bandwidth_mib) < 0)
+		r = -ENOMEM;
 	if (r == 0 && o->p2p) {
 		if (virDomainMigrateToURI3(dom, vcp_virt_uri(dst), params,
-					   (unsigned int)nparams,
-					   flags | VIR_MIGRATE_PEER2PEER) < 0)
+					   (unsigned int)nparams, flags) < 0)
 			r = fail(ret_err, "Failed to migrate '%s' to '%s'", name,
 				 vcp_virt_uri(dst));
 	} else if (r == 0) {
@@ -978,6 +1021,28 @@ int vcp_virt_domain_state(struct vcp_virt *v, const char *name,
 	virResetLastError();
 	if (active < 0)
 		return -EIO;
+	*ret_running = active == 1;
+	return 0;
+}
+
+int vcp_virt_domain_uuid(struct vcp_virt *v, const char *name,
+			 char ret_uuid[VIR_UUID_STRING_BUFLEN], bool *ret_running)
+{
+	virDomainPtr d = virDomainLookupByName(v->conn, name);
+	char uuid[VIR_UUID_STRING_BUFLEN];
+	int active, r;
+
+	if (!d) {
+		virResetLastError();
+		return -ENOENT;
+	}
+	r = virDomainGetUUIDString(d, uuid);
+	active = virDomainIsActive(d);
+	virDomainFree(d);
+	virResetLastError();
+	if (r < 0 || active < 0)
+		return -EIO;
+	memcpy(ret_uuid, uuid, sizeof(uuid));
 	*ret_running = active == 1;
 	return 0;
 }

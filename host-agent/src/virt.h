@@ -122,7 +122,16 @@ struct vcp_migrate_opts {
 	/* Address the migration stream uses (the destination listens there):
 	 * NULL to let libvirt use the destination's host name. */
 	const char *address;
+	bool tls;		/* VIR_MIGRATE_TLS */
+	bool auto_converge;	/* VIR_MIGRATE_AUTO_CONVERGE */
+	unsigned int bandwidth_mib;	/* VIR_MIGRATE_PARAM_BANDWIDTH, MiB/s; 0: none */
 };
+
+/* The names of the VIR_MIGRATE_* flags vcp_virt_migrate() passes for @o
+ * (a persistent guest adds PERSIST_DEST and UNDEFINE_SOURCE), at most
+ * @max into @ret_names; how many there are. */
+size_t vcp_virt_migrate_flags(const struct vcp_migrate_opts *o,
+			      const char **ret_names, size_t max);
 
 /*
  * Live-migrate running domain @name from @src to @dst (persistent domains
@@ -142,6 +151,9 @@ int vcp_virt_domain_name(struct vcp_virt *v, const char *spec,
 			 char **ret_name, char **ret_err);
 int vcp_virt_domain_state(struct vcp_virt *v, const char *name,
 			  bool *ret_running);
+/* The same, with its UUID (36 characters and a NUL) in @ret_uuid. */
+int vcp_virt_domain_uuid(struct vcp_virt *v, const char *name,
+			 char ret_uuid[37], bool *ret_running);
 
 /* ---- events (the caller must have registered an event loop
  * implementation, e.g. libvirt-glib's gvir_event_register(), before

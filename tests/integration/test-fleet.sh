@@ -134,6 +134,40 @@ t_match "plan text: migrations listed" "migrations \(in this order; plan changes
 t_match "plan text: totals" "2 hosts could be emptied and sleep" "$txt"
 t_eq "plan: no standby advice without a \"standby\" object" false "$(echo "$pl" | jq 'has("standby")')"
 
+# ---- host filters: --match host=/group= before any host is contacted ----
+kill -STOP "$PID_h3"	# contacted, it would time out and fail the run
+st=$(F --json --timeout 2 status --match 'group=rack1' 2>/dev/null); rc=$?
+kill -CONT "$PID_h3"
+t_eq "status --match group=rack1: exit 0 (h3, h4 never contacted)" 0 $rc
+t_eq "status --match group=rack1: only h1 h2" "h1 h2" "$(echo "$st" | jq -r '[.hosts[].name]|join(" ")')"
+kill -STOP "$PID_h3"
+tg=$(F --json --timeout 2 tag --match 'host=h1,name=web' --priority high --dry-run 2>/dev/null); rc=$?
+kill -CONT "$PID_h3"
+t_eq "tag --match host=h1: exit 0 (the stopped h3 not contacted)" 0 $rc
+t_eq "tag --match host=h1: the VM found" "h1/web" \
+	"$(echo "$tg" | jq -r '[.results[]|"\(.host)/\(.vm)"]|join(" ")')"
+pl=$(F --json --sample 0 plan --match 'host=h[12]' 2>/dev/null); rc=$?
+t_eq "plan --match: exit 0" 0 $rc
+t_eq "plan --match host=h[12]: db moves from h2 to h1, among them only" "db:h2->h1" \
+	"$(echo "$pl" | jq -r '[.moves[]|"\(.vm):\(.from)->\(.to)"]|join(" ")')"
+out=$(F status --match 'name=web' 2>&1); rc=$?
+t_eq "status --match with a VM key: exit 2" 2 $rc
+t_match "status --match with a VM key: said so" "'name' selects VMs; fleet status selects hosts" "$out"
+out=$(F status --match 'host=nosuch' 2>&1); rc=$?
+t_eq "no host matches: exit 2" 2 $rc
+t_match "no host matches: said so" "no host of the fleet file matches" "$out"
+
+# ---- unreachable hosts in --json: null figures, the error ----
+st=$(F --json status --match host=h4 2>/dev/null)
+t_eq "status: h4's figures null, not 0" "null null null null" \
+	"$(echo "$st" | jq -r '.hosts[0]|"\(.hostname) \(.packages) \(.awake) \(.vms)"')"
+pl=$(F --json --sample 0 plan 2>/dev/null)
+t_eq "plan: h4 unreachable, its figures null" "false null null null" \
+	"$(echo "$pl" | jq -r '.hosts[3]|"\(.reachable) \(.packages) \(.capacity) \(.emptied)"')"
+t_match "plan: h4's error names the socket" "nosuch.sock" "$(echo "$pl" | jq -r '.hosts[3].error')"
+t_eq "plan: reachable hosts say so, no error" "true:null true:null true:null" \
+	"$(echo "$pl" | jq -r '[.hosts[0:3][]|"\(.reachable):\(.error)"]|join(" ")')"
+
 # ---- plan: standby advice (issue 14) ----
 jq '. + {"standby": {"min_spare_hosts": 0,
 	"host_defaults": {"action": "libvirt-suspend"},
@@ -154,5 +188,8 @@ echo '{"hosts": [{"uri": "qemu:///system", "name": "a"}], "standby": {"hosts": {
 out=$("$VCPACK" fleet --hosts "$T_TMP/bad-sb.json" plan 2>&1)
 t_eq "bad standby object: exit 2" 2 $?
 t_match "bad standby object: key path named" "standby\.hosts\.b: no host of that name" "$out"
+out=$("$VCPACK" fleet --hosts "$T_TMP/fleet-sb.json" plan --match host=h1 2>&1)
+t_eq "plan --match with a standby object: exit 2" 2 $?
+t_match "plan --match with a standby object: said why" "standby advice is for the whole fleet" "$out"
 
 t_done

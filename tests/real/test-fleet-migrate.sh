@@ -54,7 +54,7 @@ t_eq "plan: a is emptied into b" "mover:a->b" \
 	"$(echo "$pl" | jq -r '[.moves[]|"\(.vm):\(.from)->\(.to)"]|join(" ")')"
 t_eq "plan changed nothing" "$before" "$(pid_on "$RUN_a" mover)"
 
-ap=$(F --json --sample 0 apply 2>"$T_TMP/apply.err"); rc=$?
+ap=$(F --json --sample 0 apply --yes 2>"$T_TMP/apply.err"); rc=$?
 t_eq "apply: exit 0" 0 $rc
 t_eq "apply: one guest moved" "1 0 0" "$(echo "$ap" | jq -r '"\(.moved) \(.failed) \(.skipped)"')"
 t_match "apply: the step is reported with its time" '^mover a->b moved [0-9.]+$' \
@@ -70,13 +70,13 @@ t_eq "destination defines it persistently" yes \
 t_match "its tag travelled with it" "priority=\"low\"" \
 	"$(virsh -c "$U_b" metadata mover urn:vcpack:metadata:1)"
 t_eq "apply again: nothing left to move" 0 \
-	"$(F --json --sample 0 apply 2>/dev/null | jq '.steps|length')"
+	"$(F --json --sample 0 apply --yes 2>/dev/null | jq '.steps|length')"
 
 # a migration that fails: b already defines a domain named like a's guest
 LVD_RUN=$RUN_a; define_guest "$U_a" clash 2 "priority='low'" && start_guest "$U_a" clash
 define_guest "$U_a" after 1 "priority='low'" && start_guest "$U_a" after
 LVD_RUN=$RUN_b; define_guest "$U_b" clash 1
-ap=$(F --json --sample 0 apply 2>/dev/null); rc=$?
+ap=$(F --json --sample 0 apply --yes 2>/dev/null); rc=$?
 t_eq "failed migration: exit 1" 1 $rc
 t_eq "failed migration: the first step failed, the host's next skipped" "clash:failed after:skipped" \
 	"$(echo "$ap" | jq -r '[.steps[]|"\(.vm):\(.outcome)"]|join(" ")')"

@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -33,6 +34,20 @@ static void test_budget(void **state)
 	assert_int_equal(vcp_fleet_fd_budget(10 + 64 + 4, 10), 1);
 	/* a huge limit is capped, not wrapped */
 	assert_int_equal(vcp_fleet_fd_budget(1ULL << 40, 10), 100000);
+}
+
+/* The host UUID `fleet plan --save` keeps: <host>'s own <uuid> only. */
+static void test_caps_host_uuid(void **state)
+{
+	char *u = vcp_caps_host_uuid("<capabilities>\n  <host>\n    <uuid>8a3c1f2e-0000-4000-8000-00000000abcd</uuid>\n    <cpu/>\n  </host>\n</capabilities>");
+
+	assert_non_null(u);
+	assert_string_equal(u, "8a3c1f2e-0000-4000-8000-00000000abcd");
+	free(u);
+	/* none in <host> (the test driver's): NULL, not a guest's */
+	assert_null(vcp_caps_host_uuid("<capabilities><host><cpu/></host><guest><uuid>x</uuid></guest></capabilities>"));
+	assert_null(vcp_caps_host_uuid("<capabilities/>"));
+	assert_null(vcp_caps_host_uuid("<capabilities><host><uuid>unterminated"));
 }
 
 static int release[2];
@@ -110,6 +125,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_budget),
+		cmocka_unit_test(test_caps_host_uuid),
 		cmocka_unit_test(test_pool_keeps_budget),
 		cmocka_unit_test(test_pool_within_budget),
 	};

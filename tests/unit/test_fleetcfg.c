@@ -27,7 +27,8 @@ static void test_values(void **state)
 		"  \"accepts\": false, \"migration_address\": \"10.0.0.2\"},"
 		" {\"uri\": \"qemu:///system\"}],"
 		" \"defaults\": {\"concurrency\": 64, \"timeout\": 3, \"move_spread\": true,"
-		"  \"mem_reserve\": 0.2, \"p2p\": true,"
+		"  \"mem_reserve\": 0.2, \"p2p\": true, \"tls\": true,"
+		"  \"bandwidth\": 250, \"auto_converge\": true,"
 		"  \"package_watts\": 35.5, \"host_watts\": 0}}",
 		"f.json", &c, &err), 0);
 	assert_null(err);
@@ -46,6 +47,9 @@ static void test_values(void **state)
 	assert_true(c.move_spread);
 	assert_true(c.mem_reserve > 0.199 && c.mem_reserve < 0.201);
 	assert_true(c.p2p);
+	assert_true(c.tls);
+	assert_true(c.auto_converge);
+	assert_int_equal(c.bandwidth_mib, 250);
 	assert_true(c.package_watts > 35.4 && c.package_watts < 35.6);
 	assert_true(c.host_watts == 0);
 	vcp_fleet_cfg_clear(&c);
@@ -62,6 +66,9 @@ static void test_defaults(void **state)
 	assert_int_equal(c.timeout_s, 10);
 	assert_false(c.move_spread);
 	assert_false(c.p2p);
+	assert_false(c.tls);
+	assert_false(c.auto_converge);
+	assert_int_equal(c.bandwidth_mib, 0);
 	assert_string_equal(c.hosts[0].name, "test:///default");
 	vcp_fleet_cfg_clear(&c);
 }
