@@ -4,7 +4,8 @@
 #   make demo       the main job on libvirt's test driver (installs deps)
 #   make check      every test (installs deps; includes check-kernel)
 #   make check-unit | check-schema | check-bench | check-integration |
-#        check-kernel | check-real
+#        check-kernel | check-scx | check-real
+#   make scx        the sched_ext mode: stock 6.12 + sched_ext, scx_vcpack
 #   make bench-planner | bench-daemon | bench-fleet | bench-kernel |
 #        bench-kernel-quick | bench (all, ~75 min) | bench-quick (~5 min)
 #   make install [PREFIX=/usr/local] [DESTDIR=]   make install-hooks
@@ -53,7 +54,7 @@ BENCH_BINS := $(patsubst bench/%.c,$(B)/bench/%,$(BENCH_SRCS))
 DEPS_STAMP := $(B)/.deps-ok
 
 .PHONY: all deps demo check check-unit check-schema check-integration \
-	check-kernel check-real check-bench check-deps kernel bench bench-quick bench-planner \
+	check-kernel check-scx scx check-real check-bench check-deps kernel bench bench-quick bench-planner \
 	bench-daemon bench-fleet bench-kernel bench-kernel-quick bench-kernel-build \
 	bench-kernel-publish \
 	install install-hooks clean format-check
@@ -111,7 +112,7 @@ demo: $(B)/vcpack
 	@sh scripts/demo.sh $(B)/vcpack
 
 # ---- tests ----
-check: check-unit check-schema check-bench check-integration check-kernel check-real
+check: check-unit check-schema check-bench check-integration check-kernel check-scx check-real
 	@echo "make check: all test suites passed"
 
 check-unit: $(UNIT_BINS)
@@ -147,6 +148,15 @@ check-kernel: $(KDEPS_STAMP)
 
 kernel: $(KDEPS_STAMP)
 	$(MAKE) -C kernel all B=$(abspath $(B))
+
+# The sched_ext mode (kernel/README.md, "sched_ext mode"): an unpatched
+# 6.12 with sched_ext, libbpf/bpftool from its tools/, the scx_vcpack BPF
+# scheduler, and its tests in QEMU (one extra kernel build, ~5 min).
+scx: $(KDEPS_STAMP)
+	$(MAKE) -C kernel scx B=$(abspath $(B))
+
+check-scx: $(KDEPS_STAMP)
+	$(MAKE) -C kernel check-scx B=$(abspath $(B))
 
 # ---- benchmarks (print figures; not tests) ----
 bench-planner: $(BENCH_BINS)

@@ -12,7 +12,8 @@ PKGS="build-essential pkg-config libvirt-dev libvirt-daemon
 libvirt-daemon-driver-qemu libvirt-clients libvirt-glib-1.0-dev
 libglib2.0-dev libjson-c-dev libcmocka-dev libxml2-dev libxml2-utils jq
 qemu-system-x86 busybox-static cpio time"
-KPKGS="linux-source-6.12 xz-utils bc bison flex libelf-dev libssl-dev gnuplot-nox"
+KPKGS="linux-source-6.12 xz-utils bc bison flex libelf-dev libssl-dev gnuplot-nox
+clang-19 llvm-19 dwarves zlib1g-dev"
 
 check=0
 for a in "$@"; do
