@@ -8,10 +8,11 @@
 #   make check      every test (runs deps-kernel first; includes
 #                   check-kernel); one summary line, logs in $(B)/log/
 #   make check-unit | check-schema | check-bench | check-integration |
-#        check-kernel | check-real | check-fuzz [FUZZ_SECONDS=5] |
+#        check-kernel | check-scx | check-real | check-fuzz [FUZZ_SECONDS=5] |
 #        check-asan (the unit tests under ASan+UBSan) | fuzz-long
 #        [FUZZ_SECONDS=600] (the fuzzers, longer)
 #   make bench-planner | bench-power | bench-daemon | bench-fleet | bench-kernel |
+#   make scx        the sched_ext mode: stock 6.12 + sched_ext, scx_vcpack
 #        bench-kernel-quick | bench (all, ~75 min) | bench-quick (~5 min)
 #   make install [PREFIX=/usr/local] [DESTDIR=]   make install-hooks
 #   make deb | check-deb   the Debian package (debian/), and its test
@@ -78,7 +79,7 @@ BENCH_SRCS := $(wildcard bench/bench_*.c)
 BENCH_BINS := $(patsubst bench/%.c,$(B)/bench/%,$(BENCH_SRCS))
 
 .PHONY: all deps deps-kernel demo check deb check-deb check-unit check-schema check-integration \
-	check-fuzz fuzz-long check-asan check-kernel check-real check-bench check-deps kernel bench bench-quick bench-planner bench-power \
+	check-fuzz fuzz-long check-asan check-kernel check-scx scx check-real check-bench check-deps kernel bench bench-quick bench-planner bench-power \
 	bench-daemon bench-fleet bench-kernel bench-kernel-quick bench-kernel-build \
 	bench-kernel-publish \
 	install install-hooks clean format-check
@@ -174,7 +175,7 @@ demo: deps
 # Every suite, each logged to $(B)/log/check-SUITE.log; the last line is
 # "total: N passed, N failed, N skipped" (scripts/check.sh). A new suite:
 # add its name here and make its runner end with such a line.
-CHECK_SUITES := unit schema bench integration kernel real deb fuzz asan
+CHECK_SUITES := unit schema bench integration kernel scx real deb fuzz asan
 
 check:
 	@MAKE="$(MAKE)" sh scripts/check.sh $(B) $(CHECK_SUITES)
@@ -281,6 +282,15 @@ check-kernel:
 
 kernel:
 	$(MAKE) -C kernel all B=$(abspath $(B))
+
+# The sched_ext mode (kernel/README.md, "sched_ext mode"): an unpatched
+# 6.12 with sched_ext, libbpf/bpftool from its tools/, the scx_vcpack BPF
+# scheduler, and its tests in QEMU (one extra kernel build, ~5 min).
+scx:
+	$(MAKE) -C kernel scx B=$(abspath $(B))
+
+check-scx:
+	$(MAKE) -C kernel check-scx B=$(abspath $(B))
 
 # ---- benchmarks (print figures; not tests) ----
 bench-planner: $(BENCH_BINS)

@@ -1,6 +1,7 @@
 #!/bin/sh
 # run.sh --stock BZIMAGE --patched BZIMAGE --initrd INITRD --out DIR
 #        [--only REGEX] [--kernels "stock patched"] [--jobs N]
+#        [--scx BZIMAGE --matrix FILE]
 #
 # The host side of tests/kernel: boots every (kernel, guest) pair of the
 # matrix below with kernel/testbed/run-guest.sh, at most --jobs (default 2)
@@ -8,12 +9,15 @@
 # "KERNEL/GUEST/CHECK". Each guest also yields a KERNEL/GUEST/dmesg check
 # (no WARNING/BUG/lockdep line) and a boot failure or timeout is a FAIL.
 # The last line is "N passed, N failed, N skipped"; exit 1 on any failure.
+# --scx names the sched_ext kernel (kernel "scx"), --matrix replaces the
+# matrix below (tests/kernel/scx.matrix is make check-scx's).
 # Guest-side scenarios and their assertions are the other *.sh here.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 rg=$here/../../kernel/testbed/run-guest.sh
 stock= patched= initrd= out= only= kernels="patched stock" jobs=2
+scx= matrix_file=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--stock) stock=$2 ;;
@@ -23,6 +27,8 @@ while [ $# -gt 0 ]; do
 	--only) only=$2 ;;
 	--kernels) kernels=$2 ;;
 	--jobs) jobs=$2 ;;
+	--scx) scx=$2 ;;
+	--matrix) matrix_file=$2 ;;
 	*) echo "run.sh: unknown option '$1'" >&2; exit 2 ;;
 	esac
 	shift 2
@@ -41,9 +47,12 @@ knobs-v2      knobs,kselftest    2x4      v2 200
 knobs-v1      knobs              2x4      v1 200
 "
 
+[ -z "$matrix_file" ] || matrix=$(cat "$matrix_file") ||
+	{ echo "run.sh: cannot read --matrix '$matrix_file'" >&2; exit 2; }
+
 rm -rf "$out"
 mkdir -p "$out"
-echo "$matrix" | grep -v '^$' >"$out/matrix"
+echo "$matrix" | grep -v -e '^$' -e '^#' >"$out/matrix"
 start=$(date +%s)
 running=
 n_running=0

@@ -1,0 +1,94 @@
+# kernel/scx/scx.mk - the sched_ext mode's build, included by kernel/Makefile.
+#
+#   make -C kernel scx          stock-scx kernel, libbpf + bpftool,
+#                               vmlinux.h, scx_vcpack, scx initramfs
+#   make -C kernel check-scx    scx + the tests/kernel scx scenarios in QEMU
+#
+# Under $(KBUILD_DIR):
+#   stock-scx/     the unpatched 6.12 with sched_ext (FLAVOUR=scx:
+#                  config/vcpack.config + config/scx.config)
+#   scx-tools/     libbpf.a, its headers and bpftool, built from the
+#                  extracted tree's tools/ through tools/sched_ext/Makefile
+#                  (Debian 12's libbpf 1.1 predates what sched_ext needs);
+#                  build/include/vmlinux.h from stock-scx/vmlinux's BTF
+#   scx/           scx_vcpack.bpf.o, its skeleton, scx_vcpack (static)
+#   scx-initramfs.cpio.gz   the testbed initramfs plus /bin/scx_vcpack
+
+CLANG ?= clang-19
+SCX_O := $(KB)/stock-scx
+SCX_IMG := $(SCX_O)/arch/x86/boot/bzImage
+SCX_TOOLS := $(KB)/scx-tools
+SCX_TOOLS_OUT := $(SCX_TOOLS)/build
+SCX_LIBBPF := $(SCX_TOOLS_OUT)/obj/libbpf/libbpf.a
+SCX_BPFTOOL := $(SCX_TOOLS_OUT)/sbin/bpftool
+SCX_INC := $(SCX_TOOLS_OUT)/include
+SCX_VMLINUX_H := $(SCX_INC)/vmlinux.h
+SCX_OUT := $(KB)/scx
+SCX_BIN := $(SCX_OUT)/scx_vcpack
+SCX_INITRD := $(KB)/scx-initramfs.cpio.gz
+SCX_SRC := $(CURDIR)/scx
+SCX_TREE := $(SRC)/tools/sched_ext
+
+# clang's own system include directories, as tools/sched_ext does, for
+# the BPF target (asm/types.h and friends)
+SCX_SYS_INC = $(shell $(CLANG) -v -E - </dev/null 2>&1 | sed -n \
+	'/<...> search starts here:/,/End of search list./{ s| \(/.*\)|-idirafter \1|p }')
+SCX_BPF_CFLAGS = -g -O2 -mcpu=v3 -target bpf -D__TARGET_ARCH_x86 \
+	-mlittle-endian -Wall -Werror -Wno-compare-distinct-pointer-types \
+	-I$(SCX_TREE)/include -I$(SCX_TREE)/include/bpf-compat -I$(SCX_INC) \
+	-I$(SRC)/tools/include/uapi -I$(SRC)/tools/include $(SCX_SYS_INC)
+
+.PHONY: scx scx-kernel scx-tools scx-sched scx-initramfs check-scx
+
+scx: scx-kernel
+	@$(MAKE) --no-print-directory scx-sched scx-initramfs
+
+scx-kernel:
+	@$(MAKE) --no-print-directory stock FLAVOUR=scx
+
+# bpftool's own BPF programs are built against VMLINUX_BTF: the kernel
+# built above, so that nothing depends on the build machine's kernel.
+scx-tools: $(SCX_LIBBPF) $(SCX_BPFTOOL)
+
+$(SCX_LIBBPF) $(SCX_BPFTOOL) &: $(SRC)/.vcpack-extracted | $(SCX_O)/vmlinux
+	@mkdir -p $(SCX_TOOLS)
+	$(MAKE) -C $(SCX_TREE) -s O=$(SCX_TOOLS) VMLINUX_BTF=$(SCX_O)/vmlinux \
+		CLANG=$(CLANG) $(SCX_LIBBPF) $(SCX_BPFTOOL)
+	@touch $(SCX_LIBBPF) $(SCX_BPFTOOL)
+
+$(SCX_VMLINUX_H): $(SCX_O)/vmlinux $(SCX_BPFTOOL)
+	$(SCX_BPFTOOL) btf dump file $(SCX_O)/vmlinux format c >$@.tmp
+	@mv -f $@.tmp $@
+
+$(SCX_OUT)/scx_vcpack.bpf.o: $(SCX_SRC)/scx_vcpack.bpf.c $(SCX_SRC)/scx_vcpack.h \
+		$(SCX_VMLINUX_H) $(SCX_LIBBPF)
+	@mkdir -p $(SCX_OUT)
+	$(CLANG) $(SCX_BPF_CFLAGS) -c $< -o $@
+
+$(SCX_OUT)/scx_vcpack.bpf.skel.h: $(SCX_OUT)/scx_vcpack.bpf.o $(SCX_BPFTOOL)
+	$(SCX_BPFTOOL) gen object $(SCX_OUT)/scx_vcpack.linked.o $<
+	$(SCX_BPFTOOL) gen skeleton $(SCX_OUT)/scx_vcpack.linked.o \
+		name scx_vcpack >$@.tmp
+	@mv -f $@.tmp $@
+
+# The tree's headers are -isystem: our warnings apply to our code only.
+$(SCX_BIN): $(SCX_SRC)/scx_vcpack.c $(SCX_SRC)/scx_vcpack.h \
+		$(SCX_OUT)/scx_vcpack.bpf.skel.h $(SCX_LIBBPF)
+	$(CC) -std=gnu11 $(WARN) -O2 -g -static -D_GNU_SOURCE \
+		-I$(SCX_OUT) -isystem $(SCX_INC) -isystem $(SCX_TREE)/include \
+		-isystem $(SRC)/tools/include/uapi -o $@ $< $(SCX_LIBBPF) \
+		-lelf -lz -lpthread
+
+scx-sched: $(SCX_BIN)
+
+scx-initramfs: $(SCX_INITRD)
+
+$(SCX_INITRD): $(VCWORK) $(VCRESID) $(SCX_BIN) $(TB)/mkinitramfs.sh \
+		$(TB)/init $(wildcard $(TOP)/tests/kernel/*.sh)
+	@sh $(TB)/mkinitramfs.sh $@ $(VCWORK) none $(TB)/init \
+		$(TOP)/tests/kernel $(VCRESID) $(SCX_BIN)
+
+check-scx: scx
+	@sh $(TOP)/tests/kernel/run.sh --scx $(SCX_IMG) --kernels scx \
+		--matrix $(TOP)/tests/kernel/scx.matrix \
+		--initrd $(SCX_INITRD) --out $(KB)/results-scx

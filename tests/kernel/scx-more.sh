@@ -1,0 +1,74 @@
+# scx-more: scx_vcpack at level 2 and under overload (2x4). Level 2
+# gathers bursty `balanced` and 4 steady `pack` tasks (a full package); at
+# level 1, 3 + 3 steady `pack` tasks spill over
+# to the second package while 6 run and come back to one package after,
+# without bouncing (as tests/kernel/overload.sh asks of the patch).
+. /scenarios/lib.sh
+. /scenarios/scx-lib.sh
+
+if ! scx_have; then
+	for t in level2-bursty-balanced level2-steady4-pack \
+		overload-spill overload-return overload-no-bounce; do
+		vcp_skip scx-$t "no sched_ext or no scx_vcpack"
+	done
+	exit 0
+fi
+if ! scx_start 2; then
+	vcp_fail scx-more-load "state $(scx_state): $(tr '\n' ' ' <"$SCX_LOG")"
+	exit 0
+fi
+scx_class scx-pack pack
+scx_class scx-spread spread
+
+vcp_run level2-bursty-balanced --warmup "$WARMUP" --duration "$DURATION" \
+	--vm "name=l2b,threads=3,duty=40,burst=10ms,pattern=bursty,cg=scx-bal/l2b"
+vcp_expect_gathered level2-bursty-balanced
+vcp_run level2-steady4-pack --warmup "$WARMUP" --duration "$DURATION" \
+	--vm "name=l2p,threads=4,duty=100,cg=scx-pack/l2p"
+vcp_expect_gathered level2-steady4-pack
+# Not checked here yet: `spread` at level 2. In 2 of 3 runs its 3 steady
+# threads ran all in one package with 0 CPU migrations, as if their class
+# had resolved to balanced (packable at level 2); open defect, see
+# kernel/README.md (scx-gather checks `spread` at level 1).
+
+scx_vcpack level 1
+vcp_run overload --warmup 2 --duration 11 \
+	--vm name=a,threads=3,duty=100,cg=scx-pack/a \
+	--vm name=b,threads=3,duty=100,start=4s,stop=9s,cg=scx-pack/b
+if vcp_check_run overload; then
+	# Mean busy% of each package over 1 s slots [FROM, TO].
+	slot_busy() {
+		awk -v from="$1" -v to="$2" 'index($0, "\"type\":\"slot\"") {
+			match($0, /"slot":[0-9]+/); s = substr($0, RSTART + 7, RLENGTH - 7) + 0
+			if (s < from || s > to) next
+			match($0, /"pkg_busy":"[^"]*"/)
+			n = split(substr($0, RSTART + 12, RLENGTH - 13), v, ",")
+			for (i = 1; i <= n; i++) sum[i] += v[i]
+			cnt++
+		} END { for (i = 1; i <= n; i++) printf "%s%.0f", (i > 1 ? " " : ""), sum[i] / cnt; print "" }' /tmp/overload.out
+	}
+	during=$(slot_busy 5 8)
+	low=$(echo "$during" | awk '{ m = $1; for (i = 2; i <= NF; i++) if ($i < m) m = $i; print m }')
+	if [ "$low" -ge 25 ]; then
+		vcp_pass scx-overload-spill "6 pack tasks use both packages: busy% $during (slots 5-8)"
+	else
+		vcp_fail scx-overload-spill "6 pack tasks did not spill: busy% $during (slots 5-8)"
+	fi
+	after=$(slot_busy 11 12)
+	idle=$(echo "$after" | awk '{ n = 0; for (i = 1; i <= NF; i++) if ($i < 10) n++; print n }')
+	if [ "$idle" -ge 1 ]; then
+		vcp_pass scx-overload-return "back to one package: busy% $after (slots 11-12)"
+	else
+		vcp_fail scx-overload-return "still spread after the load dropped: busy% $after (slots 11-12)"
+	fi
+	ma=$(jsel overload thread pkg_migrations | head -3 | awk '{ s += $1 } END { print s + 0 }')
+	mb=$(jsel overload thread pkg_migrations | tail -3 | awk '{ s += $1 } END { print s + 0 }')
+	if [ "$ma" -le 6 ] && [ "$mb" -le 3 ]; then
+		vcp_pass scx-overload-no-bounce "package migrations: a=$ma (<= 6) b=$mb (<= 3)"
+	else
+		vcp_fail scx-overload-no-bounce "tasks bounce: a=$ma (want <= 6) b=$mb (want <= 3); timelines: $(jsel overload thread timeline | tr '\n' ' ')"
+	fi
+fi
+[ "$(scx_state)" = enabled ] || vcp_fail scx-more-loaded "ejected: state $(scx_state)"
+scx_stop
+scx_show_log
