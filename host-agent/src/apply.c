@@ -206,8 +206,12 @@ int vcp_apply_actions(struct vcp_virt *v, const struct vcp_kernel *k,
 			continue;
 		}
 		e->outcome = sort_failure(r);
-		if (e->outcome != VCP_GONE)
+		if (e->outcome == VCP_GONE) {
+			free(e->msg);
+			e->msg = NULL;
+		} else {
 			res.n_failed++;
+		}
 		if (acts->a[i].kind == VCP_ACT_SET_CLASS ||
 		    acts->a[i].kind == VCP_ACT_SET_LEVEL)
 			continue;

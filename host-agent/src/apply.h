@@ -44,6 +44,7 @@ const char *vcp_outcome_name(enum vcp_outcome o);
  * Run @acts in order, VM by VM. A VM's pins are never changed before its
  * original pins are recorded; a failure part-way through a VM rolls its
  * earlier pin changes back, so every VM ends as it was or as planned.
+ * A VM that went away is GONE, without a message: that says it all.
  * @k may be NULL (pin mode: class and level actions then fail -ENOTSUP).
  * Returns 0 when the result was filled (check n_failed), -ENOMEM else.
  */
