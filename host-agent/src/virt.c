@@ -55,6 +55,13 @@ static int last_errno(void)
 
 	if (!e)
 		return -EIO;
+	/* The client's own transport: "End of file while reading data",
+	 * "Cannot recv data", "client socket is closed" (libvirtd stopped or
+	 * restarted, a keepalive timeout). Errors of the daemon's drivers
+	 * come back with their own domain. */
+	if (e->domain == VIR_FROM_RPC && (e->code == VIR_ERR_SYSTEM_ERROR ||
+					  e->code == VIR_ERR_INTERNAL_ERROR))
+		return -ENOTCONN;
 	switch (e->code) {
 	case VIR_ERR_NO_DOMAIN:
 	case VIR_ERR_NO_DOMAIN_METADATA:
@@ -475,6 +482,15 @@ int vcp_virt_list_vms(struct vcp_virt *v, const struct vcp_host *host,
 			vcp_vm_clear(&vms[n]);
 		} else if (q == -ENOMEM) {
 			r = q;
+		} else if (q == -ENOTCONN) {
+			/* no VM can be read any more: the pass is over */
+			r = q;
+			vcp_vm_clear(&vms[n]);
+			if (ret_err) {
+				free(*ret_err);
+				*ret_err = err;
+				err = NULL;
+			}
 		} else {
 			add_issue(&issues, &n_issues,
 				  vms[n].name ? vms[n].name : "?", err);
@@ -875,6 +891,14 @@ int vcp_virt_watch(struct vcp_virt *v, const struct vcp_virt_watch *w,
 		v->close_cb = true;
 	virResetLastError();
 	return 0;
+}
+
+bool vcp_virt_alive(struct vcp_virt *v)
+{
+	int r = virConnectIsAlive(v->conn);
+
+	virResetLastError();
+	return r == 1;
 }
 
 int vcp_virt_keepalive(struct vcp_virt *v, int interval_s, unsigned int count)
