@@ -62,7 +62,7 @@ static enum vcp_outcome sort_failure(int r)
 {
 	if (r == -ENOENT)
 		return VCP_GONE;
-	if (r == -EAGAIN)
+	if (r == -EAGAIN || r == -ENOTCONN)
 		return VCP_RETRY;
 	return VCP_FAILED;
 }
@@ -159,6 +159,8 @@ static void roll_back(struct vcp_virt *v, const struct vcp_host *host,
 			res->n_done--;
 			free(err);
 		} else {
+			if (r == -ENOTCONN)
+				res->lost = true;
 			free(e->msg);
 			e->msg = err;
 			e->r = r;
@@ -194,7 +196,7 @@ int vcp_apply_actions(struct vcp_virt *v, const struct vcp_kernel *k,
 			vm_failed = false;
 		}
 		e->action = i;
-		if (vm_failed) {
+		if (vm_failed || res.lost) {
 			e->outcome = VCP_SKIPPED;
 			continue;
 		}
@@ -206,8 +208,16 @@ int vcp_apply_actions(struct vcp_virt *v, const struct vcp_kernel *k,
 			continue;
 		}
 		e->outcome = sort_failure(r);
-		if (e->outcome != VCP_GONE)
+		if (e->outcome == VCP_GONE) {
+			free(e->msg);
+			e->msg = NULL;
+		} else {
 			res.n_failed++;
+		}
+		if (r == -ENOTCONN) {
+			res.lost = true;
+			continue;
+		}
 		if (acts->a[i].kind == VCP_ACT_SET_CLASS ||
 		    acts->a[i].kind == VCP_ACT_SET_LEVEL)
 			continue;

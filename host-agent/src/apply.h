@@ -35,6 +35,10 @@ struct vcp_apply_result {
 	struct vcp_outcome_entry *e;	/* one per action, in order */
 	size_t n;
 	size_t n_done, n_failed;	/* failed counts FAILED and RETRY */
+	/* The connection to libvirt closed (-ENOTCONN, virt.h): that
+	 * action is RETRY, nothing after it was tried (SKIPPED) nor rolled
+	 * back; apply again once reconnected. */
+	bool lost;
 };
 
 void vcp_apply_result_clear(struct vcp_apply_result *r);
@@ -43,7 +47,9 @@ const char *vcp_outcome_name(enum vcp_outcome o);
 /*
  * Run @acts in order, VM by VM. A VM's pins are never changed before its
  * original pins are recorded; a failure part-way through a VM rolls its
- * earlier pin changes back, so every VM ends as it was or as planned.
+ * earlier pin changes back, so every VM ends as it was or as planned
+ * (but where the connection closes: see @lost). A VM that went away is
+ * GONE, without a message: that says it all.
  * @k may be NULL (pin mode: class and level actions then fail -ENOTSUP).
  * Returns 0 when the result was filled (check n_failed), -ENOMEM else.
  */

@@ -401,13 +401,16 @@ static int drop_records(struct trial *t, const struct vcp_world *w,
 	for (size_t i = 0; i < w->n_vms; i++) {
 		bool made = w->vms[i].has_saved;
 		char *err = NULL;
+		int r;
 
 		for (size_t a = 0; a < acts->n; a++)
 			if (acts->a[a].kind == VCP_ACT_SAVE && acts->a[a].vm == i)
 				made = true;
 		if (!made || !record_is_ours(t, w->vms[i].name))
 			continue;
-		if (vcp_virt_clear_saved(t->h->v, w->vms[i].name, &err) < 0) {
+		/* -ENOENT: the VM stopped, and its live record with it */
+		r = vcp_virt_clear_saved(t->h->v, w->vms[i].name, &err);
+		if (r < 0 && r != -ENOENT) {
 			ret = -EIO;
 			if (!*msg)
 				*msg = err, err = NULL;

@@ -355,6 +355,44 @@ static struct vcp_policy policy_in_force(const struct daemon *d)
 	return p;
 }
 
+/*
+ * Did the connection to libvirt close under this pass (libvirtd stopped
+ * or restarting)? Then what failed is no failure of the plan: the pass is
+ * retried once reconnected (connect_libvirt re-plans).
+ */
+static bool interrupted(struct daemon *d, int r, const struct vcp_cycle *cy,
+			const struct vcp_apply_result *res)
+{
+	if (r == -ENOTCONN || res->lost)
+		return true;
+	return (r < 0 || res->n_failed || cy->w.n_issues) &&
+	       !vcp_virt_alive(d->v);
+}
+
+/* An interrupted pass: VMs with a change not known to be done are
+ * planned afresh (a pin under way may or may not have landed: it is not
+ * someone else's), and what was done is logged without the connection's
+ * own errors, which say only that it closed. */
+static void log_interrupted(struct daemon *d, struct vcp_cycle *cy,
+			    struct vcp_apply_result *res)
+{
+	for (size_t i = 0; i < res->n; i++) {
+		const struct vcp_action *a = &cy->acts.a[i];
+
+		if (res->e[i].outcome == VCP_RETRY ||
+		    res->e[i].outcome == VCP_SKIPPED) {
+			if (a->kind != VCP_ACT_SET_LEVEL)
+				vcp_pin_memo_forget(d->memo, cy->w.vms[a->vm].name);
+			free(res->e[i].msg);
+			res->e[i].msg = NULL;
+		}
+	}
+	log_actions(d, cy, res);
+	log_msg(LOG_NOTICE, "re-plan interrupted: the connection to '%s' closed (%zu of %zu changes done); planning again once reconnected",
+		d->uri, res->n_done, res->n);
+	notify_status(d, "re-plan interrupted: the connection to libvirt closed");
+}
+
 static void replan(struct daemon *d)
 {
 	struct vcp_cycle cy = { 0 };
@@ -383,6 +421,10 @@ static void replan(struct daemon *d)
 	if (r == 0 && vcp_pin_memo_record(d->memo, cy.w.vms, cy.w.n_vms,
 					  &cy.acts, &res) < 0)
 		r = -ENOMEM;
+	if (r != -ENOMEM && interrupted(d, r, &cy, &res)) {
+		log_interrupted(d, &cy, &res);
+		goto out;
+	}
 	if (r == 0)
 		record_host(d, &cy);
 	if (r == 0)
@@ -396,6 +438,7 @@ static void replan(struct daemon *d)
 			err ? err : strerror(-r));
 		notify_status(d, "re-plan failed: %s", err ? err : strerror(-r));
 	}
+out:
 	free(err);
 	vcp_apply_result_clear(&res);
 	vcp_cycle_clear(&cy);

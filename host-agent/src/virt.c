@@ -5,9 +5,17 @@
  * Reads the host topology, the running domains (tags, pins, saved
  * originals), vCPU statistics; writes vCPU/emulator pins and vcpack's
  * metadata. libvirt's default error printer is silenced; every failure
- * becomes -errno plus a message the caller reports once. Pins are written
- * with VIR_DOMAIN_AFFECT_CURRENT (live for a running domain), which both
- * the QEMU and the test driver accept.
+ * becomes -errno plus a message the caller reports once.
+ *
+ * What concerns a running VM (its pins, vcpack's records of its original
+ * pins and of its host) is read and written live only
+ * (VIR_DOMAIN_AFFECT_LIVE), never VIR_DOMAIN_AFFECT_CURRENT: a VM that
+ * stops between our read and our write (a destroy waits for no one, and
+ * our call then waits for its job) would otherwise have the write land in
+ * its persistent definition, and start next time pinned as we pinned it,
+ * with a record that is not true of it. Live only, such a call fails as
+ * "domain is not running": -ENOENT, the VM is gone. The test driver's
+ * vCPU pinning takes no flags (0, CURRENT), and pins running domains only.
  */
 #include "virt.h"
 
@@ -49,6 +57,13 @@ static int last_errno(void)
 
 	if (!e)
 		return -EIO;
+	/* The client's own transport: "End of file while reading data",
+	 * "Cannot recv data", "client socket is closed" (libvirtd stopped or
+	 * restarted, a keepalive timeout). Errors of the daemon's drivers
+	 * come back with their own domain. */
+	if (e->domain == VIR_FROM_RPC && (e->code == VIR_ERR_SYSTEM_ERROR ||
+					  e->code == VIR_ERR_INTERNAL_ERROR))
+		return -ENOTCONN;
 	switch (e->code) {
 	case VIR_ERR_NO_DOMAIN:
 	case VIR_ERR_NO_DOMAIN_METADATA:
@@ -249,6 +264,14 @@ int vcp_virt_cpu_runs_here(struct vcp_virt *v, const char *cpu_xml,
 
 /* ---- domains ---- */
 
+/* Flags for a write that concerns a running VM only (see the top). */
+static unsigned int live_only(const struct vcp_virt *v, bool vcpu_pin)
+{
+	if (vcpu_pin && vcp_virt_is_test_driver(v))
+		return VIR_DOMAIN_AFFECT_CURRENT;
+	return VIR_DOMAIN_AFFECT_LIVE;
+}
+
 static int read_pins(virDomainPtr dom, struct vcp_vm *vm, unsigned int maxcpus,
 		     char **ret_err)
 {
@@ -260,7 +283,7 @@ static int read_pins(virDomainPtr dom, struct vcp_vm *vm, unsigned int maxcpus,
 	if (!maps)
 		return -ENOMEM;
 	n = virDomainGetVcpuPinInfo(dom, (int)vm->n_vcpus, maps, maplen,
-				    VIR_DOMAIN_AFFECT_CURRENT);
+				    VIR_DOMAIN_AFFECT_LIVE);
 	if (n < 0) {
 		free(maps);
 		return fail(ret_err, "Failed to read vCPU pins of '%s'",
@@ -271,7 +294,7 @@ static int read_pins(virDomainPtr dom, struct vcp_vm *vm, unsigned int maxcpus,
 				    maps + (size_t)i * (size_t)maplen,
 				    (size_t)maplen);
 	n = virDomainGetEmulatorPinInfo(dom, maps, maplen,
-					VIR_DOMAIN_AFFECT_CURRENT);
+					VIR_DOMAIN_AFFECT_LIVE);
 	if (n < 0) {
 		free(maps);
 		return fail(ret_err, "Failed to read emulator pins of '%s'",
@@ -282,10 +305,11 @@ static int read_pins(virDomainPtr dom, struct vcp_vm *vm, unsigned int maxcpus,
 	return 0;
 }
 
+/* Of a running VM: live (a VM that stopped meanwhile has none). */
 static char *get_meta(virDomainPtr dom, const char *ns)
 {
 	char *s = virDomainGetMetadata(dom, VIR_DOMAIN_METADATA_ELEMENT, ns,
-				       VIR_DOMAIN_AFFECT_CURRENT);
+				       VIR_DOMAIN_AFFECT_LIVE);
 
 	if (!s)
 		virResetLastError();
@@ -486,6 +510,15 @@ int vcp_virt_list_vms(struct vcp_virt *v, const struct vcp_host *host,
 			vcp_vm_clear(&vms[n]);
 		} else if (q == -ENOMEM) {
 			r = q;
+		} else if (q == -ENOTCONN) {
+			/* no VM can be read any more: the pass is over */
+			r = q;
+			vcp_vm_clear(&vms[n]);
+			if (ret_err) {
+				free(*ret_err);
+				*ret_err = err;
+				err = NULL;
+			}
 		} else {
 			add_issue(&issues, &n_issues,
 				  vms[n].name ? vms[n].name : "?", err);
@@ -632,10 +665,10 @@ static int pin(struct vcp_virt *v, const char *name, int vcpu,
 	d = lookup(v, name, ret_err, &r);
 	if (d && vcpu >= 0 &&
 	    virDomainPinVcpuFlags(d, (unsigned int)vcpu, map, maplen,
-				  VIR_DOMAIN_AFFECT_CURRENT) < 0)
+				  live_only(v, true)) < 0)
 		r = fail(ret_err, "Failed to pin vCPU %d of '%s'", vcpu, name);
 	if (d && vcpu < 0 &&
-	    virDomainPinEmulator(d, map, maplen, VIR_DOMAIN_AFFECT_CURRENT) < 0)
+	    virDomainPinEmulator(d, map, maplen, live_only(v, false)) < 0)
 		r = fail(ret_err, "Failed to pin the emulator threads of '%s'",
 			 name);
 	if (d)
@@ -658,20 +691,24 @@ int vcp_virt_pin_emulator(struct vcp_virt *v, const char *name,
 	return pin(v, name, -1, set, max_cpus, ret_err);
 }
 
+/* @persistent_too: the owner's tag, live and persistent where the VM is
+ * both, else as it is; otherwise one of our records of a running VM:
+ * live only. */
 static int set_meta(struct vcp_virt *v, const char *name, const char *xml,
 		    const char *key, const char *ns, bool persistent_too,
 		    char **ret_err)
 {
-	unsigned int flags = VIR_DOMAIN_AFFECT_CURRENT;
+	unsigned int flags = VIR_DOMAIN_AFFECT_LIVE;
 	virDomainPtr d;
 	int r = 0;
 
 	d = lookup(v, name, ret_err, &r);
 	if (!d)
 		return r;
-	if (persistent_too && virDomainIsActive(d) == 1 &&
-	    virDomainIsPersistent(d) == 1)
-		flags = VIR_DOMAIN_AFFECT_LIVE | VIR_DOMAIN_AFFECT_CONFIG;
+	if (persistent_too)
+		flags = virDomainIsActive(d) == 1 && virDomainIsPersistent(d) == 1 ?
+			VIR_DOMAIN_AFFECT_LIVE | VIR_DOMAIN_AFFECT_CONFIG :
+			VIR_DOMAIN_AFFECT_CURRENT;
 	if (virDomainSetMetadata(d, VIR_DOMAIN_METADATA_ELEMENT, xml,
 				 xml ? key : NULL, ns, flags) < 0)
 		r = fail(ret_err, "Failed to write the %s metadata of '%s'",
@@ -681,7 +718,8 @@ static int set_meta(struct vcp_virt *v, const char *name, const char *xml,
 }
 
 static int get_meta_named(struct vcp_virt *v, const char *name,
-			  const char *ns, char **ret_xml, char **ret_err)
+			  const char *ns, unsigned int flags, char **ret_xml,
+			  char **ret_err)
 {
 	virDomainPtr d;
 	char *s;
@@ -690,8 +728,7 @@ static int get_meta_named(struct vcp_virt *v, const char *name,
 	d = lookup(v, name, ret_err, &r);
 	if (!d)
 		return r;
-	s = virDomainGetMetadata(d, VIR_DOMAIN_METADATA_ELEMENT, ns,
-				 VIR_DOMAIN_AFFECT_CURRENT);
+	s = virDomainGetMetadata(d, VIR_DOMAIN_METADATA_ELEMENT, ns, flags);
 	if (!s) {
 		r = last_errno();
 		if (r != -ENOENT)
@@ -710,7 +747,8 @@ int vcp_virt_get_saved(struct vcp_virt *v, const char *name,
 {
 	char *xml = NULL;
 	char *err = NULL;
-	int r = get_meta_named(v, name, VCP_STATE_NS, &xml, ret_err);
+	int r = get_meta_named(v, name, VCP_STATE_NS, VIR_DOMAIN_AFFECT_LIVE,
+			       &xml, ret_err);
 
 	if (r < 0)
 		return r;
@@ -772,7 +810,8 @@ int vcp_virt_set_tag(struct vcp_virt *v, const char *name,
 int vcp_virt_get_tag_xml(struct vcp_virt *v, const char *name,
 			 char **ret_xml, char **ret_err)
 {
-	return get_meta_named(v, name, VCP_TAG_NS, ret_xml, ret_err);
+	return get_meta_named(v, name, VCP_TAG_NS, VIR_DOMAIN_AFFECT_CURRENT,
+			      ret_xml, ret_err);
 }
 
 /* ---- events ---- */
@@ -880,6 +919,14 @@ int vcp_virt_watch(struct vcp_virt *v, const struct vcp_virt_watch *w,
 		v->close_cb = true;
 	virResetLastError();
 	return 0;
+}
+
+bool vcp_virt_alive(struct vcp_virt *v)
+{
+	int r = virConnectIsAlive(v->conn);
+
+	virResetLastError();
+	return r == 1;
 }
 
 int vcp_virt_keepalive(struct vcp_virt *v, int interval_s, unsigned int count)

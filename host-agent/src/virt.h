@@ -9,6 +9,10 @@
  *   -ENOENT  the domain is gone (skip it)
  *   -EAGAIN  transient (timeouts, a busy job lock: retry next cycle)
  *   -ENOTSUP the driver cannot do it (say so once, leave the VM)
+ *   -ENOTCONN the connection to libvirt closed (libvirtd stopped or
+ *            restarting): transient, nothing more can be done on this
+ *            connection; try again once reconnected. Whether a call that
+ *            was under way took effect is unknown.
  *   others   permanent (leave that VM unmanaged, say so once)
  */
 #ifndef VCP_VIRT_H
@@ -180,6 +184,8 @@ struct vcp_virt_watch {
  * any other) and tunable events, and for the close callback. */
 int vcp_virt_watch(struct vcp_virt *v, const struct vcp_virt_watch *w,
 		   char **ret_err);
+/* Is the connection still open (false once libvirtd closed it)? */
+bool vcp_virt_alive(struct vcp_virt *v);
 /* Ask libvirt to keep the connection alive (detects a dead daemon). */
 int vcp_virt_keepalive(struct vcp_virt *v, int interval_s, unsigned int count);
 

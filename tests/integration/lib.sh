@@ -12,6 +12,8 @@ FAIL=0
 T_NAME=${T_NAME:-$(basename "$0" .sh)}
 T_TMP=""
 T_PIDS=""
+T_SHORT=""
+LVD_BASE=""
 
 t_pass() { PASS=$((PASS + 1)); echo "ok $PASS - $*"; }
 t_fail() { FAIL=$((FAIL + 1)); echo "not ok - $*"; }
@@ -48,6 +50,7 @@ t_cleanup() {
 	done
 	T_PIDS=""
 	[ -n "$T_TMP" ] && [ -z "${VCP_KEEP_TMP:-}" ] && rm -rf "$T_TMP"
+	[ -n "$T_SHORT" ] && [ -z "${VCP_KEEP_TMP:-}" ] && rm -rf "$T_SHORT"
 }
 
 t_setup() {
@@ -62,12 +65,38 @@ t_done() {
 	[ "$FAIL" -eq 0 ]
 }
 
+# The directory the private libvirtds live in (sets LVD_BASE once): $T_TMP
+# when the UNIX socket paths they make under it fit, else a short one under
+# /tmp, said on stdout and removed by t_cleanup. A socket path holds at
+# most 107 bytes (sun_path); the longest is QEMU's monitor socket,
+# BASE/NAME/home/.config/libvirt/qemu/lib/domain-ID-GUEST/monitor.sock:
+# 86 bytes after BASE with NAME up to 8 characters, ID up to 5 and GUEST
+# cut to 20 (libvirt cuts it so). A daemon without guests (LVD_PROBE not
+# qemu) needs 41: BASE/NAME/run/libvirt/virtlogd-admin-sock.
+lvd_base() {
+	[ -n "$LVD_BASE" ] && return 0
+	case ${LVD_PROBE:-} in
+	qemu*) need=86 ;;
+	*) need=41 ;;
+	esac
+	if [ $((${#T_TMP} + need)) -le 107 ]; then
+		LVD_BASE=$T_TMP
+		return 0
+	fi
+	T_SHORT=$(mktemp -d /tmp/vcp.XXXXXX) || return 1
+	chmod 755 "$T_SHORT"
+	LVD_BASE=$T_SHORT
+	echo "# libvirtd dirs in $LVD_BASE: $T_TMP is ${#T_TMP} characters, and $need more would pass the 107 of a UNIX socket path"
+}
+
 # Start a private session libvirtd, NAME to tell several apart (default
 # "libvirtd"). It serves the test driver and, as qemu:///session, real
 # QEMU guests (LVD_PROBE=qemu+unix:///session to wait for that driver).
-# Sets LVD_SOCK, LVD_PID and LVD_RUN (its XDG_RUNTIME_DIR).
+# Sets LVD_SOCK, LVD_PID and LVD_RUN (its XDG_RUNTIME_DIR); its files are
+# in $LVD_BASE/NAME (lvd_base).
 start_libvirtd() {
-	d=$T_TMP/${1:-libvirtd}
+	lvd_base || return 1
+	d=$LVD_BASE/${1:-libvirtd}
 	mkdir -p "$d/run" "$d/home"
 	run=""
 	if [ "$(id -u)" = 0 ]; then

@@ -138,6 +138,9 @@ sleep 1
 t_eq "vcpackd survives a guest vanishing mid-apply" 0 "$(kill -0 "$DPID" 2>/dev/null; echo $?)"
 t_eq "other guests keep their planned pins" "$excl $shared" "$(allowed gpack 0) $(allowed gbal 0)"
 t_eq "plan has nothing left to do" 0 "$(V --json plan 2>/dev/null | jq '.actions|length')"
+# what vcpackd wrote for it went to the running guest only
+t_nomatch "the vanished guest's definition has none of vcpackd's pins or records" \
+	"<cputune>|urn:vcpack:(state|host):1" "$(virsh -c "$U" dumpxml --inactive gspread)"
 
 # vcpack status shows what vcpackd measured (so both say the same)
 sleep 2.5

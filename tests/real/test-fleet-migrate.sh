@@ -14,10 +14,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 t_setup
 guest_assets "$KERNEL" || { t_fail "guest kernel"; t_done; exit 1; }
 LVD_PROBE=qemu+unix:///session
+lvd_base || { t_fail "libvirtd dirs"; t_done; exit 1; }
 for h in a b; do
-	mkdir -p "$T_TMP/$h/home/.config/libvirt"
+	mkdir -p "$LVD_BASE/$h/home/.config/libvirt"
 	echo "host_uuid = \"$(cat /proc/sys/kernel/random/uuid)\"" \
-		>"$T_TMP/$h/home/.config/libvirt/libvirtd.conf"
+		>"$LVD_BASE/$h/home/.config/libvirt/libvirtd.conf"
 	start_libvirtd "$h" || { t_fail "start libvirtd $h"; t_done; exit 1; }
 	eval "U_$h=\"qemu+unix:///session?socket=$LVD_SOCK\" RUN_$h=$LVD_RUN"
 done

@@ -47,7 +47,7 @@ static void record_some(struct vcp_pin_memo *m, struct vcp_vm *vms, size_t n)
 		{ .action = 2, .outcome = VCP_DONE },
 	};
 	struct vcp_actions acts = { a, 3 };
-	struct vcp_apply_result res = { e, 3, 2, 1 };
+	struct vcp_apply_result res = { e, 3, 2, 1, false };
 
 	set(&a[0].to, "0");
 	set(&a[1].to, "1");
