@@ -159,7 +159,7 @@ prefixes() {
 			report "prefix $n: $(basename "$p") applies" "$start" 1 "$log"
 			return
 		fi
-		targets= ksft= other=
+		targets='' ksft='' other=''
 		for f in $(touched_files "$p"); do
 			case $f in
 			tools/testing/selftests/*.c) ksft="$ksft $f" ;;
@@ -169,12 +169,15 @@ prefixes() {
 			esac
 		done
 		# a header with C files: the C files' objects; a header alone: its directory
+		# shellcheck disable=SC2086
 		objs=$(printf '%s\n' $targets | grep '\.o$' | sort -u)
+		# shellcheck disable=SC2086
 		[ -n "$objs" ] || objs=$(printf '%s\n' $targets | sort -u)
-		rc=0 what=
+		rc=0 what=''
 		if [ -n "$objs" ]; then
 			# shellcheck disable=SC2086
 			kmake "$tree" "$obj" "$log" $objs || rc=1
+			# shellcheck disable=SC2086,SC2116
 			what=$(echo $objs)
 		fi
 		for f in $ksft; do
