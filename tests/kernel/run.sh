@@ -43,8 +43,8 @@ overload      overload           2x4      v2 400
 gather-4x4    gather-topo        4x4      v2 500
 gather-numa   gather-topo        numa2x4  v2 400
 stress        stress             2x4      v2 400
-knobs-v2      knobs,kselftest    2x4      v2 200
-knobs-v1      knobs              2x4      v1 200
+knobs-v2      knobs,kselftest    2x4      v2 400
+knobs-v1      knobs              2x4      v1 400
 "
 
 [ -z "$matrix_file" ] || matrix=$(cat "$matrix_file") ||
