@@ -604,6 +604,8 @@ int vcp_kernel_set_level(const struct vcp_kernel *k, int level)
 
 /* ---- classes ---- */
 
+/* A group's own value; -ESRCH for "inherit" (series v2: the group
+ * follows the nearest ancestor that set one). */
 static int read_class(const char *path, enum vcp_class *ret)
 {
 	char buf[64];
@@ -611,19 +613,46 @@ static int read_class(const char *path, enum vcp_class *ret)
 
 	if (r < 0)
 		return r;
+	if (!strcmp(buf, "inherit"))
+		return -ESRCH;
 	return vcp_class_from_name(buf, ret) < 0 ? -EBADMSG : 0;
 }
 
+/*
+ * The class in effect for @cgroup: its own value, or for "inherit" that
+ * of the nearest ancestor that set one, "balanced" at the root (the
+ * kernel's default), as the series' hierarchical file defines it.
+ */
 int vcp_kernel_get_class(const struct vcp_kernel *k, const char *cgroup,
 			 enum vcp_class *ret)
 {
-	char *path;
+	char *path, *cg, *slash;
 	int r = cg_path(k, cgroup, VCP_KERNEL_CLASS_FILE, &path);
 
 	if (r < 0)
 		return r;
 	r = read_class(path, ret);
 	free(path);
+	if (r != -ESRCH)
+		return r;
+	cg = strdup(cgroup);
+	if (!cg)
+		return -ENOMEM;
+	do {
+		slash = strrchr(cg, '/');
+		if (!slash || slash == cg) {
+			*ret = VCP_CLASS_BALANCED;
+			r = 0;
+			break;
+		}
+		*slash = '\0';
+		r = cg_path(k, cg, VCP_KERNEL_CLASS_FILE, &path);
+		if (r < 0)
+			break;
+		r = read_class(path, ret);
+		free(path);
+	} while (r == -ESRCH);
+	free(cg);
 	return r;
 }
 

@@ -468,6 +468,37 @@ static void test_class_get(void **state)
 	vcp_kernel_free(k);
 }
 
+/* Series v2: "inherit" reads as the nearest ancestor's own value, and
+ * "balanced" where no ancestor set one (was -EBADMSG). */
+static void test_class_inherit(void **state)
+{
+	const char *scope = "machine.slice/machine-qemu\\x2d1\\x2dweb.scope";
+	const char *vm =
+		"/machine.slice/machine-qemu\\x2d1\\x2dweb.scope/libvirt";
+	enum vcp_class c = VCP_CLASS__COUNT;
+	struct vcp_kernel *k;
+	struct tmp t;
+	char rel[PATH_MAX];
+
+	tmp_copy(&t, "v2");
+	k = open_ok(t.root);
+	snprintf(rel, sizeof(rel), "sys/fs/cgroup/%s/libvirt/cpu.consolidate",
+		 scope);
+	spit(t.root, rel, "inherit\n");
+	snprintf(rel, sizeof(rel), "sys/fs/cgroup/%s/cpu.consolidate", scope);
+	spit(t.root, rel, "inherit\n");
+	spit(t.root, "sys/fs/cgroup/machine.slice/cpu.consolidate", "pack\n");
+	assert_int_equal(vcp_kernel_get_class(k, vm, &c), 0);
+	assert_int_equal(c, VCP_CLASS_PACK);
+	spit(t.root, "sys/fs/cgroup/machine.slice/cpu.consolidate",
+	     "inherit\n");
+	c = VCP_CLASS__COUNT;
+	assert_int_equal(vcp_kernel_get_class(k, vm, &c), 0);
+	assert_int_equal(c, VCP_CLASS_BALANCED);
+	vcp_kernel_free(k);
+	tmp_remove(&t);
+}
+
 static void test_dotdot_refused(void **state)
 {
 	static const char *const bad[] = {
@@ -638,6 +669,7 @@ int main(void)
 		cmocka_unit_test(test_open_escaped),
 		cmocka_unit_test(test_cgroup_v1),
 		cmocka_unit_test(test_cgroup_v2),
+		cmocka_unit_test(test_class_inherit),
 		cmocka_unit_test(test_cgroup_container),
 		cmocka_unit_test(test_cgroup_table),
 		cmocka_unit_test(test_level_get),
