@@ -72,7 +72,12 @@ virsh -q -c "$U" metadata deep urn:vcpack:metadata:1 --key vcpack \
 	--set "<consolidation priority='low'>$open$close</consolidation>" >/dev/null 2>&1
 t_eq "deep tag: libvirt accepts it" 0 $?
 out=$(virsh -q -c "$U" start deep 2>&1); t_eq "deep tag, strict: start refused" 1 $?
-t_match "deep tag, strict: names the VM and why" "VM 'deep': its domain XML does not parse" "$out"
+# Whoever refuses must name the VM and say why: the hook ("its domain
+# XML does not parse"), or libvirt itself: libvirt 9.0 (Debian 12) was
+# seen refusing the start with "(domain_definition):260: Excessive depth
+# in document: 256". Either way no guest starts with a tag nobody judged.
+t_match "deep tag, strict: names the VM" "VM 'deep'|domain 'deep'" "$out"
+t_match "deep tag, strict: the reason is the depth" "domain XML does not parse|Excessive depth in document" "$out"
 t_eq "deep tag, strict: no QEMU left behind" "" "$(qemu_pid deep)"
 
 echo '{"strict_tags": false}' >"$POL"
