@@ -70,25 +70,7 @@ configs() {
 	done
 }
 
-# The patches of the series, one path a line.
-list_patches() {
-	sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$1/series" | while read -r p rest; do
-		[ -n "$p" ] || continue
-		[ -f "$1/$p" ] || die "'$p' listed in $1/series does not exist"
-		echo "$1/$p"
-	done
-}
-
-# Files a set of patches touches (-p1 paths), as patch-tree.sh finds them.
-touched_files() {
-	for p in "$@"; do
-		awk '/^(\+\+\+|---) / {
-			f = $2; sub(/\t.*/, "", f)
-			if (f == "/dev/null") next
-			sub(/^[^\/]*\//, "", f); print f
-		}' "$p"
-	done | sort -u
-}
+. "$tb/series.sh"
 
 # The kbuild targets that compile FILE of TREE: its own object when the
 # directory's Makefile names it, else the object of the .c file that

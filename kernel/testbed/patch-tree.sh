@@ -24,29 +24,13 @@ die() {
 	exit 1
 }
 
-# The patches of the series, one path a line (comments and blanks skipped).
-list_patches() {
-	[ -f "$series" ] || return 0
-	sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$series" | while read -r p rest; do
-		[ -n "$p" ] || continue
-		[ -f "$pdir/$p" ] || die "'$p' listed in $series does not exist"
-		echo "$pdir/$p"
-	done
-}
-
-# Files a set of patches touches, relative to the tree root (-p1).
-touched_files() {
-	for p in "$@"; do
-		awk '/^(\+\+\+|---) / {
-			f = $2; sub(/\t.*/, "", f)
-			if (f == "/dev/null") next
-			sub(/^[^\/]*\//, "", f); print f
-		}' "$p"
-	done | sort -u
-}
+. "$(cd "$(dirname "$0")" && pwd)/series.sh"
 
 [ -d "$pristine" ] || die "pristine tree '$pristine' does not exist"
-patches=$(list_patches) || exit 1
+patches=
+if [ -f "$series" ]; then
+	patches=$(list_patches "$pdir") || exit 1
+fi
 # shellcheck disable=SC2086
 sum=$( { [ -f "$series" ] && cat "$series"; for p in $patches; do cat "$p"; done; } |
 	sha256sum | cut -d' ' -f1)
