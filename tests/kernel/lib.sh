@@ -125,3 +125,29 @@ vcp_steady3() {
 	vcp_run "$1" --warmup "$WARMUP" --duration "$DURATION" \
 		--vm "name=$1,threads=3,class=$2,duty=100"
 }
+
+# vcp_churn_round ROUND CPU GROUP [CLASS]: one round of the stress tests'
+# churn under load: GROUP (a new cgroup, CLASS written into it if given)
+# gets a busy task, CPU goes offline, the tasks $pids get a full and (on
+# even rounds) a two-CPU affinity; a second later the busy task leaves,
+# GROUP goes away and CPU comes back. Counts failed steps in $errs; uses
+# $ncpu and $CGROOT.
+vcp_churn_round() {
+	_i=$1 _cpu=$2 _g=$3
+	mkdir "$_g"
+	[ -n "${4:-}" ] && echo "$4" >"$_g/cpu.consolidate"
+	sh -c 'while :; do :; done' &
+	_bpid=$!
+	echo $_bpid >"$_g/cgroup.procs" || errs=$((errs + 1))
+	echo 0 >/sys/devices/system/cpu/cpu$_cpu/online || errs=$((errs + 1))
+	for p in $pids; do
+		taskset -a -p -c "0-$((ncpu - 1))" $p >/dev/null 2>&1
+		[ $((_i % 2)) = 0 ] && taskset -a -p -c "$(( (_i + 1) % ncpu )),$(( (_i + 2) % ncpu ))" $p >/dev/null 2>&1
+	done
+	sleep 1
+	echo $_bpid >$CGROOT/cgroup.procs
+	kill $_bpid; wait $_bpid 2>/dev/null
+	rmdir "$_g" || errs=$((errs + 1))
+	echo 1 >/sys/devices/system/cpu/cpu$_cpu/online || errs=$((errs + 1))
+	for p in $pids; do taskset -a -p -c "0-$((ncpu - 1))" $p >/dev/null 2>&1; done
+}

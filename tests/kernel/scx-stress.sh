@@ -39,22 +39,7 @@ while [ $i -lt $ROUNDS ]; do
 	esac
 	scx_vcpack class $CGROOT/scx-flip $c || errs=$((errs + 1))
 	# a classed cgroup that gets a busy task, loses it and goes away
-	g=$CGROOT/scx-pack/churn-$i
-	mkdir $g
-	sh -c 'while :; do :; done' &
-	bpid=$!
-	echo $bpid >$g/cgroup.procs || errs=$((errs + 1))
-	echo 0 >/sys/devices/system/cpu/cpu$cpu/online || errs=$((errs + 1))
-	for p in $pids; do
-		taskset -a -p -c "0-$((ncpu - 1))" $p >/dev/null 2>&1
-		[ $((i % 2)) = 0 ] && taskset -a -p -c "$(( (i + 1) % ncpu )),$(( (i + 2) % ncpu ))" $p >/dev/null 2>&1
-	done
-	sleep 1
-	echo $bpid >$CGROOT/cgroup.procs
-	kill $bpid; wait $bpid 2>/dev/null
-	rmdir $g || errs=$((errs + 1))
-	echo 1 >/sys/devices/system/cpu/cpu$cpu/online || errs=$((errs + 1))
-	for p in $pids; do taskset -a -p -c "0-$((ncpu - 1))" $p >/dev/null 2>&1; done
+	vcp_churn_round $i $cpu $CGROOT/scx-pack/churn-$i
 done
 wait $wpid
 rc=$?

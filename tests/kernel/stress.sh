@@ -29,23 +29,9 @@ while [ $i -lt $ROUNDS ]; do
 		echo $c >$CGROOT/vcwork-sb/cpu.consolidate || errs=$((errs + 1))
 	fi
 	# a cgroup that gets a busy task, loses it and goes away
-	g=$CGROOT/stress-$i
-	mkdir $g
-	[ $knobs = 1 ] && echo pack >$g/cpu.consolidate
-	sh -c 'while :; do :; done' &
-	bpid=$!
-	echo $bpid >$g/cgroup.procs || errs=$((errs + 1))
-	echo 0 >/sys/devices/system/cpu/cpu$cpu/online || errs=$((errs + 1))
-	for p in $pids; do
-		taskset -a -p -c "0-$((ncpu - 1))" $p >/dev/null 2>&1
-		[ $((i % 2)) = 0 ] && taskset -a -p -c "$(( (i + 1) % ncpu )),$(( (i + 2) % ncpu ))" $p >/dev/null 2>&1
-	done
-	sleep 1
-	echo $bpid >$CGROOT/cgroup.procs
-	kill $bpid; wait $bpid 2>/dev/null
-	rmdir $g || errs=$((errs + 1))
-	echo 1 >/sys/devices/system/cpu/cpu$cpu/online || errs=$((errs + 1))
-	for p in $pids; do taskset -a -p -c "0-$((ncpu - 1))" $p >/dev/null 2>&1; done
+	class=
+	[ $knobs = 1 ] && class=pack
+	vcp_churn_round $i $cpu $CGROOT/stress-$i $class
 done
 [ $knobs = 1 ] && echo 0 >$LEVEL
 wait $wpid
