@@ -151,3 +151,16 @@ vcp_churn_round() {
 	echo 1 >/sys/devices/system/cpu/cpu$_cpu/online || errs=$((errs + 1))
 	for p in $pids; do taskset -a -p -c "0-$((ncpu - 1))" $p >/dev/null 2>&1; done
 }
+
+# vcp_slot_busy FROM TO FILE: the mean busy% of each package over
+# vcwork's 1 s slots FROM..TO of FILE, space-separated.
+vcp_slot_busy() {
+	awk -v from="$1" -v to="$2" 'index($0, "\"type\":\"slot\"") {
+		match($0, /"slot":[0-9]+/); s = substr($0, RSTART + 7, RLENGTH - 7) + 0
+		if (s < from || s > to) next
+		match($0, /"pkg_busy":"[^"]*"/)
+		n = split(substr($0, RSTART + 12, RLENGTH - 13), v, ",")
+		for (i = 1; i <= n; i++) sum[i] += v[i]
+		cnt++
+	} END { for (i = 1; i <= n; i++) printf "%s%.0f", (i > 1 ? " " : ""), sum[i] / cnt; print "" }' "$3"
+}

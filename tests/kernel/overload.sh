@@ -18,19 +18,8 @@ vcp_run overload --warmup 2 --duration 11 \
 vcp_set_level 0
 vcp_check_run overload || exit 0
 
-# Mean busy% of each package over slots [FROM, TO].
-slot_busy() {
-	awk -v from="$1" -v to="$2" 'index($0, "\"type\":\"slot\"") {
-		match($0, /"slot":[0-9]+/); s = substr($0, RSTART + 7, RLENGTH - 7) + 0
-		if (s < from || s > to) next
-		match($0, /"pkg_busy":"[^"]*"/)
-		n = split(substr($0, RSTART + 12, RLENGTH - 13), v, ",")
-		for (i = 1; i <= n; i++) sum[i] += v[i]
-		cnt++
-	} END { for (i = 1; i <= n; i++) printf "%s%.0f", (i > 1 ? " " : ""), sum[i] / cnt; print "" }' /tmp/overload.out
-}
 # spill: while b runs (slots 5..8), both packages carry load.
-during=$(slot_busy 5 8)
+during=$(vcp_slot_busy 5 8 /tmp/overload.out)
 low=$(echo "$during" | awk '{ m = $1; for (i = 2; i <= NF; i++) if ($i < m) m = $i; print m }')
 if [ "$low" -ge 25 ]; then
 	vcp_pass overload-spill "6 pack tasks use both packages: busy% $during (slots 5-8)"
@@ -38,7 +27,7 @@ else
 	vcp_fail overload-spill "6 pack tasks did not spill: busy% $during (slots 5-8)"
 fi
 # return: two seconds after b stopped (slots 11..12), one package idle again.
-after=$(slot_busy 11 12)
+after=$(vcp_slot_busy 11 12 /tmp/overload.out)
 idle=$(echo "$after" | awk '{ n = 0; for (i = 1; i <= NF; i++) if ($i < 10) n++; print n }')
 if [ "$idle" -ge 1 ]; then
 	vcp_pass overload-return "load came back to one package: busy% $after (slots 11-12)"

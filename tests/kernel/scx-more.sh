@@ -36,25 +36,14 @@ vcp_run overload --warmup 2 --duration 11 \
 	--vm name=a,threads=3,duty=100,cg=scx-pack/a \
 	--vm name=b,threads=3,duty=100,start=4s,stop=9s,cg=scx-pack/b
 if vcp_check_run overload; then
-	# Mean busy% of each package over 1 s slots [FROM, TO].
-	slot_busy() {
-		awk -v from="$1" -v to="$2" 'index($0, "\"type\":\"slot\"") {
-			match($0, /"slot":[0-9]+/); s = substr($0, RSTART + 7, RLENGTH - 7) + 0
-			if (s < from || s > to) next
-			match($0, /"pkg_busy":"[^"]*"/)
-			n = split(substr($0, RSTART + 12, RLENGTH - 13), v, ",")
-			for (i = 1; i <= n; i++) sum[i] += v[i]
-			cnt++
-		} END { for (i = 1; i <= n; i++) printf "%s%.0f", (i > 1 ? " " : ""), sum[i] / cnt; print "" }' /tmp/overload.out
-	}
-	during=$(slot_busy 5 8)
+	during=$(vcp_slot_busy 5 8 /tmp/overload.out)
 	low=$(echo "$during" | awk '{ m = $1; for (i = 2; i <= NF; i++) if ($i < m) m = $i; print m }')
 	if [ "$low" -ge 25 ]; then
 		vcp_pass scx-overload-spill "6 pack tasks use both packages: busy% $during (slots 5-8)"
 	else
 		vcp_fail scx-overload-spill "6 pack tasks did not spill: busy% $during (slots 5-8)"
 	fi
-	after=$(slot_busy 11 12)
+	after=$(vcp_slot_busy 11 12 /tmp/overload.out)
 	idle=$(echo "$after" | awk '{ n = 0; for (i = 1; i <= NF; i++) if ($i < 10) n++; print n }')
 	if [ "$idle" -ge 1 ]; then
 		vcp_pass scx-overload-return "back to one package: busy% $after (slots 11-12)"
