@@ -21,6 +21,7 @@
 
 #include "apply.h"
 #include "cli.h"
+#include "cli-watch.h"
 #include "ctl.h"
 #include "control.h"
 #include "cycle.h"
@@ -63,6 +64,7 @@ struct ctx {
 	const char *daemon_socket;
 	int daemon_pid;		/* > 0: demand and delay came from vcpackd */
 	const char *power_root;	/* --power-root / VCPACK_POWER_ROOT */
+	bool watching;		/* status --watch: issues in the frame only */
 };
 
 int vcp_cli_err(int code, const char *fmt, ...)
@@ -83,7 +85,7 @@ static const char *const usage_text =
 	"Consolidate KVM guests onto as few CPU packages as the load allows.\n"
 	"\n"
 	"Commands:\n"
-	"  status                 packages awake/idle, VMs by class, mode, level\n"
+	"  status [--watch [S]]   packages awake/idle, VMs by class, mode, level\n"
 	"  plan                   what apply would do; changes nothing\n"
 	"  metrics                the figures in Prometheus text format\n"
 	"  apply                  carry out the plan (only what differs)\n"
@@ -122,13 +124,16 @@ static const char *const usage_text =
 	"refused (nothing changed).\n";
 
 static const char *const cmd_help[][2] = {
-	{ "status", "Usage: vcpack [OPTIONS] status\n"
+	{ "status", "Usage: vcpack [OPTIONS] status [--watch [SECONDS]]\n"
 		    "Show every package (awake or idle, which VMs may run there),\n"
 		    "every running VM (class, tag, vCPUs, measured demand, pins), the\n"
 		    "mode (kernel or pin, and why) and the level; and per package the\n"
 		    "measured watts, C-state residency, uncore clock and whether it is\n"
 		    "awake by those figures, from two reads of the counters at least\n"
-		    "0.25 s apart (around the demand sample).\n" },
+		    "0.25 s apart (around the demand sample).\n"
+		    "--watch: redraw it in place every SECONDS (default 2) until q\n"
+		    "or Ctrl-C; not on a terminal, successive snapshots, each after\n"
+		    "a line '---- vcpack status at TIME'.\n" },
 	{ "metrics", "Usage: vcpack [OPTIONS] metrics\n"
 		     "Print VM classes, vCPU run and wait time, the level and the\n"
 		     "power figures (as status measures them) in the Prometheus text\n"
@@ -262,7 +267,7 @@ static int observe(struct ctx *c, struct vcp_world *w, unsigned int sample_ms,
 		free(err);
 		return EXIT_PARTIAL;
 	}
-	for (size_t i = 0; warn && i < w->n_issues; i++)
+	for (size_t i = 0; warn && !c->watching && i < w->n_issues; i++)
 		vcp_cli_err(0, "'%s': %s", w->issues[i].vm, w->issues[i].msg);
 	return 0;
 }
@@ -571,7 +576,8 @@ static void power_show(const struct ctx *c, struct vcp_power_probe *p,
 	vcp_power_probe_clear(p);
 }
 
-static int cmd_status(struct ctx *c, int argc, char **argv)
+/* One status: what vcpackd does, the map, the VMs, the power figures. */
+static int status_once(struct ctx *c)
 {
 	struct vcp_world w = { 0 };
 	struct vcp_pkg_map map = { 0 };
@@ -580,15 +586,11 @@ static int cmd_status(struct ctx *c, int argc, char **argv)
 	struct vcp_power_probe probe = { 0 };
 	struct json_object *st = NULL;
 	const char *why = NULL;
-	int r;
+	int r = 0;
 
-	if (argc > 1)
-		return vcp_cli_err(EXIT_USAGE, "status takes no arguments, got '%s'",
-			       argv[1]);
-	r = setup(c, true);
 	vcp_irqview_begin(&iv, c->root ? c->root : c->k ? c->k->root : NULL);
 	vcp_placers_detect(iv.root, &pl);
-	if (!r && power_start(c, &probe, &why) == -EINVAL)
+	if (power_start(c, &probe, &why) == -EINVAL)
 		r = vcp_cli_err(EXIT_USAGE, "--power-root '%s': %s",
 				c->power_root, why);
 	if (!r && !c->sample_set && daemon_view(c, &w) == 0)
@@ -633,6 +635,37 @@ static int cmd_status(struct ctx *c, int argc, char **argv)
 	vcp_pkg_map_clear(&map);
 	vcp_world_clear(&w);
 	return r;
+}
+
+static int status_frame(void *arg)
+{
+	return status_once(arg);
+}
+
+/* vcpack status [--watch [SECONDS]] */
+static int cmd_status(struct ctx *c, int argc, char **argv)
+{
+	double every = 0;
+	int r;
+
+	if (argc > 1 && (!strcmp(argv[1], "--watch") || !strcmp(argv[1], "-w"))) {
+		every = VCP_WATCH_DEFAULT;
+		if (argc > 2 && vcp_watch_parse(argv[2], &every) < 0)
+			return vcp_cli_err(EXIT_USAGE, "--watch '%s' is not a number of seconds from %g to %g",
+					   argv[2], VCP_WATCH_MIN, VCP_WATCH_MAX);
+		argv += argc > 2;
+		argc -= 1 + (argc > 2);
+	}
+	if (argc > 1)
+		return vcp_cli_err(EXIT_USAGE, "status takes only --watch [SECONDS], got '%s'",
+			       argv[1]);
+	r = setup(c, true);
+	if (r)
+		return r;
+	if (every <= 0)
+		return status_once(c);
+	c->watching = true;
+	return vcp_watch_run(every, "vcpack status", status_frame, c);
 }
 
 /* ---- metrics ---- */
