@@ -65,6 +65,7 @@ struct ctx {
 	int daemon_pid;		/* > 0: demand and delay came from vcpackd */
 	const char *power_root;	/* --power-root / VCPACK_POWER_ROOT */
 	bool watching;		/* status --watch: issues in the frame only */
+	bool wide;		/* --wide: names whole, tables not cut */
 };
 
 int vcp_cli_err(int code, const char *fmt, ...)
@@ -109,6 +110,8 @@ static const char *const usage_text =
 	"  -p, --policy FILE      policy file (default: " VCP_SYSCONFDIR
 	"/vcpack/policy.json if present)\n"
 	"  -j, --json             machine-readable output (see vcpack(1))\n"
+	"      --wide             tables with VM names and CPU lists whole\n"
+	"                         (default: cut to fit 100 columns, name...end)\n"
 	"      --mode auto|pin|kernel  force the mode (default: detect)\n"
 	"      --sample MS        measure vCPU demand over MS ms (default 1000;\n"
 	"                         0: do not measure); without it, status shows\n"
@@ -624,9 +627,10 @@ static int status_once(struct ctx *c)
 		vcp_irqview_text(stdout, &iv, w.host);
 		vcp_placers_text(stdout, &pl, w.vms, w.n_vms);
 		printf("packages:\n");
-		vcp_render_map_text(stdout, w.host, w.vms, &map);
+		vcp_render_map_fit(stdout, w.host, w.vms, &map, c->wide);
 		printf("VMs:\n");
-		vcp_render_vms_text(stdout, w.host, w.vms, w.n_vms, &c->policy);
+		vcp_render_vms_fit(stdout, w.host, w.vms, w.n_vms, &c->policy,
+				   c->wide);
 		power_show(c, &probe, why, NULL);
 	}
 	json_object_put(st);
@@ -861,19 +865,22 @@ static int report_plan(struct ctx *c, struct planned *p,
 	header_text(c, &p->cy.w);
 	plan_summary_text(p);
 	printf("before:\n");
-	vcp_render_map_text(stdout, p->cy.w.host, p->cy.w.vms, &p->before);
+	vcp_render_map_fit(stdout, p->cy.w.host, p->cy.w.vms, &p->before,
+			   c->wide);
 	printf(res ? "actions:\n" : "actions (dry run, nothing changed):\n");
-	vcp_render_actions_text(stdout, p->cy.w.vms, &p->cy.acts, res);
+	vcp_render_actions_fit(stdout, p->cy.w.vms, &p->cy.acts, res, c->wide);
 	if (res) {
 		printf("after (as libvirt now reports it):\n");
-		vcp_render_map_text(stdout, after_w->host, after_w->vms, after_map);
+		vcp_render_map_fit(stdout, after_w->host, after_w->vms, after_map,
+				   c->wide);
 		printf("VMs:\n");
-		vcp_render_vms_text(stdout, after_w->host, after_w->vms,
-				    after_w->n_vms, &c->policy);
+		vcp_render_vms_fit(stdout, after_w->host, after_w->vms,
+				   after_w->n_vms, &c->policy, c->wide);
 		vcp_irq_report_text(stdout, &p->irq);
 	} else {
 		printf("planned:\n");
-		vcp_render_map_text(stdout, p->cy.w.host, p->cy.w.vms, &p->after);
+		vcp_render_map_fit(stdout, p->cy.w.host, p->cy.w.vms, &p->after,
+				   c->wide);
 		vcp_irq_report_text(stdout, &p->irq);
 	}
 	return 0;
@@ -1376,35 +1383,80 @@ static int cmd_pause(struct ctx *c, int argc, char **argv)
 
 /* ---- explain ---- */
 
-static void explain_text(struct json_object *o)
+/* @prefix then @text, wrapped at VCP_RENDER_COLS (unless --wide) with
+ * the lines after the first under the text's start. */
+static void put_wrapped(const struct ctx *c, const char *prefix,
+			const char *text)
+{
+	const size_t indent = strlen(prefix);
+	size_t col = indent;
+
+	fputs(prefix, stdout);
+	for (const char *p = text + strspn(text, " "); *p; p += strspn(p, " ")) {
+		size_t n = strcspn(p, " ");
+
+		if (col > indent && !c->wide && col + 1 + n > VCP_RENDER_COLS) {
+			printf("\n%*s", (int)indent, "");
+			col = indent;
+		} else if (col > indent) {
+			putchar(' ');
+			col++;
+		}
+		printf("%.*s", (int)n, p);
+		col += n;
+		p += n;
+	}
+	putchar('\n');
+}
+
+__attribute__((format(printf, 3, 4)))
+static void put_wrappedf(const struct ctx *c, const char *prefix,
+			 const char *fmt, ...)
+{
+	char buf[4096];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	put_wrapped(c, prefix, buf);
+}
+
+static void explain_text(const struct ctx *c, struct json_object *o)
 {
 	struct json_object *mv = json_object_object_get(o, "would_move");
 	struct json_object *delay = json_object_object_get(o, "delay");
 	struct json_object *pkg = json_object_object_get(o, "package");
 
-	printf("'%s' (%s)\n", str_of(o, "vm"), str_of(o, "uuid"));
-	printf("  class:    %s: %s\n", str_of(o, "class"), str_of(o, "class_reason"));
-	printf("  demand:   %.2f CPUs over %lld vCPUs%s\n",
-	       json_object_get_double(json_object_object_get(o, "demand")),
-	       int_of(o, "vcpus"),
-	       json_object_get_boolean(json_object_object_get(o, "demand_assumed")) ?
-	       " (not measured: the policy's default_vcpu_demand assumed)" : "");
+	if (c->wide || strlen(str_of(o, "vm")) + strlen(str_of(o, "uuid")) + 5 <=
+	    VCP_RENDER_COLS)
+		printf("'%s' (%s)\n", str_of(o, "vm"), str_of(o, "uuid"));
+	else
+		printf("'%s'\n  (%s)\n", str_of(o, "vm"), str_of(o, "uuid"));
+	put_wrappedf(c, "  class:    ", "%s: %s", str_of(o, "class"),
+		     str_of(o, "class_reason"));
+	put_wrappedf(c, "  demand:   ", "%.2f CPUs over %lld vCPUs%s",
+		     json_object_get_double(json_object_object_get(o, "demand")),
+		     int_of(o, "vcpus"),
+		     json_object_get_boolean(json_object_object_get(o, "demand_assumed")) ?
+		     " (not measured: the policy's default_vcpu_demand assumed)" : "");
 	if (delay)
 		printf("  delay:    waits %.1f%% of the time for a host CPU\n",
 		       100 * json_object_get_double(delay));
 	else
 		printf("  delay:    not measured\n");
-	printf("  now:      CPUs %s\n", str_of(o, "pins_now"));
-	printf("  planned:  %s%s%s, CPUs %s\n", str_of(o, "placement"),
-	       pkg ? " on package " : "", pkg ? json_object_get_string(pkg) : "",
-	       str_of(o, "cpus"));
-	printf("  why:      %s\n", str_of(o, "why_cpus"));
-	printf("  level:    %lld (%s)\n", int_of(o, "level"), str_of(o, "level_reason"));
+	put_wrappedf(c, "  now:      ", "CPUs %s", str_of(o, "pins_now"));
+	put_wrappedf(c, "  planned:  ", "%s%s%s, CPUs %s", str_of(o, "placement"),
+		     pkg ? " on package " : "", pkg ? json_object_get_string(pkg) : "",
+		     str_of(o, "cpus"));
+	put_wrapped(c, "  why:      ", str_of(o, "why_cpus"));
+	put_wrappedf(c, "  level:    ", "%lld (%s)", int_of(o, "level"),
+		     str_of(o, "level_reason"));
 	if (json_object_object_get(o, "degraded"))
-		printf("  degraded: %s\n", str_of(o, "degraded"));
+		put_wrapped(c, "  degraded: ", str_of(o, "degraded"));
 	printf("  would move it:\n");
 	for (size_t i = 0; i < json_object_array_length(mv); i++)
-		printf("    - %s\n", json_object_get_string(
+		put_wrapped(c, "    - ", json_object_get_string(
 			json_object_array_get_idx(mv, i)));
 }
 
@@ -1437,7 +1489,7 @@ static int cmd_explain(struct ctx *c, int argc, char **argv)
 		if (c->json)
 			vcp_cli_json(o);
 		else {
-			explain_text(o);
+			explain_text(c, o);
 			json_object_put(o);
 		}
 	}
@@ -1510,6 +1562,7 @@ static int parse_global(struct ctx *c, int argc, char **argv)
 		{ "root", required_argument, NULL, 'r' },
 		{ "daemon-socket", required_argument, NULL, 'D' },
 		{ "power-root", required_argument, NULL, 'P' },
+		{ "wide", no_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
@@ -1526,6 +1579,7 @@ static int parse_global(struct ctx *c, int argc, char **argv)
 		case 'r': c->root = optarg; break;
 		case 'D': c->daemon_socket = optarg; break;
 		case 'P': c->power_root = optarg; break;
+		case 'W': c->wide = true; break;
 		case 'm':
 			c->force_mode = vcp_mode_parse(optarg);
 			if (c->force_mode == -2)
@@ -1554,7 +1608,7 @@ static bool is_global(const char *a, bool *ret_arg)
 	size_t n;
 
 	*ret_arg = false;
-	if (!strcmp(a, "-j") || !strcmp(a, "--json"))
+	if (!strcmp(a, "-j") || !strcmp(a, "--json") || !strcmp(a, "--wide"))
 		return true;
 	if (!strcmp(a, "-c") || !strcmp(a, "-p"))
 		return (*ret_arg = true);
