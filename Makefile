@@ -32,6 +32,13 @@ ifeq ($(origin SYSTEMDUNITDIR),undefined)
 SYSTEMDUNITDIR := $(shell pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null)
 SYSTEMDUNITDIR := $(if $(SYSTEMDUNITDIR),$(SYSTEMDUNITDIR),/lib/systemd/system)
 endif
+# bash-completion's own answer under PREFIX (its README's advice): the
+# completions load from PREFIX/share too
+ifeq ($(origin BASHCOMPDIR),undefined)
+BASHCOMPDIR := $(shell pkg-config --define-variable=datadir=$(PREFIX)/share \
+	--variable=completionsdir bash-completion 2>/dev/null)
+BASHCOMPDIR := $(if $(BASHCOMPDIR),$(BASHCOMPDIR),$(PREFIX)/share/bash-completion/completions)
+endif
 DESTDIR ?=
 
 B ?= build
@@ -368,12 +375,14 @@ bench-quick: bench-planner bench-power
 # PREFIX/bin: vcpack, powernice; PREFIX/sbin: vcpackd; the hook binary in
 # LIBEXECDIR/vcpack/ (install-hooks links libvirt's qemu.d entry to it);
 # the unit in systemd's unit directory; /etc/default/vcpackd (never
-# overwritten); the example policies in DOCDIR/examples/; man pages.
+# overwritten); the example policies in DOCDIR/examples/; man pages;
+# the bash completion (powernice's is the same file, linked).
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) \
 		$(DESTDIR)$(LIBEXECDIR)/vcpack $(DESTDIR)$(SYSTEMDUNITDIR) \
 		$(DESTDIR)$(SYSCONFDIR)/default $(DESTDIR)$(DOCDIR)/examples \
-		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8 \
+		$(DESTDIR)$(BASHCOMPDIR)
 	install -m 0755 $(B)/vcpack $(B)/powernice $(DESTDIR)$(BINDIR)/
 	install -m 0755 $(B)/vcpackd $(DESTDIR)$(SBINDIR)/vcpackd
 	install -m 0755 $(B)/vcpack-hook $(DESTDIR)$(LIBEXECDIR)/vcpack/vcpack-hook
@@ -388,6 +397,8 @@ install: all
 	install -m 0644 $(filter %.1,$(MANS)) $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 $(filter %.5,$(MANS)) $(DESTDIR)$(MANDIR)/man5/
 	install -m 0644 $(filter %.8,$(MANS)) $(DESTDIR)$(MANDIR)/man8/
+	install -m 0644 host-agent/vcpack.bash-completion $(DESTDIR)$(BASHCOMPDIR)/vcpack
+	ln -sfn vcpack $(DESTDIR)$(BASHCOMPDIR)/powernice
 
 # The qemu.d entry is a symlink to the installed hook. libvirtd (or, with
 # the modular daemons, virtqemud) notices a hook only if one existed when

@@ -31,6 +31,8 @@ expected="/etc/default/vcpackd
 /usr/bin/vcpack
 /usr/libexec/vcpack/vcpack-hook
 /usr/sbin/vcpackd
+/usr/share/bash-completion/completions/powernice -> vcpack
+/usr/share/bash-completion/completions/vcpack
 /usr/share/doc/vcpack/changelog.gz
 /usr/share/doc/vcpack/copyright
 /usr/share/doc/vcpack/examples/policy-business-hours.json
