@@ -810,6 +810,19 @@ static int make_plan(struct ctx *c, struct planned *p)
 	return 0;
 }
 
+/* What the headline's figures are made of: the demand (measured or
+ * assumed) and the usable CPUs (cores, SMT threads, headroom). */
+static void plan_figures_text(const struct ctx *c, const struct planned *p)
+{
+	const struct vcp_policy *pol = &c->policy;
+
+	if (!p->cy.w.demand_measured)
+		printf("        demand assumed: %.2f CPU per vCPU (policy default_vcpu_demand), as nothing was measured\n",
+		       pol->default_vcpu_demand);
+	printf("        usable: a core counts 1 CPU and its extra SMT thread %.2f (smt_yield), less %.0f%% headroom\n",
+	       pol->smt_yield, 100 * pol->headroom);
+}
+
 static void plan_summary_text(const struct planned *p)
 {
 	const struct vcp_plan *pl = p->cy.plan;
@@ -869,6 +882,7 @@ static int report_plan(struct ctx *c, struct planned *p,
 	}
 	header_text(c, &p->cy.w);
 	plan_summary_text(p);
+	plan_figures_text(c, p);
 	printf("before:\n");
 	vcp_render_map_fit(stdout, p->cy.w.host, p->cy.w.vms, &p->before,
 			   c->wide);
