@@ -156,8 +156,8 @@ static bool wait_keys(long long ms, bool *keys)
 	return false;
 }
 
-int vcp_watch_run(double interval_s, const char *title,
-		  int (*frame)(void *arg), void *arg)
+int vcp_watch_run(double interval_s, const char *title, int (*frame)(void *arg),
+		  void *arg)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
 	struct sigaction sa = { .sa_handler = on_stop }, old[3];
@@ -193,7 +193,8 @@ int vcp_watch_run(double interval_s, const char *title,
 		else
 			draw_plain(title, buf);
 		if (rc)
-			fprintf(tty ? stderr : stdout, "%s(%s failed: exit %d; again in %gs)\n",
+			fprintf(tty ? stderr : stdout,
+				"%s(%s failed: exit %d; again in %gs)\n",
 				tty ? "\n" : "", title, rc, interval_s);
 		free(buf);
 		if (wait_keys((long long)(interval_s * 1000), &keys))

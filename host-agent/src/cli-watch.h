@@ -30,7 +30,7 @@ int vcp_watch_parse(const char *s, double *ret_s);
  * line "---- TITLE at TIME". @title names the command ("vcpack status").
  * Returns 0 (a clean stop) or 1 when the terminal could not be set up.
  */
-int vcp_watch_run(double interval_s, const char *title,
-		  int (*frame)(void *arg), void *arg);
+int vcp_watch_run(double interval_s, const char *title, int (*frame)(void *arg),
+		  void *arg);
 
 #endif

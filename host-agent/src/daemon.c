@@ -214,8 +214,8 @@ static void log_vm_decisions(struct daemon *d, const struct vcp_cycle *cy)
 {
 	char **lines = NULL;
 
-	if (!d->declog || vcp_declog_update(d->declog, &cy->w, cy->plan,
-					    &lines) < 0)
+	if (!d->declog ||
+	    vcp_declog_update(d->declog, &cy->w, cy->plan, &lines) < 0)
 		return;
 	for (char **l = lines; *l; l++)
 		log_msg(LOG_INFO, "vm %s", *l);

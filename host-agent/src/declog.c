@@ -20,7 +20,7 @@
 #include "policy.h"
 
 struct vcp_declog {
-	GHashTable *last;	/* VM name -> its last line */
+	GHashTable *last; /* VM name -> its last line */
 };
 
 int vcp_declog_new(struct vcp_declog **ret)
@@ -29,7 +29,8 @@ int vcp_declog_new(struct vcp_declog **ret)
 
 	if (!l)
 		return -ENOMEM;
-	l->last = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+	l->last =
+		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	*ret = l;
 	return 0;
 }
@@ -42,8 +43,8 @@ void vcp_declog_free(struct vcp_declog *l)
 	g_free(l);
 }
 
-static void cpus_text(const struct vcp_cpuset *pins, unsigned int n,
-		      char *buf, size_t len)
+static void cpus_text(const struct vcp_cpuset *pins, unsigned int n, char *buf,
+		      size_t len)
 {
 	struct vcp_cpuset all;
 
@@ -63,19 +64,25 @@ static void why_text(const struct vcp_host *h, const struct vcp_plan *pl,
 	switch (vp->placement) {
 	case VCP_PLACE_GATHERED:
 		if (vp->package >= 0)
-			snprintf(buf, len, "gathered on package %d (level %d gathers %s VMs)",
-				 h->packages[vp->package].id, pl->level,
-				 vcp_class_name(vp->class));
+			snprintf(
+				buf, len,
+				"gathered on package %d (level %d gathers %s VMs)",
+				h->packages[vp->package].id, pl->level,
+				vcp_class_name(vp->class));
 		else
-			snprintf(buf, len, "gathered across the active packages (level %d gathers %s VMs; no single package has room)",
-				 pl->level, vcp_class_name(vp->class));
+			snprintf(
+				buf, len,
+				"gathered across the active packages (level %d gathers %s VMs; no single package has room)",
+				pl->level, vcp_class_name(vp->class));
 		break;
 	case VCP_PLACE_EXCLUSIVE:
 		snprintf(buf, len, "exclusive cores (class spread)");
 		break;
 	case VCP_PLACE_FREE:
-		snprintf(buf, len, "free on every CPU left for VMs (not gathered at level %d)",
-			 pl->level);
+		snprintf(
+			buf, len,
+			"free on every CPU left for VMs (not gathered at level %d)",
+			pl->level);
 		break;
 	case VCP_PLACE_UNMANAGED:
 	default:

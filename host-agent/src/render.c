@@ -73,9 +73,11 @@ static void map_names(FILE *f, const struct vcp_vm *vms,
 		col += 8;
 	}
 	for (size_t i = 0; i < v->n_vms; i++) {
-		const char *name = wide ? vms[v->vms[i]].name :
-			vcp_render_shorten(vms[v->vms[i]].name,
-					   VCP_RENDER_NAME_W, nb, sizeof(nb));
+		const char *name =
+			wide ? vms[v->vms[i]].name :
+			       vcp_render_shorten(vms[v->vms[i]].name,
+						  VCP_RENDER_NAME_W, nb,
+						  sizeof(nb));
 		size_t n = strlen(name) + (i + 1 < v->n_vms);
 
 		if (i && !wide && col + 1 + n > VCP_RENDER_COLS) {
@@ -101,15 +103,17 @@ void vcp_render_map_fit(FILE *f, const struct vcp_host *host,
 
 	for (size_t p = 0; p < map->n; p++) {
 		const struct vcp_pkg_view *v = &map->p[p];
-		int col = fprintf(f, "  package %-3d cpus %-12s %-6s %3u vCPUs  ",
-				  v->id,
-				  fmt_set(&host->packages[p].cpus, buf, sizeof(buf)),
-				  v->awake ? "awake" : "idle", v->n_vcpus);
+		int col = fprintf(
+			f, "  package %-3d cpus %-12s %-6s %3u vCPUs  ", v->id,
+			fmt_set(&host->packages[p].cpus, buf, sizeof(buf)),
+			v->awake ? "awake" : "idle", v->n_vcpus);
 
 		map_names(f, vms, v, col > 0 ? (size_t)col : 0,
 			  v->reserved ? "  (reserved for the host)" :
-			  v->by_free ? "  (not gathered at this level)" :
-			  v->awake ? "" : "  -> can sleep", wide);
+			  v->by_free  ? "  (not gathered at this level)" :
+			  v->awake    ? "" :
+					"  -> can sleep",
+			  wide);
 	}
 	fprintf(f, "  %zu of %zu packages awake\n", map->n_awake, map->n);
 }
@@ -172,11 +176,13 @@ void vcp_render_vms_fit(FILE *f, const struct vcp_host *host,
 			pins = vcp_render_shorten(pins, VCP_RENDER_COLS - 64,
 						  pb, sizeof(pb));
 		fprintf(f, "  %-*s %-10s %-7s %5u %-8s %-6s %s\n", nw,
-			wide ? vm->name : vcp_render_shorten(vm->name,
-				VCP_RENDER_NAME_W, nb, sizeof(nb)),
+			wide ? vm->name :
+			       vcp_render_shorten(vm->name, VCP_RENDER_NAME_W,
+						  nb, sizeof(nb)),
 			vm_class_label(vm, policy),
-			!vm->has_tag ? "-" :
-			vm->tag.has_class ? "class" : "prio",
+			!vm->has_tag	  ? "-" :
+			vm->tag.has_class ? "class" :
+					    "prio",
 			vm->n_vcpus, dem, del, pins);
 	}
 	(void)host;
@@ -209,9 +215,10 @@ void vcp_render_actions_fit(FILE *f, const struct vcp_vm *vms,
 		const char *who = x->kind == VCP_ACT_SET_LEVEL ? "host" :
 				  vms[x->vm].name;
 
-		fprintf(f, "  %-14s %-20s ", vcp_act_kind_name(x->kind), wide ?
-			who : vcp_render_shorten(who, VCP_RENDER_NAME_W, nb,
-						 sizeof(nb)));
+		fprintf(f, "  %-14s %-20s ", vcp_act_kind_name(x->kind),
+			wide ? who :
+			       vcp_render_shorten(who, VCP_RENDER_NAME_W, nb,
+						  sizeof(nb)));
 		switch (x->kind) {
 		case VCP_ACT_SAVE:
 			fputs("record original pins in metadata", f);

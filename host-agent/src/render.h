@@ -47,8 +47,7 @@ void vcp_render_actions_fit(FILE *f, const struct vcp_vm *vms,
 			    const struct vcp_apply_result *res, bool wide);
 /* @s in at most @w bytes, its middle replaced by "..." when longer
  * (whole when @w < 5 or @len <= @w); returns @buf. */
-const char *vcp_render_shorten(const char *s, size_t w, char *buf,
-			       size_t len);
+const char *vcp_render_shorten(const char *s, size_t w, char *buf, size_t len);
 
 struct json_object *vcp_render_map_json(const struct vcp_host *host,
 					const struct vcp_vm *vms,

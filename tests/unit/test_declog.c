@@ -89,20 +89,28 @@ static void test_lines(void **state)
 
 	fixture_init(&f);
 	l = vcp_declog_line(&f.w, &f.plan, 0);
-	assert_string_equal(l, "'web': spread, exclusive cores (class spread); vCPUs on 0,4, emulator on 1-3,5-7");
+	assert_string_equal(
+		l,
+		"'web': spread, exclusive cores (class spread); vCPUs on 0,4, emulator on 1-3,5-7");
 	g_free(l);
 	l = vcp_declog_line(&f.w, &f.plan, 1);
-	assert_string_equal(l, "'batch': pack, gathered on package 1 (level 2 gathers pack VMs); vCPUs on 2-3,6-7, emulator on 2-3,6-7");
+	assert_string_equal(
+		l,
+		"'batch': pack, gathered on package 1 (level 2 gathers pack VMs); vCPUs on 2-3,6-7, emulator on 2-3,6-7");
 	g_free(l);
 	f.vp[1].placement = VCP_PLACE_FREE;
 	f.plan.level = 0;
 	l = vcp_declog_line(&f.w, &f.plan, 1);
-	assert_string_equal(l, "'batch': pack, free on every CPU left for VMs (not gathered at level 0); vCPUs on 2-3,6-7, emulator on 2-3,6-7");
+	assert_string_equal(
+		l,
+		"'batch': pack, free on every CPU left for VMs (not gathered at level 0); vCPUs on 2-3,6-7, emulator on 2-3,6-7");
 	g_free(l);
 	f.vms[1].managed = false;
 	f.vp[1].placement = VCP_PLACE_UNMANAGED;
 	l = vcp_declog_line(&f.w, &f.plan, 1);
-	assert_string_equal(l, "'batch': untouched, left as it is (not managed); vCPUs on 2-3,6-7");
+	assert_string_equal(
+		l,
+		"'batch': untouched, left as it is (not managed); vCPUs on 2-3,6-7");
 	g_free(l);
 	(void)state;
 }
@@ -150,7 +158,8 @@ static void test_changes_only(void **state)
 
 static void test_shorten(void **state)
 {
-	const char *longname = "pinned-vm-of-the-accounting-department-in-building-seven-042";
+	const char *longname =
+		"pinned-vm-of-the-accounting-department-in-building-seven-042";
 	char b[64];
 
 	assert_string_equal(vcp_render_shorten(longname, 20, b, sizeof(b)),
@@ -158,15 +167,21 @@ static void test_shorten(void **state)
 	assert_int_equal(strlen(b), 20);
 	assert_string_equal(vcp_render_shorten("web", 20, b, sizeof(b)), "web");
 	assert_string_equal(vcp_render_shorten("exactly-twenty-chars", 20, b,
-					       sizeof(b)), "exactly-twenty-chars");
+					       sizeof(b)),
+			    "exactly-twenty-chars");
 	/* a UTF-8 character ("\xc3\xa9") is never cut, at the head's end
 	 * or at the tail's start */
-	assert_string_equal(vcp_render_shorten("abcde\xc3\xa9" "fghijklmnopqrstuvwxyz",
-					       14, b, sizeof(b)), "abcde...vwxyz");
-	assert_string_equal(vcp_render_shorten("abcdefghijklmnopqrstu\xc3\xa9" "wxyz",
-					       14, b, sizeof(b)), "abcdef...wxyz");
+	assert_string_equal(vcp_render_shorten("abcde\xc3\xa9"
+					       "fghijklmnopqrstuvwxyz",
+					       14, b, sizeof(b)),
+			    "abcde...vwxyz");
+	assert_string_equal(vcp_render_shorten("abcdefghijklmnopqrstu\xc3\xa9"
+					       "wxyz",
+					       14, b, sizeof(b)),
+			    "abcdef...wxyz");
 	/* too narrow to shorten, or a buffer too small: whole (cut by it) */
-	assert_string_equal(vcp_render_shorten("abcdefgh", 4, b, sizeof(b)), "abcdefgh");
+	assert_string_equal(vcp_render_shorten("abcdefgh", 4, b, sizeof(b)),
+			    "abcdefgh");
 	(void)state;
 }
 
