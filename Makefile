@@ -290,9 +290,11 @@ check-kernel:
 kernel:
 	$(MAKE) -C kernel all B=$(abspath $(B))
 
-# The sched_ext mode (kernel/README.md, "sched_ext mode"): an unpatched
-# 6.12 with sched_ext, libbpf/bpftool from its tools/, the scx_vcpack BPF
-# scheduler, and its tests in QEMU (one extra kernel build, ~5 min).
+# The sched_ext mode (kernel/README.md, "sched_ext mode"): the testbed's
+# stock kernel (an unpatched 6.12 built with sched_ext, the one the kernel
+# and real suites boot: no kernel build of its own once those built it),
+# libbpf/bpftool from its tools/, the scx_vcpack BPF scheduler, and its
+# tests in QEMU.
 scx:
 	$(MAKE) -C kernel scx B=$(abspath $(B))
 
