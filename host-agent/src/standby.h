@@ -27,8 +27,9 @@ enum vcp_sb_action {
 
 struct vcp_sb_host_cfg {
 	enum vcp_sb_action action;
-	char *standby_command;		/* run by sh -c; NULL unless command */
-	char *wake_command;
+	/* argv (NULL-terminated, no shell); NULL unless given */
+	char **standby_command;
+	char **wake_command;
 	unsigned int command_timeout_s;
 	bool stay_on;			/* never put in standby */
 };
@@ -65,6 +66,8 @@ int vcp_sb_cfg_parse(struct json_object *o, const char *src,
 		     const char *const *names, size_t n,
 		     struct vcp_sb_cfg *ret, char **ret_err);
 const char *vcp_sb_action_name(enum vcp_sb_action a);
+/* Free a NULL-terminated argv (NULL: nothing). */
+void vcp_sb_argv_free(char **argv);
 struct vcp_fleet_cfg;
 /* The fleet file's hook: "standby" of the fleet file's object @o into
  * @cfg->standby, for @cfg's hosts (already parsed). As above. */

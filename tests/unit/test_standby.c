@@ -35,10 +35,10 @@ static void test_cfg_values(void **state)
 		" \"migrations_per_round\": 1, \"wake_cooldown\": 60,"
 		" \"wake_deadline\": 300, \"interval\": 30,"
 		" \"host_defaults\": {\"action\": \"command\","
-		"  \"standby_command\": \"ipmitool power soft\","
-		"  \"wake_command\": \"ipmitool power on\", \"command_timeout\": 30},"
+		"  \"standby_command\": [\"ipmitool\", \"power\", \"soft\"],"
+		"  \"wake_command\": [\"ipmitool\", \"power\", \"on\"], \"command_timeout\": 30},"
 		" \"hosts\": {\"h2\": {\"action\": \"libvirt-suspend\"},"
-		"  \"h3\": {\"stay_on\": true, \"wake_command\": \"etherwake h3\"}}}}",
+		"  \"h3\": {\"stay_on\": true, \"wake_command\": [\"etherwake\", \"h3; rm -rf /\"]}}}}",
 		"f.json", &c, &err), 0);
 	assert_null(err);
 	assert_true(s->enabled);
@@ -54,14 +54,19 @@ static void test_cfg_values(void **state)
 	assert_int_equal(s->interval_s, 30);
 	assert_int_equal(s->n_hosts, 3);
 	assert_int_equal(s->hosts[0].action, VCP_SB_ACTION_COMMAND);
-	assert_string_equal(s->hosts[0].standby_command, "ipmitool power soft");
-	assert_string_equal(s->hosts[0].wake_command, "ipmitool power on");
+	assert_string_equal(s->hosts[0].standby_command[0], "ipmitool");
+	assert_string_equal(s->hosts[0].standby_command[2], "soft");
+	assert_null(s->hosts[0].standby_command[3]);
+	assert_string_equal(s->hosts[0].wake_command[2], "on");
 	assert_int_equal(s->hosts[0].command_timeout_s, 30);
 	assert_false(s->hosts[0].stay_on);
 	assert_int_equal(s->hosts[1].action, VCP_SB_ACTION_LIBVIRT);
 	assert_int_equal(s->hosts[2].action, VCP_SB_ACTION_COMMAND);
-	assert_string_equal(s->hosts[2].wake_command, "etherwake h3");
-	assert_string_equal(s->hosts[2].standby_command, "ipmitool power soft");
+	/* one argument as given: nothing is parsed by a shell */
+	assert_string_equal(s->hosts[2].wake_command[0], "etherwake");
+	assert_string_equal(s->hosts[2].wake_command[1], "h3; rm -rf /");
+	assert_null(s->hosts[2].wake_command[2]);
+	assert_string_equal(s->hosts[2].standby_command[1], "power");
 	assert_true(s->hosts[2].stay_on);
 	vcp_fleet_cfg_clear(&c);
 }
@@ -137,11 +142,15 @@ static void test_cfg_refused(void **state)
 		"fleet.json: standby.hosts.h9: no host of that name in \"hosts\"");
 	refused("{\"hosts\": {\"h2\": {\"stay_on\": 1}}}",
 		"fleet.json: standby.hosts.h2.stay_on: must be true or false, got 1");
-	refused("{\"hosts\": {\"h2\": {\"wake_command\": \"\"}}}",
-		"fleet.json: standby.hosts.h2.wake_command: must be a non-empty string (at most 4096 bytes), got \"\"");
+	refused("{\"hosts\": {\"h2\": {\"wake_command\": [\"\"]}}}",
+		"fleet.json: standby.hosts.h2.wake_command[0]: must be a non-empty string (at most 4096 bytes), got \"\"");
+	refused("{\"hosts\": {\"h2\": {\"wake_command\": \"etherwake h2\"}}}",
+		"fleet.json: standby.hosts.h2.wake_command: must be an array of 1 to 64 strings (the program and its arguments; no shell), got \"etherwake h2\"");
+	refused("{\"hosts\": {\"h2\": {\"wake_command\": []}}}",
+		"fleet.json: standby.hosts.h2.wake_command: must be an array of 1 to 64 strings (the program and its arguments; no shell), got []");
 	refused("{\"hosts\": {\"h2\": {\"command_timeout\": 0}}}",
 		"fleet.json: standby.hosts.h2.command_timeout: must be a whole number from 1 to 3600, got 0");
-	refused("{\"hosts\": {\"h2\": {\"action\": \"command\", \"wake_command\": \"x\"}}}",
+	refused("{\"hosts\": {\"h2\": {\"action\": \"command\", \"wake_command\": [\"x\"]}}}",
 		"fleet.json: standby.hosts.h2: action \"command\" needs \"standby_command\" and \"wake_command\"");
 	refused("{\"hosts\": {\"h1\": {\"power\": \"none\"}}}",
 		"fleet.json: standby.hosts.h1.power: unknown key");
