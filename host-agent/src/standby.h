@@ -91,6 +91,8 @@ struct vcp_sb_host_state {
 	enum vcp_sb_power power;
 	long long since;		/* when it entered @power */
 	char *why;			/* why (for standby and failed) */
+	char *last_action;		/* e.g. "standby: command exit 0" */
+	char *output;			/* that action's output, or NULL */
 	double capacity;		/* CPUs, when last seen on */
 	/* Times of its last migrations (in or out), a ring. */
 	long long moves[VCP_SB_MAX_HOST_BUDGET];
@@ -170,6 +172,10 @@ int vcp_sb_note_failed(struct vcp_sb_state *s, size_t host, long long now,
 		       const char *why);
 /* An operator cleared a failed host: on again, chosen like any other. */
 void vcp_sb_note_cleared(struct vcp_sb_state *s, size_t host, long long now);
+/* A power action was run on @host: what and how it ended (@action),
+ * its output (NULL: none). 0 or -ENOMEM. */
+int vcp_sb_note_action(struct vcp_sb_state *s, size_t host,
+		       const char *action, const char *output);
 /* The drain of @host ends (aborted or done): on again. */
 void vcp_sb_note_undrain(struct vcp_sb_state *s, size_t host, long long now);
 

@@ -619,13 +619,14 @@ static void test_state_json(void **state)
 	s.hosts[1].capacity = 30.5;
 	vcp_sb_note_move(&s, 0, 2, 400);
 	vcp_sb_note_failed(&s, 2, 600, "did not answer within the wake deadline");
+	vcp_sb_note_action(&s, 2, "wake: command exit 0", "on\n");
 	s.below_since = 100;
 	o = vcp_sb_state_to_json(&s);
 	assert_string_equal(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
 		"{\"version\":1,\"below_since\":100,\"above_since\":null,\"last_wake\":null,"
-		"\"hosts\":[{\"name\":\"h1\",\"power\":\"on\",\"since\":null,\"why\":null,\"capacity\":0,\"moves\":[400]},"
-		"{\"name\":\"h2\",\"power\":\"standby\",\"since\":500,\"why\":\"empty: to standby\",\"capacity\":30.5,\"moves\":[]},"
-		"{\"name\":\"h3\",\"power\":\"failed\",\"since\":600,\"why\":\"did not answer within the wake deadline\",\"capacity\":0,\"moves\":[400]}]}");
+		"\"hosts\":[{\"name\":\"h1\",\"power\":\"on\",\"since\":null,\"why\":null,\"capacity\":0,\"moves\":[400],\"last_action\":null,\"output\":null},"
+		"{\"name\":\"h2\",\"power\":\"standby\",\"since\":500,\"why\":\"empty: to standby\",\"capacity\":30.5,\"moves\":[],\"last_action\":null,\"output\":null},"
+		"{\"name\":\"h3\",\"power\":\"failed\",\"since\":600,\"why\":\"did not answer within the wake deadline\",\"capacity\":0,\"moves\":[400],\"last_action\":\"wake: command exit 0\",\"output\":\"on\\n\"}]}");
 	/* read back for a fleet in another order with a new host */
 	assert_int_equal(vcp_sb_state_from_json(o, "st", later, 3, &t, &err), 0);
 	assert_int_equal(t.below_since, 100);
@@ -641,7 +642,7 @@ static void test_state_json(void **state)
 	memset(&t, 0x5a, sizeof(t));
 	assert_int_equal(vcp_sb_state_from_json(o, "st", names, 1, &t, &err),
 			 -EINVAL);
-	assert_string_equal(err, "st: hosts[1]: 'h2' is standby (by vcpack) but not in the fleet file: list it again, or wake it by hand and drop it from the state");
+	assert_string_equal(err, "st: hosts[1] (h2): 'h2' is standby (by vcpack) but not in the fleet file: list it again, or wake it by hand and drop it from the state");
 	assert_int_equal(t.n_hosts, 0x5a5a5a5a5a5a5a5aULL);
 	free(err);
 	err = NULL;
@@ -649,7 +650,7 @@ static void test_state_json(void **state)
 	o = json_tokener_parse("{\"version\": 1, \"hosts\": [{\"name\": \"h1\", \"power\": \"asleep\"}]}");
 	assert_int_equal(vcp_sb_state_from_json(o, "st", names, 3, &t, &err),
 			 -EINVAL);
-	assert_string_equal(err, "st: hosts[0].power: must be on, draining, standby, waking or failed, got \"asleep\"");
+	assert_string_equal(err, "st: hosts[0] (h1).power: must be on, draining, standby, waking or failed, got \"asleep\"");
 	free(err);
 	json_object_put(o);
 	err = NULL;
@@ -670,14 +671,14 @@ static void test_state_json(void **state)
 	o = json_tokener_parse("{\"version\": 1, \"hosts\": [{\"name\": \"h1\", \"moves\": [1, \"x\"]}]}");
 	assert_int_equal(vcp_sb_state_from_json(o, "st", names, 3, &t, &err),
 			 -EINVAL);
-	assert_string_equal(err, "st: hosts[0].moves[1]: must be null or a time in seconds, got \"x\"");
+	assert_string_equal(err, "st: hosts[0] (h1).moves[1]: must be null or a time in seconds, got \"x\"");
 	free(err);
 	err = NULL;
 	json_object_put(o);
 	o = json_tokener_parse("{\"version\": 1, \"hosts\": [{\"name\": \"h1\", \"colour\": 1}]}");
 	assert_int_equal(vcp_sb_state_from_json(o, "st", names, 3, &t, &err),
 			 -EINVAL);
-	assert_string_equal(err, "st: hosts[0].colour: unknown key");
+	assert_string_equal(err, "st: hosts[0] (h1).colour: unknown key");
 	free(err);
 	json_object_put(o);
 	vcp_sb_state_clear(&s);
