@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -138,4 +139,33 @@ int vcp_fleet_state_save(const char *path, const struct vcp_sb_state *s)
 	}
 	json_object_put(o);
 	return r < 0 ? r : sync_dir(path);
+}
+
+int vcp_fleet_state_lock(const char *path, int *ret_fd)
+{
+	char lk[4096];
+	int fd, r = mkdir_parent(path);
+
+	if (r < 0)
+		return r;
+	if (snprintf(lk, sizeof(lk), "%s.lock", path) >= (int)sizeof(lk))
+		return -ENAMETOOLONG;
+	fd = open(lk, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	while (flock(fd, LOCK_EX) < 0) {
+		if (errno != EINTR) {
+			r = -errno;
+			close(fd);
+			return r;
+		}
+	}
+	*ret_fd = fd;
+	return 0;
+}
+
+void vcp_fleet_state_unlock(int fd)
+{
+	if (fd >= 0)
+		close(fd);
 }

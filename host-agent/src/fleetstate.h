@@ -29,4 +29,10 @@ int vcp_fleet_state_load(const char *path, const char *const *names,
  * directory is created if missing). 0 or -errno. */
 int vcp_fleet_state_save(const char *path, const struct vcp_sb_state *s);
 
+/* Hold PATH.lock (flock, exclusive; created, with its directory, if
+ * missing) while the state is read, changed and written: a loop's round
+ * and `fleet clear` never interleave. 0 and *ret_fd, or -errno. */
+int vcp_fleet_state_lock(const char *path, int *ret_fd);
+void vcp_fleet_state_unlock(int fd);
+
 #endif

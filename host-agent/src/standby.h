@@ -31,6 +31,7 @@ struct vcp_sb_host_cfg {
 	char **standby_command;
 	char **wake_command;
 	unsigned int command_timeout_s;
+	unsigned int suspend_duration_s;	/* libvirt-suspend: RTC wake */
 	bool stay_on;			/* never put in standby */
 };
 

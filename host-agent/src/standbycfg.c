@@ -16,7 +16,8 @@
  *   HOST KEYS: "action": "none" | "libvirt-suspend" | "command",
  *              "standby_command": ["ipmitool", "-H", "h1-bmc", ...],
  *              "wake_command": [ARGV...],
- *              "command_timeout": 120, "stay_on": false
+ *              "command_timeout": 120, "suspend_duration": 3600,
+ *              "stay_on": false
  *
  * The defaults are vSphere DPM's: a target of 63% +- 18% (the band
  * 45%-81%), 40 minutes below before a power-off, 5 above before a
@@ -152,6 +153,9 @@ static int host_key(const struct vcp_jkey *c, const char *hp, const char *key,
 		return get_argv(c, path, v, &h->wake_command);
 	if (!strcmp(key, "command_timeout"))
 		return vcp_jget_uint(c, path, v, 1, 3600, &h->command_timeout_s);
+	if (!strcmp(key, "suspend_duration"))
+		return vcp_jget_uint(c, path, v, 60, 2592000,
+				     &h->suspend_duration_s);
 	if (!strcmp(key, "stay_on"))
 		return vcp_jget_bool(c, path, v, &h->stay_on);
 	return vcp_err(c->err, -EINVAL, "%s: %s: unknown key", c->src, path);
@@ -229,7 +233,8 @@ static long name_index(const char *const *names, size_t n, const char *k)
 static int parse_hosts(const struct vcp_jkey *c, struct json_object *o,
 		       const char *const *names, struct vcp_sb_cfg *cfg)
 {
-	struct vcp_sb_host_cfg def = { .command_timeout_s = 120 };
+	struct vcp_sb_host_cfg def = { .command_timeout_s = 120,
+				       .suspend_duration_s = 3600 };
 	struct json_object *d = NULL, *hs = NULL;
 	char hp[512];
 	int r = 0;
@@ -332,8 +337,10 @@ int vcp_sb_cfg_parse(struct json_object *o, const char *src,
 	if (!cfg.hosts)
 		return -ENOMEM;
 	cfg.n_hosts = n;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		cfg.hosts[i].command_timeout_s = 120;
+		cfg.hosts[i].suspend_duration_s = 3600;
+	}
 	if (o) {
 		cfg.enabled = true;
 		r = parse_obj(&c, o, names, &cfg);

@@ -253,6 +253,18 @@ int vcp_virt_node_suspend(struct vcp_virt *v, unsigned long long seconds,
 	return 0;
 }
 
+int vcp_virt_count_running(struct vcp_virt *v, unsigned int *ret_n,
+			   char **ret_err)
+{
+	int n = virConnectNumOfDomains(v->conn);
+
+	if (n < 0)
+		return fail(ret_err, "Failed to count the domains of '%s'",
+			    v->uri);
+	*ret_n = (unsigned int)n;
+	return 0;
+}
+
 char *vcp_virt_capabilities(struct vcp_virt *v)
 {
 	char *caps = virConnectGetCapabilities(v->conn);
