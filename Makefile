@@ -380,6 +380,9 @@ install: all
 	sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
 		host-agent/vcpackd.service.in >$(DESTDIR)$(SYSTEMDUNITDIR)/vcpackd.service
 	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/vcpackd.service
+	sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+		host-agent/vcpack-fleet.service.in >$(DESTDIR)$(SYSTEMDUNITDIR)/vcpack-fleet.service
+	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/vcpack-fleet.service
 	[ -e $(DESTDIR)$(SYSCONFDIR)/default/vcpackd ] || \
 		install -m 0644 host-agent/vcpackd.default $(DESTDIR)$(SYSCONFDIR)/default/vcpackd
 	install -m 0644 host-agent/policy.example.json $(DESTDIR)$(DOCDIR)/examples/policy.json

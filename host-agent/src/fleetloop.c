@@ -84,6 +84,20 @@ static void say(struct vcp_loop *l, bool error, const char *fmt, ...)
 	free(line);
 }
 
+/* A formatted string, malloc'd; NULL only when out of memory. */
+__attribute__((format(printf, 1, 2)))
+static char *strf(const char *f, ...)
+{
+	char *s = NULL;
+	va_list ap;
+
+	va_start(ap, f);
+	if (vasprintf(&s, f, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	return s;
+}
+
 static bool stopping(const struct vcp_loop *l)
 {
 	return l->stop && *l->stop;
@@ -173,9 +187,7 @@ static int await(struct vcp_loop *l, size_t i, bool want, long long deadline)
 
 static char *env_kv(const char *k, const char *v)
 {
-	char *s = NULL;
-
-	return asprintf(&s, "%s=%s", k, v) < 0 ? NULL : s;
+	return strf("%s=%s", k, v);
 }
 
 /* Run @argv for host @i; 0 when it exited 0 in time. *ret_what says
@@ -196,13 +208,13 @@ static int run_cmd(struct rnd *rd, size_t i, char **argv, const char *verb,
 	for (int k = 0; k < 3; k++)
 		free(env[k]);
 	if (r < 0 && r != -ENOENT) {
-		asprintf(ret_what, "%s: command %s could not be started: %s",
+		*ret_what = strf("%s: command %s could not be started: %s",
 			 verb, argv[0], strerror(-r));
 		return r;
 	}
 	if (r == 0)
 		vcp_cmd_outcome(&res, how, sizeof(how), h->command_timeout_s);
-	asprintf(ret_what, "%s: command %s: %s", verb, argv[0],
+	*ret_what = strf("%s: command %s: %s", verb, argv[0],
 		 r == 0 ? how : res.output);
 	*ret_out = res.output;
 	res.output = NULL;
@@ -229,10 +241,10 @@ static int suspend(struct rnd *rd, size_t i, char **ret_what)
 		r = vcp_virt_node_suspend(rd->conn[i], h->suspend_duration_s,
 					  &err);
 	if (r < 0)
-		asprintf(ret_what, "standby: libvirt-suspend: %s",
+		*ret_what = strf("standby: libvirt-suspend: %s",
 			 err ? err : strerror(-r));
 	else
-		asprintf(ret_what, "standby: libvirt-suspend for %u s",
+		*ret_what = strf("standby: libvirt-suspend for %u s",
 			 h->suspend_duration_s);
 	free(err);
 	/* the connection dies with the host */
@@ -257,16 +269,15 @@ static int power(struct rnd *rd, size_t i, bool wake)
 	if (wake && h->wake_command)
 		r = run_cmd(rd, i, h->wake_command, "wake", &what, &out);
 	else if (wake)
-		r = asprintf(&what, "wake: no wake_command (%s wakes by its RTC after %u s)",
-			     vcp_sb_action_name(h->action),
-			     h->suspend_duration_s) < 0 ? -ENOMEM : 0;
+		r = (what = strf("wake: no wake_command (%s wakes by its RTC after %u s)",
+				vcp_sb_action_name(h->action),
+				h->suspend_duration_s)) ? 0 : -ENOMEM;
 	else if (h->action == VCP_SB_ACTION_COMMAND)
 		r = run_cmd(rd, i, h->standby_command, "standby", &what, &out);
 	else if (h->action == VCP_SB_ACTION_LIBVIRT)
 		r = suspend(rd, i, &what);
 	else
-		r = asprintf(&what, "standby: action none") < 0 ? -ENOMEM :
-		    -EPERM;
+		r = (what = strf("standby: action none")) ? -EPERM : -ENOMEM;
 	vcp_sb_note_action(&rd->st, i, what ? what : "?", out);
 	while (out && olen(out) && isspace((unsigned char)out[olen(out) - 1]))
 		out[olen(out) - 1] = '\0';	/* the state kept it whole */
@@ -346,12 +357,12 @@ static int migrate(struct rnd *rd, const char *vm, size_t from, size_t to,
 	if (r < 0)
 		return r;
 	if (vcp_virt_domain_state(rd->conn[to], vm, &run_to) < 0 || !run_to)
-		return asprintf(err, "libvirt reported success but it is not running on %s",
-				name(rd, to)) < 0 ? -ENOMEM : -EIO;
+		return (*err = strf("libvirt reported success but it is not running on %s",
+				   name(rd, to))) ? -EIO : -ENOMEM;
 	if (vcp_virt_domain_state(rd->conn[from], vm, &run_from) == 0 &&
 	    run_from)
-		return asprintf(err, "libvirt reported success but it still runs on %s",
-				name(rd, from)) < 0 ? -ENOMEM : -EIO;
+		return (*err = strf("libvirt reported success but it still runs on %s",
+				   name(rd, from))) ? -EIO : -ENOMEM;
 	return 0;
 }
 
