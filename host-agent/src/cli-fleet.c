@@ -32,6 +32,7 @@
 #include "fleetplan.h"
 #include "fleetsaved.h"
 #include "fleetstate.h"
+#include "fleetwatts.h"
 #include "kernel.h"
 #include "planner.h"
 #include "policy.h"
@@ -658,6 +659,34 @@ static void sb_text(const struct fctx *f, const struct vcp_sb_state *st)
 	}
 }
 
+/* What the hosts vcpack put in standby save: their idle draw, measured
+ * (the fleet file's idle_watts) or modelled per vendor. */
+struct sb_power {
+	size_t hosts;
+	double watts, measured;
+};
+
+static struct sb_power sb_power_of(const struct fctx *f,
+				   const struct vcp_sb_state *st)
+{
+	struct sb_power p = { 0 };
+
+	for (size_t i = 0; i < st->n_hosts; i++) {
+		const struct vcp_fleet_entry *e = &f->cfg.hosts[i];
+		struct vcp_watts w;
+
+		if (st->hosts[i].power != VCP_SB_STANDBY)
+			continue;
+		w = vcp_watts_host((enum vcp_vendor)e->vendor,
+				   st->hosts[i].packages, true, e->idle_watts,
+				   f->cfg.package_watts, f->cfg.host_watts);
+		p.hosts++;
+		p.watts += w.watts;
+		p.measured += w.measured ? w.watts : 0;
+	}
+	return p;
+}
+
 static bool sb_asleep(const struct vcp_sb_state *st, bool have, size_t i)
 {
 	return have && (st->hosts[i].power == VCP_SB_STANDBY ||
@@ -669,6 +698,7 @@ static int cmd_status(struct fctx *f)
 	struct json_object *arr = json_object_new_array(), *o;
 	struct totals t = { 0 };
 	struct vcp_sb_state st = { 0 };
+	struct sb_power sbp = { 0 };
 	bool have_st;
 	size_t asleep = 0;
 	int r = collect(f, 0);
@@ -697,8 +727,15 @@ static int cmd_status(struct fctx *f)
 			status_host_text(f, i, &s);
 		}
 	}
-	if (have_st && !f->json)
-		sb_text(f, &st);
+	if (have_st) {
+		sbp = sb_power_of(f, &st);
+		if (!f->json) {
+			sb_text(f, &st);
+			printf("standby: %zu hosts in standby by vcpack, saving %.0f W (%.0f W measured idle draw, %.0f W modelled)\n",
+			       sbp.hosts, sbp.watts, sbp.measured,
+			       sbp.watts - sbp.measured);
+		}
+	}
 	if (!f->json) {
 		printf("fleet: %zu hosts, %zu reachable; packages %zu awake, %zu asleep of %zu; %zu VMs; modelled saving %.0f W (%.0f W per package asleep; awake = some vCPU may run there)\n",
 		       t.hosts, t.reachable, t.awake, t.pkgs - t.awake, t.pkgs,
@@ -708,6 +745,16 @@ static int cmd_status(struct fctx *f)
 		o = json_object_new_object();
 		json_object_object_add(o, "hosts", arr);
 		json_object_object_add(o, "totals", totals_json(&t));
+		if (have_st) {
+			struct json_object *tj = json_object_object_get(o, "totals");
+
+			json_object_object_add(tj, "standby_hosts",
+					       json_object_new_int((int)sbp.hosts));
+			json_object_object_add(tj, "standby_saving_watts",
+					       vcp_json_double3(sbp.watts));
+			json_object_object_add(tj, "standby_saving_measured_watts",
+					       vcp_json_double3(sbp.measured));
+		}
 		vcp_cli_json(o);
 	}
 	vcp_sb_state_clear(&st);
@@ -1070,9 +1117,17 @@ static int fleet_input(struct fctx *f, struct fleet_in *in)
 	return compat_matrix(f, in);
 }
 
+static struct vcp_watts host_saving(const struct fctx *f,
+				    const struct vcp_fleet_plan *p, size_t i);
+static enum vcp_vendor host_vendor(const struct fctx *f, size_t i);
+static double saving_of(const struct fctx *f, const struct vcp_fleet_plan *p,
+			double *ret_measured);
+
 static void plan_text(const struct fctx *f, const struct vcp_fleet_plan *p,
 		      const struct fleet_in *in, double saved)
 {
+	double measured;
+
 	printf("  %-16s %7s %8s %9s  %s\n", "HOST", "DEMAND", "CAPACITY",
 	       "AWAKE", "VERDICT");
 	for (size_t i = 0; i < p->n_hosts; i++) {
@@ -1089,6 +1144,16 @@ static void plan_text(const struct fctx *f, const struct vcp_fleet_plan *p,
 		       hp->awake_after, hp->emptied ? "emptied: can sleep" :
 		       hp->kept ? hp->kept : "stays as it is");
 	}
+	printf("saving per host (vendor: the fleet file's, else libvirt's host CPU):\n");
+	for (size_t i = 0; i < p->n_hosts; i++) {
+		struct vcp_watts w;
+
+		if (!in->hosts[i].reachable)
+			continue;
+		w = host_saving(f, p, i);
+		printf("  %-16s %-7s %6.0f W  %s\n", in->hosts[i].name,
+		       vcp_vendor_name(host_vendor(f, i)), w.watts, w.basis);
+	}
 	printf("migrations (in this order; plan changes nothing):\n");
 	if (!p->n_moves)
 		printf("  (none)\n");
@@ -1100,9 +1165,10 @@ static void plan_text(const struct fctx *f, const struct vcp_fleet_plan *p,
 		       in->hosts[m->from].name, in->hosts[m->to].name,
 		       m->demand, vm->mem_kib / 1024);
 	}
-	printf("fleet: %zu hosts could be emptied and sleep (%zu idle already), packages awake %zu -> %zu of %zu; modelled saving %.0f W\n",
+	saving_of(f, p, &measured);
+	printf("fleet: %zu hosts could be emptied and sleep (%zu idle already), packages awake %zu -> %zu of %zu; saving %.0f W (%.0f W measured, %.0f W modelled)\n",
 	       p->hosts_emptied, p->hosts_idle, p->awake_before, p->awake_after,
-	       p->packages, saved);
+	       p->packages, saved, measured, saved - measured);
 }
 
 /* Collect, group CPUs, plan: what `plan` prints and `apply` carries out. */
@@ -1134,10 +1200,67 @@ static void fleet_in_clear(struct fleet_in *in)
 	free(in->compat);
 }
 
+/* The power model's vendor of host @i: the fleet file's, else libvirt's
+ * host CPU. */
+static enum vcp_vendor host_vendor(const struct fctx *f, size_t i)
+{
+	const struct vcp_fleet_view *fv = view(f, i);
+
+	if (f->cfg.hosts[i].vendor)
+		return (enum vcp_vendor)f->cfg.hosts[i].vendor;
+	return fv ? vcp_vendor_from_cpu_key(fv->cpu_key) : VCP_VENDOR_UNKNOWN;
+}
+
+/* Would the standby loop put host @i in standby once emptied? */
+static bool can_standby(const struct fctx *f, size_t i)
+{
+	const struct vcp_sb_cfg *s = &f->cfg.standby;
+
+	return s->enabled && s->hosts[i].action != VCP_SB_ACTION_NONE &&
+	       !s->hosts[i].stay_on;
+}
+
+/* What the plan saves on host @i, per its vendor (fleetwatts.c). */
+static struct vcp_watts host_saving(const struct fctx *f,
+				    const struct vcp_fleet_plan *p, size_t i)
+{
+	const struct vcp_fleet_host_plan *hp = &p->hosts[i];
+	enum vcp_vendor v = host_vendor(f, i);
+
+	if (hp->emptied && can_standby(f, i))
+		return vcp_watts_host(v, hp->n_packages, true,
+				      f->cfg.hosts[i].idle_watts,
+				      f->cfg.package_watts, f->cfg.host_watts);
+	if (hp->emptied)
+		return vcp_watts_host(v, hp->awake_before, false, -1,
+				      f->cfg.package_watts, f->cfg.host_watts);
+	return vcp_watts_packages(v, hp->awake_before - hp->awake_after,
+				  f->cfg.package_watts);
+}
+
+/* The fleet's saving; *ret_measured: the part from measured figures. */
+static double saving_of(const struct fctx *f, const struct vcp_fleet_plan *p,
+			double *ret_measured)
+{
+	double w = 0, m = 0;
+
+	for (size_t i = 0; i < p->n_hosts; i++) {
+		struct vcp_watts s;
+
+		if (!view(f, i))
+			continue;
+		s = host_saving(f, p, i);
+		w += s.watts;
+		m += s.measured ? s.watts : 0;
+	}
+	if (ret_measured)
+		*ret_measured = m;
+	return w;
+}
+
 static double saving(const struct fctx *f, const struct vcp_fleet_plan *p)
 {
-	return (double)(p->awake_before - p->awake_after) * f->cfg.package_watts +
-	       (double)p->hosts_emptied * f->cfg.host_watts;
+	return saving_of(f, p, NULL);
 }
 
 static void standby_text(const struct fctx *f, const struct fleet_in *in,
@@ -1246,6 +1369,7 @@ static struct json_object *plan_json(const struct fctx *f,
 		"capacity", "mem_before_mib", "mem_after_mib" };
 	struct json_object *o = vcp_fleet_plan_to_json(p, in->hosts);
 	struct json_object *hs = NULL;
+	double measured = 0;
 
 	json_object_object_get_ex(o, "hosts", &hs);
 	for (size_t i = 0; i < p->n_hosts; i++) {
@@ -1258,7 +1382,29 @@ static struct json_object *plan_json(const struct fctx *f,
 		for (size_t k = 0; !ok && k < sizeof(unknown) / sizeof(*unknown); k++)
 			json_object_object_add(h, unknown[k], NULL);
 	}
-	json_object_object_add(o, "saving_watts", vcp_json_double3(saving(f, p)));
+	for (size_t i = 0; i < p->n_hosts; i++) {
+		struct json_object *h = json_object_array_get_idx(hs, i);
+		struct vcp_watts w;
+
+		json_object_object_add(h, "vendor", json_object_new_string(
+				       vcp_vendor_name(host_vendor(f, i))));
+		if (!in->hosts[i].reachable) {
+			json_object_object_add(h, "saving_watts", NULL);
+			json_object_object_add(h, "saving_measured", NULL);
+			json_object_object_add(h, "saving_basis", NULL);
+			continue;
+		}
+		w = host_saving(f, p, i);
+		json_object_object_add(h, "saving_watts", vcp_json_double3(w.watts));
+		json_object_object_add(h, "saving_measured",
+				       json_object_new_boolean(w.measured));
+		json_object_object_add(h, "saving_basis",
+				       json_object_new_string(w.basis));
+	}
+	json_object_object_add(o, "saving_watts",
+			       vcp_json_double3(saving_of(f, p, &measured)));
+	json_object_object_add(o, "saving_measured_watts",
+			       vcp_json_double3(measured));
 	json_object_object_add(o, "migration", migration_json(f));
 	return o;
 }

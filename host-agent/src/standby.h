@@ -95,6 +95,7 @@ struct vcp_sb_host_state {
 	char *last_action;		/* e.g. "standby: command exit 0" */
 	char *output;			/* that action's output, or NULL */
 	double capacity;		/* CPUs, when last seen on */
+	unsigned int packages;		/* CPU packages, when last seen on */
 	/* Times of its last migrations (in or out), a ring. */
 	long long moves[VCP_SB_MAX_HOST_BUDGET];
 	unsigned int n_moves;		/* total ever, ring position */

@@ -9,7 +9,8 @@
  *   {"version": 1, "below_since": T|null, "above_since": T|null,
  *    "last_wake": T|null,
  *    "hosts": [{"name": "h1", "power": "standby", "since": T,
- *               "why": "..."|null, "capacity": 30.4, "moves": [T, ...],
+ *               "why": "..."|null, "capacity": 30.4, "packages": 2,
+ *               "moves": [T, ...],
  *               "last_action": "..."|null, "output": "..."|null}]}
  *
  * T: seconds since the epoch the loop keeps to. Hosts are matched by name
@@ -172,6 +173,7 @@ static struct json_object *host_json(const struct vcp_sb_host_state *h)
 	json_object_object_add(o, "why", h->why ?
 			       json_object_new_string(h->why) : NULL);
 	json_object_object_add(o, "capacity", vcp_json_double3(h->capacity));
+	json_object_object_add(o, "packages", json_object_new_int((int)h->packages));
 	json_object_object_add(o, "moves", m);
 	json_object_object_add(o, "last_action", h->last_action ?
 			       json_object_new_string(h->last_action) : NULL);
@@ -301,6 +303,7 @@ static int host_from(const struct rctx *c, const char *hp,
 		if (strcmp(key, "name") && strcmp(key, "power") &&
 		    strcmp(key, "since") && strcmp(key, "why") &&
 		    strcmp(key, "capacity") && strcmp(key, "moves") &&
+		    strcmp(key, "packages") &&
 		    strcmp(key, "last_action") && strcmp(key, "output"))
 			return vcp_err(c->err, -EINVAL, "%s: %s.%s: unknown key",
 				       c->src, hp, key);
@@ -317,6 +320,16 @@ static int host_from(const struct rctx *c, const char *hp,
 				    "%s: %s.capacity: must be a number of CPUs, got %s",
 				    c->src, hp, vcp_json_shown(v));
 		h->capacity = cap;
+	}
+	if (r == 0 && json_object_object_get_ex(o, "packages", &v)) {
+		int64_t np;
+
+		if (!vcp_json_int_in(v, 0, 4096, &np))
+			r = vcp_err(c->err, -EINVAL,
+				    "%s: %s.packages: must be a number of packages, got %s",
+				    c->src, hp, vcp_json_shown(v));
+		else
+			h->packages = (unsigned int)np;
 	}
 	if (r == 0)
 		r = opt_str(c, hp, o, "why", &h->why);

@@ -132,6 +132,16 @@ t_match "status: why" "empty: to standby" "$(printf '%s\n' "$st" | jq -r '.hosts
 t_eq "status: the standby command's output" "h2 going to sleep" "$(printf '%s\n' "$st" | jq -r '.hosts[1].standby.output')"
 txt=$(F status 2>&1)
 t_match "status text: h2 standby since" "h2 .*standby \(by vcpack\) since" "$txt"
+# h2: no vendor on the test driver, no idle_watts: 2 packages x 40 W
+# (package_watts) + 100 W (host_watts), modelled
+t_eq "status: the fleet's standby saving, modelled" "1 180 0" \
+	"$(printf '%s\n' "$st" | jq -r '.totals|"\(.standby_hosts) \(.standby_saving_watts) \(.standby_saving_measured_watts)"')"
+t_match "status text: the saving, measured and modelled apart" \
+	"standby: 1 hosts in standby by vcpack, saving 180 W \(0 W measured idle draw, 180 W modelled\)" "$txt"
+jq '.hosts[1].idle_watts = 95' "$T_TMP/fleet.json" >"$T_TMP/fi.json"
+t_eq "status: h2's measured idle draw used" "95 95" \
+	"$("$VCPACK" fleet --hosts "$T_TMP/fi.json" --state "$ST" --json status 2>/dev/null |
+		jq -r '.totals|"\(.standby_saving_watts) \(.standby_saving_measured_watts)"')"
 
 # ---- capacity needed (two spare hosts wanted): h2 woken ----
 fleet 2 wake
@@ -214,6 +224,27 @@ t_eq "libvirt-suspend refused: exit 1" 1 $rc
 t_match "libvirt-suspend refused: libvirt's reason logged" "h2: standby: libvirt-suspend: .*(not supported|support)" "$out"
 t_eq "libvirt-suspend refused: h2 failed, still answering" "failed 0" \
 	"$(jq -r '.hosts[1].power' "$ST") $(virsh -q -c "$U_h2" uri >/dev/null 2>&1; echo $?)"
+
+# ---- fleet plan's saving per host vendor, measured vs modelled ----
+fleet 0 wake
+jq '.hosts[0].vendor = "intel" | .hosts[2].vendor = "amd" | .hosts[2].idle_watts = 150' \
+	"$T_TMP/fleet.json" >"$T_TMP/fv.json"
+pl=$("$VCPACK" fleet --hosts "$T_TMP/fv.json" --sample 0 --json plan 2>/dev/null)
+printf '%s\n' "$pl" | jq -c '[.hosts[]|{name,vendor,emptied,saving_watts,saving_measured}], .saving_watts, .saving_measured_watts' | sed 's/^/  | /'
+t_eq "plan: vendors from the fleet file, else libvirt's CPU (none on the test driver)" "intel unknown amd" \
+	"$(printf '%s\n' "$pl" | jq -r '[.hosts[].vendor]|join(" ")')"
+t_eq "plan: h3 (ci moves to h1) emptied, in standby it saves its measured idle draw" "true 150 true" \
+	"$(printf '%s\n' "$pl" | jq -r '.hosts[2]|"\(.emptied) \(.saving_watts) \(.saving_measured)"')"
+t_eq "plan: the fleet's saving and its measured part" "150 150" \
+	"$(printf '%s\n' "$pl" | jq -r '"\(.saving_watts) \(.saving_measured_watts)"')"
+jq '.standby.hosts.h3.stay_on = true' "$T_TMP/fv.json" >"$T_TMP/fv2.json"
+pl=$("$VCPACK" fleet --hosts "$T_TMP/fv2.json" --sample 0 --json plan 2>/dev/null)
+t_eq "plan: h3 kept on (stay_on) saves what its one awake AMD package saves (80 - 48 W), modelled" "32 false" \
+	"$(printf '%s\n' "$pl" | jq -r '.hosts[2]|"\(.saving_watts) \(.saving_measured)"')"
+t_match "plan: the basis says unverified" "unverified" "$(printf '%s\n' "$pl" | jq -r '.hosts[2].saving_basis')"
+txt=$("$VCPACK" fleet --hosts "$T_TMP/fv.json" --sample 0 plan 2>/dev/null)
+t_match "plan text: per host, vendor and basis" "h3 +amd +150 W  measured: the host's idle draw" "$txt"
+t_match "plan text: measured and modelled apart" "saving 150 W \(150 W measured, 0 W modelled\)" "$txt"
 
 # ---- a bad state file: refused by record, left as it was ----
 echo '{"version": 1, "hosts": [{"name": "h2", "power": "asleep"}]}' >"$ST"

@@ -617,6 +617,7 @@ static void test_state_json(void **state)
 	assert_int_equal(vcp_sb_state_init(names, 3, &s), 0);
 	vcp_sb_note_standby(&s, 1, 500, "empty: to standby");
 	s.hosts[1].capacity = 30.5;
+	s.hosts[1].packages = 2;
 	vcp_sb_note_move(&s, 0, 2, 400);
 	vcp_sb_note_failed(&s, 2, 600, "did not answer within the wake deadline");
 	vcp_sb_note_action(&s, 2, "wake: command exit 0", "on\n");
@@ -624,9 +625,9 @@ static void test_state_json(void **state)
 	o = vcp_sb_state_to_json(&s);
 	assert_string_equal(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
 		"{\"version\":1,\"below_since\":100,\"above_since\":null,\"last_wake\":null,"
-		"\"hosts\":[{\"name\":\"h1\",\"power\":\"on\",\"since\":null,\"why\":null,\"capacity\":0,\"moves\":[400],\"last_action\":null,\"output\":null},"
-		"{\"name\":\"h2\",\"power\":\"standby\",\"since\":500,\"why\":\"empty: to standby\",\"capacity\":30.5,\"moves\":[],\"last_action\":null,\"output\":null},"
-		"{\"name\":\"h3\",\"power\":\"failed\",\"since\":600,\"why\":\"did not answer within the wake deadline\",\"capacity\":0,\"moves\":[400],\"last_action\":\"wake: command exit 0\",\"output\":\"on\\n\"}]}");
+		"\"hosts\":[{\"name\":\"h1\",\"power\":\"on\",\"since\":null,\"why\":null,\"capacity\":0,\"packages\":0,\"moves\":[400],\"last_action\":null,\"output\":null},"
+		"{\"name\":\"h2\",\"power\":\"standby\",\"since\":500,\"why\":\"empty: to standby\",\"capacity\":30.5,\"packages\":2,\"moves\":[],\"last_action\":null,\"output\":null},"
+		"{\"name\":\"h3\",\"power\":\"failed\",\"since\":600,\"why\":\"did not answer within the wake deadline\",\"capacity\":0,\"packages\":0,\"moves\":[400],\"last_action\":\"wake: command exit 0\",\"output\":\"on\\n\"}]}");
 	/* read back for a fleet in another order with a new host */
 	assert_int_equal(vcp_sb_state_from_json(o, "st", later, 3, &t, &err), 0);
 	assert_int_equal(t.below_since, 100);
@@ -634,6 +635,7 @@ static void test_state_json(void **state)
 	assert_int_equal(t.hosts[2].power, VCP_SB_STANDBY);
 	assert_int_equal(t.hosts[2].since, 500);
 	assert_near(t.hosts[2].capacity, 30.5);
+	assert_int_equal(t.hosts[2].packages, 2);
 	assert_string_equal(t.hosts[1].why,
 			    "did not answer within the wake deadline");
 	assert_int_equal(vcp_sb_moves_last_hour(&t.hosts[1], 1000), 1);
