@@ -1063,7 +1063,15 @@ static int compat_matrix(struct fctx *f, struct fleet_in *in)
 	struct vcp_fleet_pool p;
 	const char **uris = NULL;
 	size_t ng, ab = 0;
-	int r = group_hosts(f, in, &cw);
+	int r;
+
+	/* fleet run comes here every round: last round's, unless a stuck
+	 * worker may still read them */
+	if (!f->abandoned) {
+		free(cw.cpu_xml);
+		free(cw.rep);
+	}
+	r = group_hosts(f, in, &cw);
 
 	ng = in->n_groups;
 	if (r < 0 || ng < 2)
@@ -1863,6 +1871,7 @@ struct loopobs {
 	struct fctx *f;
 	struct fleet_in in;
 	const char **errs;
+	size_t stuck;		/* workers abandoned in all rounds so far */
 };
 
 /* The loop's observe op: the fleet as `fleet plan` sees it. */
@@ -1877,15 +1886,20 @@ static int loop_observe(void *opaque, struct vcp_loop_obs *ret,
 	if (f->res)
 		vcp_fleet_results_clear(f->res, n, vcp_fleet_view_free);
 	free(f->res);
-	if (!f->abandoned)	/* stuck workers may still read them */
+	if (!lo->stuck)		/* stuck workers may still read them */
 		free(f->uris);
 	f->res = NULL;
 	f->uris = NULL;
 	fleet_in_clear(&lo->in);
 	memset(&lo->in, 0, sizeof(lo->in));
-	if (collect(f, f->sample_ms))
+	r = collect(f, f->sample_ms);
+	/* collect() counts this round's; the earlier ones still run */
+	f->abandoned += lo->stuck;
+	lo->stuck = f->abandoned;
+	if (r)
 		return vcp_err(ret_err, -EIO, "cannot query the hosts");
 	r = fleet_input(f, &lo->in);
+	lo->stuck = f->abandoned;
 	if (r < 0)
 		return vcp_err(ret_err, r, "cannot group the hosts' CPUs: %s",
 			       strerror(-r));
@@ -1956,6 +1970,9 @@ static int cmd_run(struct fctx *f, unsigned int rounds)
 	else
 		r = l.failures ? EXIT_PARTIAL : 0;
 	free(err);
+	/* probes stuck past their deadline hold the fleet file's URIs:
+	 * vcp_cli_fleet() then exits without freeing */
+	f->abandoned += l.abandoned;
 	vcp_loop_clear(&l);
 	fleet_in_clear(&lo.in);
 	free(lo.errs);
