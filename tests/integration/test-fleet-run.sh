@@ -5,9 +5,11 @@
 # test writes: "standby" records what it was asked (host, action, URI)
 # and removes the symlink (the host stops answering), "wake" puts it back
 # (it answers again), and h3's wake does nothing (it never comes back:
-# failed). Cases: an empty host put in standby, a drain whose migration
-# fails (the test driver cannot migrate: everything left running), a
-# wake when capacity is needed, a wake that never answers (failed, never
+# failed). Cases: an empty host put in standby, the spare kept, a wake
+# on rising demand (above the band), the cool-down after it, a wake when
+# more spare hosts are asked for, a drain whose migration fails (the
+# test driver cannot migrate: everything left running), per-vendor
+# saving figures (measured vs modelled), a wake that never answers (failed, never
 # chosen again until `fleet clear`), `fleet run` stopped by SIGTERM
 # between steps and started again while a host sleeps, libvirt-suspend
 # refused cleanly by the test driver, a bad state file refused by name
@@ -142,6 +144,31 @@ jq '.hosts[1].idle_watts = 95' "$T_TMP/fleet.json" >"$T_TMP/fi.json"
 t_eq "status: h2's measured idle draw used" "95 95" \
 	"$("$VCPACK" fleet --hosts "$T_TMP/fi.json" --state "$ST" --json status 2>/dev/null |
 		jq -r '.totals|"\(.standby_saving_watts) \(.standby_saving_measured_watts)"')"
+
+# ---- rising demand: above the band (high_hold 0) wakes h2 ----
+# every vCPU counted busy (no vCPU times on the test driver): h1 runs
+# 2 + 10, h3 12 of the 25.6 CPUs on (12.8 each): 94% > 81%
+echo '{"default_vcpu_demand": 1}' >"$T_TMP/busy.json"
+fleet 0 wake	# no spare asked for: the band alone decides
+mkdom "$U_h1" big1 10 && mkdom "$U_h3" big3 12 || t_fail "start the busy guests"
+out=$("$VCPACK" --policy "$T_TMP/busy.json" fleet --hosts "$T_TMP/fleet.json" \
+	--sample 0 --state "$ST" apply --yes 2>&1); rc=$?
+echo "$out" | sed 's/^/  | /'
+t_eq "rising demand: exit 0" 0 $rc
+t_match "rising demand: above the band for high_hold" "demand 24.00 of 25.60 CPUs on \(94%\).*utilisation stayed above the band for high_hold: waking" "$out"
+t_eq "rising demand: h2 woken" "wake h2 h2" "$(tail -n 1 "$T_TMP/asked")"
+t_eq "rising demand: every host on" "h1:on h2:on h3:on" "$(power)"
+t_match "rising demand: last_wake recorded" "^[0-9]+$" "$(jq -r '.last_wake' "$ST")"
+virsh -q -c "$U_h1" destroy big1 >/dev/null; virsh -q -c "$U_h3" destroy big3 >/dev/null
+fleet 1 wake
+# the cool-down after a wake (wake_cooldown 60): nothing sleeps yet
+jq '.standby.wake_cooldown = 60' "$T_TMP/fleet.json" >"$T_TMP/fc.json"
+out=$("$VCPACK" fleet --hosts "$T_TMP/fc.json" --sample 0 --state "$ST" apply --yes 2>&1)
+t_match "cool-down: said so" "cool-down after a wake" "$out"
+t_eq "cool-down: every host still on" "h1:on h2:on h3:on" "$(power)"
+# h2 to standby again, for the next case
+out=$(F apply --yes 2>&1)
+t_eq "h2 in standby again" "h1:on h2:standby h3:on" "$(power)"
 
 # ---- capacity needed (two spare hosts wanted): h2 woken ----
 fleet 2 wake
