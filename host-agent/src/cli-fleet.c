@@ -2135,12 +2135,16 @@ int vcp_cli_fleet(int argc, char **argv, const struct vcp_cli_common *c)
 		r = cmd_tag(&f);
 	else if (!strcmp(cmd, "plan"))
 		r = cmd_plan(&f);
+	else if (!strcmp(cmd, "run") && f.json)
+		r = vcp_cli_err(EXIT_USAGE, "fleet run prints log lines, not JSON ('fleet status --json' shows the loop's state)");
 	else if (!strcmp(cmd, "run"))
 		r = cmd_run(&f, f.o.rounds > 0 ? (unsigned int)f.o.rounds : 0);
 	else if (!strcmp(cmd, "clear"))
 		r = cmd_clear(&f);
 	else if (f.o.plan)
 		r = cmd_apply_saved(&f);
+	else if (f.cfg.standby.enabled && f.json)
+		r = vcp_cli_err(EXIT_USAGE, "fleet apply: with a \"standby\" object apply is a round of the standby loop, which prints log lines, not JSON ('fleet status --json' shows the loop's state)");
 	else if (f.cfg.standby.enabled && !f.o.yes)
 		r = vcp_cli_err(EXIT_USAGE, "fleet apply: with a \"standby\" object apply is one round of the standby loop (migrations, standby, wakes decided as it goes): pass --yes (or see it first with 'fleet plan')");
 	else if (f.cfg.standby.enabled)

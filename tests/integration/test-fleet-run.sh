@@ -90,6 +90,11 @@ out=$(F run --match host=h1 2>&1)
 t_eq "run --match: exit 2" 2 $?
 out=$(F clear 2>&1)
 t_eq "clear without a host: exit 2" 2 $?
+out=$(F --json run 2>&1)
+t_eq "run --json: exit 2" 2 $?
+t_match "run --json: says where the JSON is" "fleet status --json" "$out"
+out=$(F --json apply --yes 2>&1)
+t_eq "apply --json with standby: exit 2" 2 $?
 jq 'del(.standby)' "$T_TMP/fleet.json" >"$T_TMP/nosb.json"
 out=$("$VCPACK" fleet --hosts "$T_TMP/nosb.json" --state "$ST" run 2>&1)
 t_eq "run without a standby object: exit 2" 2 $?
