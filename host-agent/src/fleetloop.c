@@ -8,9 +8,10 @@
  * the wake deadline failed) and carries the decision out one step at a
  * time, writing the state after every step, so a stop or a crash between
  * steps never loses a sleeping host:
- *   wakes:   the wake action (command, or none for a libvirt-suspended
- *            host whose RTC wakes it), then the host's libvirt probed
- *            until it answers (on) or wake_deadline passes (failed);
+ *   wakes:   every wake action (command, or none for a libvirt-suspended
+ *            host whose RTC wakes it), then those hosts' libvirt probed
+ *            together until each answers (on) or wake_deadline passes
+ *            (failed);
  *   moves:   live migrations one at a time, each checked on both hosts;
  *            the first failure stops that host's drain, everything is
  *            left running where libvirt left it;
@@ -305,35 +306,77 @@ static const char *name(const struct rnd *rd, size_t i)
 	return rd->l->cfg->hosts[i].name;
 }
 
-static void wake_one(struct rnd *rd, size_t i)
+/* The wake action of host @i; true when it ran (the host is waking). */
+static bool wake_action(struct rnd *rd, size_t i, long long t0)
 {
-	struct vcp_loop *l = rd->l;
-	long long t0 = wall();
-	char why[128];
-	int r = power(rd, i, true);
-
-	if (r < 0) {
+	if (power(rd, i, true) < 0) {
 		vcp_sb_note_failed(&rd->st, i, wall(), "its wake action failed");
-		say(l, true, "%s: failed: its wake action failed; not chosen again until 'vcpack fleet clear %s'",
+		say(rd->l, true, "%s: failed: its wake action failed; not chosen again until 'vcpack fleet clear %s'",
 		    name(rd, i), name(rd, i));
 		save(rd);
-		return;
+		return false;
 	}
 	vcp_sb_note_wake(&rd->st, i, t0);
 	save(rd);
-	r = await(l, i, true, t0 + l->cfg->standby.wake_deadline_s);
-	if (r == 1) {
-		vcp_sb_note_undrain(&rd->st, i, wall());	/* on */
-		say(l, false, "%s: woken: its libvirt answers again after %lld s",
-		    name(rd, i), wall() - t0);
-	} else if (r == 0) {
-		snprintf(why, sizeof(why), "did not answer within the wake deadline (%u s)",
-			 l->cfg->standby.wake_deadline_s);
-		vcp_sb_note_failed(&rd->st, i, wall(), why);
-		say(l, true, "%s: failed: %s; not chosen again until 'vcpack fleet clear %s'",
-		    name(rd, i), why, name(rd, i));
+	return true;
+}
+
+static void wake_timeout(struct rnd *rd, size_t i)
+{
+	char why[128];
+
+	snprintf(why, sizeof(why), "did not answer within the wake deadline (%u s)",
+		 rd->l->cfg->standby.wake_deadline_s);
+	vcp_sb_note_failed(&rd->st, i, wall(), why);
+	say(rd->l, true, "%s: failed: %s; not chosen again until 'vcpack fleet clear %s'",
+	    name(rd, i), why, name(rd, i));
+}
+
+/*
+ * Wake the hosts of @d: every wake action first, then all of them
+ * probed together until each answers (on) or the deadline passes
+ * (failed), so that the capacity comes back as soon as the slowest
+ * host boots, not after the sum of their boots. A stop leaves them
+ * waking (the next round's observation settles them).
+ */
+static void wake_all(struct rnd *rd, const struct vcp_sb_decision *d)
+{
+	struct vcp_loop *l = rd->l;
+	long long t0 = wall(), deadline = t0 + l->cfg->standby.wake_deadline_s;
+	bool *wait = calloc(rd->st.n_hosts + 1, sizeof(*wait));
+	size_t left = 0;
+
+	if (!wait) {
+		say(l, true, "out of memory");
+		return;
 	}
-	save(rd);
+	for (size_t k = 0; k < d->n_wake && !stopping(l); k++)
+		if (wake_action(rd, d->wake[k], t0)) {
+			wait[d->wake[k]] = true;
+			left++;
+		}
+	while (left && !stopping(l)) {
+		for (size_t i = 0; i < rd->st.n_hosts; i++) {
+			if (!wait[i] || !answers(l, i))
+				continue;
+			wait[i] = false;
+			left--;
+			vcp_sb_note_undrain(&rd->st, i, wall());	/* on */
+			say(l, false, "%s: woken: its libvirt answers again after %lld s",
+			    name(rd, i), wall() - t0);
+			save(rd);
+		}
+		if (left && wall() >= deadline) {
+			for (size_t i = 0; i < rd->st.n_hosts; i++)
+				if (wait[i])
+					wake_timeout(rd, i);
+			save(rd);
+			break;
+		}
+		if (left)
+			nap(l, l->probe_s);
+	}
+	free(wait);
 }
 
 static struct vcp_migrate_opts mopts(const struct vcp_fleet_cfg *c, size_t to)
@@ -503,8 +546,8 @@ static void act(struct rnd *rd, const struct vcp_sb_decision *d)
 	    d->demand, d->capacity_on, d->util * 100,
 	    l->cfg->standby.low * 100, l->cfg->standby.high * 100,
 	    d->why ? d->why : "-");
-	for (size_t k = 0; k < d->n_wake && !stopping(l); k++)
-		wake_one(rd, d->wake[k]);
+	if (d->n_wake && !stopping(l))
+		wake_all(rd, d);
 	if (!stopping(l))
 		moves(rd, d);
 	if (d->standby >= 0 && !stopping(l))

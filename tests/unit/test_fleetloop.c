@@ -5,7 +5,8 @@
  * last-moment check keeps a host whose libvirt runs a domain on (the
  * command is never run), a standby command that fails marks the host
  * failed with its outcome and output kept in the state file, a failed
- * host is not chosen again, and fleet clear puts it back. */
+ * host is not chosen again, and fleet clear puts it back; two hosts
+ * woken in one round both come back (their wakes run together). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -26,10 +27,12 @@
 #define HOST(name, vms) "{\"name\": \"" name "\", \"cpu\": \"c\"," \
 	" \"mem_mib\": 1048576, \"host\": {\"packages\": 1, \"cores\": 10}," \
 	" \"vms\": [" vms "]}"
+#define ASLEEP(name) "{\"name\": \"" name "\", \"reachable\": false}"
 #define VM(name) "{\"name\": \"" name "\", \"vcpus\": 1, \"demand\": 0.1," \
 	" \"mem_mib\": 1024}"
 
 static char dir[4096], state[4200], marker[4200];
+
 
 struct fake {
 	struct vcp_fleet_input *in;
@@ -210,11 +213,61 @@ static void test_command_fails(void **st)
 	vcp_fleet_cfg_clear(&c);
 }
 
+static void test_wake_two(void **st)
+{
+	struct vcp_fleet_cfg c;
+	struct fake fk = { 0 };
+	struct vcp_sb_state s;
+	struct vcp_loop l;
+	const char *names[] = { "h1", "h2", "h3" };
+	char text[8192], *err = NULL;
+
+	(void)st;
+	/* h1 on and busy; h2 and h3 in standby by vcpack; three spare
+	 * hosts wanted: both woken; their wake commands succeed and the
+	 * test driver answers at once */
+	snprintf(text, sizeof(text),
+		 "{\"hosts\": [{\"uri\": \"test:///default\", \"name\": \"h1\"},"
+		 " {\"uri\": \"test://%s/empty.xml\", \"name\": \"h2\"},"
+		 " {\"uri\": \"test:///default\", \"name\": \"h3\"}],"
+		 " \"standby\": {\"min_spare_hosts\": 3,"
+		 "  \"host_defaults\": {\"action\": \"command\","
+		 "   \"standby_command\": [\"false\"],"
+		 "   \"wake_command\": [\"echo\", \"on\"]}}}", dir);
+	if (vcp_fleet_cfg_parse(text, "f.json", &c, &err))
+		fail_msg("%s", err);
+	assert_int_equal(vcp_sb_state_init(names, 3, &s), 0);
+	vcp_sb_note_standby(&s, 1, 500, "empty");
+	vcp_sb_note_standby(&s, 2, 500, "empty");
+	s.hosts[1].capacity = s.hosts[2].capacity = 10;
+	assert_int_equal(vcp_fleet_state_save(state, &s), 0);
+	vcp_sb_state_clear(&s);
+	load_obs(&fk, HOST("h1", VM("a")) "," ASLEEP("h2") "," ASLEEP("h3"));
+	fk.errs[1] = fk.errs[2] = "asleep";
+	round_with(&c, &fk, &l);
+	if (!strstr(fk.log, "h2: wake: command echo: exit 0; output: on") ||
+	    !strstr(fk.log, "h3: wake: command echo: exit 0") ||
+	    !strstr(fk.log, "h2: woken: its libvirt answers again") ||
+	    !strstr(fk.log, "h3: woken: its libvirt answers again"))
+		fail_msg("log:\n%s", fk.log);
+	assert_int_equal(l.failures, 0);
+	if (vcp_fleet_state_load(state, names, 3, &s, &err))
+		fail_msg("%s", err);
+	assert_int_equal(s.hosts[1].power, VCP_SB_ON);
+	assert_int_equal(s.hosts[2].power, VCP_SB_ON);
+	assert_true(s.last_wake != VCP_SB_NO_TIME);
+	vcp_sb_state_clear(&s);
+	vcp_loop_clear(&l);
+	vcp_fleet_input_free(fk.in);
+	vcp_fleet_cfg_clear(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_runs_a_domain, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_command_fails, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wake_two, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
