@@ -215,7 +215,7 @@ FUZZ_CFLAGS := -g -O1 -fsanitize=address,undefined \
 	-DVCP_SYSCONFDIR='"$(SYSCONFDIR)"' -Ihost-agent/src $(PKG_CFLAGS)
 # the library modules the harnesses link (a harness of a new parser adds
 # its module and what that needs here)
-FUZZ_MODS := cpuset errmsg fleetcfg irq jsonfile jsonstrict kernel model \
+FUZZ_MODS := cpuset errmsg fleetcfg fleetwatts irq jsonfile jsonstrict kernel model \
 	policy power powerread proto standbycfg sysfile tags topology
 FUZZ_OBJS := $(patsubst %,$(B)/fuzz/obj/%.o,$(FUZZ_MODS))
 
@@ -391,6 +391,9 @@ install: all
 	sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
 		host-agent/vcpackd.service.in >$(DESTDIR)$(SYSTEMDUNITDIR)/vcpackd.service
 	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/vcpackd.service
+	sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+		host-agent/vcpack-fleet.service.in >$(DESTDIR)$(SYSTEMDUNITDIR)/vcpack-fleet.service
+	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/vcpack-fleet.service
 	[ -e $(DESTDIR)$(SYSCONFDIR)/default/vcpackd ] || \
 		install -m 0644 host-agent/vcpackd.default $(DESTDIR)$(SYSCONFDIR)/default/vcpackd
 	install -m 0644 host-agent/policy.example.json $(DESTDIR)$(DOCDIR)/examples/policy.json

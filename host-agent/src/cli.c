@@ -103,7 +103,7 @@ static const char *const usage_text =
 	"  pause | resume         stop / restart vcpackd's changes (kept as is)\n"
 	"  trial [--rounds N] [--window S] ...\n"
 	"                         measure whether packing saves power here (A/B)\n"
-	"  fleet --hosts FLEET.json status|tag|plan\n"
+	"  fleet --hosts FLEET.json status|tag|plan|apply|run|clear\n"
 	"                         many hosts over libvirt URIs (vcpack fleet --help)\n"
 	"\n"
 	"Options:\n"

@@ -153,6 +153,7 @@ static int demand_pass(struct dctx *c, struct vcp_fleet_plan **ret)
 
 		if (c->views[i].reachable) {
 			h->capacity = c->hp[i].capacity;
+			h->packages = (unsigned int)c->hp[i].n_packages;
 			c->demand += c->hp[i].demand_before;
 			c->cap_on += c->hp[i].capacity;
 		} else if (h->power == VCP_SB_WAKING) {

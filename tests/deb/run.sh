@@ -26,6 +26,7 @@ t_eq "dpkg -x: exit 0" 0 $?
 # every file and symlink, exactly (directories aside)
 expected="/etc/default/vcpackd
 /etc/libvirt/hooks/qemu.d/vcpack -> /usr/libexec/vcpack/vcpack-hook
+/lib/systemd/system/vcpack-fleet.service
 /lib/systemd/system/vcpackd.service
 /usr/bin/powernice
 /usr/bin/vcpack
@@ -61,6 +62,11 @@ t_match "postinst invokes that action on the unit" \
 	"deb-systemd-invoke \\\$_dh_action 'vcpackd.service'" "$(cat "$C/postinst")"
 t_match "postinst has libvirt re-read its hooks" "try-reload-or-restart" "$(cat "$C/postinst")"
 t_match "prerm stops the unit" "deb-systemd-invoke stop.*vcpackd.service" "$(cat "$C/prerm")"
+# the fleet loop's unit is shipped, never enabled or started by the
+# package (it needs a fleet file with a "standby" object)
+# (dh_installsystemd --no-enable: only re-enabled where the admin had it)
+t_match "postinst enables the fleet loop only where it was" "deb-systemd-helper debian-installed 'vcpack-fleet.service'" "$(cat "$C/postinst")"
+t_nomatch "postinst does not start the fleet loop" "deb-systemd-invoke .*vcpack-fleet.service" "$(cat "$C/postinst")"
 t_match "depends on libvirt0 (shlibs)" "^Depends:.*libvirt0" "$(cat "$C/control")"
 
 # the files themselves
