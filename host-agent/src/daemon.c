@@ -52,7 +52,7 @@
 #include "tags.h"
 #include "virt.h"
 
-#define REPLAN_COALESCE_MS 100
+#define REPLAN_COALESCE_MS VCP_HYST_COALESCE_MS
 #define BACKOFF_MAX_S 10
 /* A control client that neither sends nor reads for this long is closed. */
 #define CTL_IDLE_MS 10000
@@ -408,7 +408,8 @@ static void replan(struct daemon *d)
 	if (!d->v || d->ctl.paused)
 		return;
 	d->n_replans++;
-	vcp_hyst_planned(&d->hyst, mono_s());
+	vcp_hyst_planned(&d->hyst, vcp_tracker_fingerprint(d->tracker),
+			 mono_s());
 	r = vcp_cycle_observe(d->v, d->k, d->mode, 0, d->tracker, &cy, &err);
 	if (r == 0) {
 		foreign_pins(d, &cy);

@@ -25,8 +25,9 @@ void vcp_hyst_init(struct vcp_hyst *h, const struct vcp_policy *p)
 				.window = vcp_hyst_window(p) };
 }
 
-void vcp_hyst_planned(struct vcp_hyst *h, long long now)
+void vcp_hyst_planned(struct vcp_hyst *h, uint64_t fp, long long now)
 {
+	h->last_fp = fp;
 	h->last_plan = now;
 	h->planned = true;
 }

@@ -12,8 +12,9 @@
  * - News: after a sample, a re-plan is due when what the planner would
  *   see moved by VCP_HYST_STEPS_PER_CPU-ths of a CPU on some vCPU, a VM
  *   was relieved or no longer, or VCP_HYST_RESYNC_S passed since the
- *   last plan (of any cause: events re-plan at once and restart that
- *   count).
+ *   last plan (of any cause: events re-plan at once, and restart that
+ *   count and set the figure that later samples are compared with).
+ * - Events: those within VCP_HYST_COALESCE_MS re-plan once.
  * - Place: the planner's own preference for where a VM already runs
  *   (incumbent cores and packages first, planner.c steps 1, 4, 5) is the
  *   spatial half; it needs no clock and stays in the pure planner.
@@ -31,6 +32,8 @@
 #define VCP_HYST_STEPS_PER_CPU 20
 /* Re-plan at least this often even when nothing seems to change. */
 #define VCP_HYST_RESYNC_S 600
+/* Events (a VM stopping, tags, re-pins) this close re-plan once. */
+#define VCP_HYST_COALESCE_MS 100
 
 struct vcp_hyst {
 	unsigned int sample_s;	/* seconds between samples */
@@ -46,8 +49,9 @@ unsigned int vcp_hyst_window(const struct vcp_policy *p);
 
 void vcp_hyst_init(struct vcp_hyst *h, const struct vcp_policy *p);
 
-/* A plan was made at @now (whatever asked for it). */
-void vcp_hyst_planned(struct vcp_hyst *h, long long now);
+/* A plan was made at @now (whatever asked for it) on demand whose
+ * fingerprint is @fp: the next sample is news only if it differs. */
+void vcp_hyst_planned(struct vcp_hyst *h, uint64_t fp, long long now);
 
 /* After a sample whose demand fingerprint is @fp (demand.h), at @now:
  * is a re-plan due? When it is, @fp is taken as planned on. */

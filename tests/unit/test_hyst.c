@@ -50,20 +50,24 @@ static void test_due(void **state)
 
 	vcp_hyst_init(&h, &p);
 	assert_true(vcp_hyst_due(&h, 42, t));	/* nothing planned yet */
-	vcp_hyst_planned(&h, t);
+	vcp_hyst_planned(&h, 42, t);
 	assert_false(vcp_hyst_due(&h, 42, t + 10));
 	assert_true(vcp_hyst_due(&h, 43, t + 20));	/* news */
-	vcp_hyst_planned(&h, t + 20);
+	vcp_hyst_planned(&h, 43, t + 20);
 	assert_false(vcp_hyst_due(&h, 43, t + 30));
 	/* nothing new: a resync once VCP_HYST_RESYNC_S passed */
 	assert_false(vcp_hyst_due(&h, 43, t + 20 + VCP_HYST_RESYNC_S - 1));
 	assert_true(vcp_hyst_due(&h, 43, t + 20 + VCP_HYST_RESYNC_S));
 	/* an event's re-plan restarts the count */
-	vcp_hyst_planned(&h, t + 700);
+	vcp_hyst_planned(&h, 43, t + 700);
 	assert_false(vcp_hyst_due(&h, 43, t + 700 + VCP_HYST_RESYNC_S - 1));
 	/* back to an older figure is news too */
 	assert_true(vcp_hyst_due(&h, 42, t + 710));
 	assert_false(vcp_hyst_due(&h, 42, t + 711));
+	/* an event's re-plan on demand that moved (44) since the last
+	 * sample: a sample with that figure is no news */
+	vcp_hyst_planned(&h, 44, t + 720);
+	assert_false(vcp_hyst_due(&h, 44, t + 730));
 }
 
 /* A reload says what must change now. */
@@ -73,7 +77,7 @@ static void test_reload(void **state)
 	struct vcp_hyst h;
 
 	vcp_hyst_init(&h, &p);
-	vcp_hyst_planned(&h, 5);
+	vcp_hyst_planned(&h, 9, 5);
 	assert_int_equal(vcp_hyst_reload(&h, &p), 0);
 	p = pol(10, 120);
 	assert_int_equal(vcp_hyst_reload(&h, &p), VCP_HYST_REWINDOW);
@@ -88,6 +92,7 @@ static void test_reload(void **state)
 	/* the planned state survives a reload */
 	assert_true(h.planned);
 	assert_int_equal(h.last_plan, 5);
+	assert_true(h.last_fp == 9);
 }
 
 int main(void)
