@@ -318,9 +318,10 @@ static struct json_object *header_json(const struct ctx *c,
 	json_object_object_add(o, "demand_source", json_object_new_string(
 			       c->daemon_pid > 0 ? "vcpackd" :
 			       w->demand_measured ? "sampled" : "none"));
-	json_object_object_add(o, "demand_window_s", c->daemon_pid <= 0 &&
-			       w->demand_measured ?
-			       json_object_new_double(w->sample_s) : NULL);
+	json_object_object_add(o, "demand_window_s",
+			       c->daemon_pid <= 0 && w->demand_measured ?
+				       json_object_new_double(w->sample_s) :
+				       NULL);
 	json_object_object_add(o, "issues", issues);
 	return o;
 }

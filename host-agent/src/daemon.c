@@ -876,12 +876,13 @@ static void rehold(struct daemon *d, unsigned int changed)
 {
 	if (changed & VCP_HYST_RESAMPLE) {
 		g_source_remove(d->sample_src);
-		d->sample_src = g_timeout_add_seconds(d->hyst.sample_s,
-						      on_sample, d);
+		d->sample_src =
+			g_timeout_add_seconds(d->hyst.sample_s, on_sample, d);
 	}
 	if ((changed & VCP_HYST_REWINDOW) &&
 	    vcp_tracker_set_window(d->tracker, d->hyst.window) < 0)
-		log_msg(LOG_ERR, "out of memory: demand still held over the old window");
+		log_msg(LOG_ERR,
+			"out of memory: demand still held over the old window");
 	log_msg(LOG_INFO, "policy reloaded: sampling every %us, demand held %u samples; every key applies",
 		d->hyst.sample_s, d->hyst.window);
 }

@@ -256,8 +256,7 @@ uint64_t vcp_tracker_fingerprint(const struct vcp_tracker *t)
 		h = fnv(h, &relieved, sizeof(relieved));
 		for (unsigned int c = 0; c < k->n_vcpus; c++) {
 			/* steps of 1/20 CPU: noise below that is no news */
-			long q = lround(peak_of(k, c) *
-					VCP_HYST_STEPS_PER_CPU);
+			long q = lround(peak_of(k, c) * VCP_HYST_STEPS_PER_CPU);
 
 			h = fnv(h, &q, sizeof(q));
 		}

@@ -32,8 +32,8 @@
 struct fx {
 	struct vcp_virt *v;
 	struct vcp_world w;
-	size_t test;		/* index of the domain "test" */
-	char dir[PATH_MAX];	/* the fixture copy */
+	size_t test; /* index of the domain "test" */
+	char dir[PATH_MAX]; /* the fixture copy */
 	char root[PATH_MAX + 8];
 };
 
@@ -88,8 +88,11 @@ static struct vcp_action pin(enum vcp_act_kind kind, size_t vm,
 			     unsigned int vcpu, const struct vcp_cpuset *from,
 			     const char *to)
 {
-	struct vcp_action a = { .kind = kind, .vm = vm, .vcpu = vcpu,
-				.from = *from, .from_level = -1 };
+	struct vcp_action a = { .kind = kind,
+				.vm = vm,
+				.vcpu = vcpu,
+				.from = *from,
+				.from_level = -1 };
 
 	assert_int_equal(vcp_cpuset_parse(to, &a.to), 0);
 	return a;
@@ -119,9 +122,10 @@ static void test_rollback(void **state)
 	a[3] = pin(VCP_ACT_PIN_VCPU, f->test, 9, &vm->vcpu_pins[0], "0");
 	a[4] = pin(VCP_ACT_PIN_VCPU, f->test, 1, &vm->vcpu_pins[1], "0");
 	assert_int_equal(vcp_apply_actions(f->v, NULL, f->w.host, f->w.vms,
-					   &acts, &res), 0);
+					   &acts, &res),
+			 0);
 	assert_int_equal(res.n, 5);
-	assert_int_equal(res.e[0].outcome, VCP_DONE);	/* the record stays */
+	assert_int_equal(res.e[0].outcome, VCP_DONE); /* the record stays */
 	assert_int_equal(res.e[1].outcome, VCP_ROLLED_BACK);
 	assert_int_equal(res.e[2].outcome, VCP_ROLLED_BACK);
 	assert_int_equal(res.e[3].outcome, VCP_FAILED);
@@ -164,7 +168,8 @@ static void test_apply_restore(void **state)
 	a[1] = pin(VCP_ACT_PIN_VCPU, f->test, 1, &vm->vcpu_pins[1], "1");
 	a[2] = pin(VCP_ACT_PIN_EMULATOR, f->test, 0, &vm->emulator_pins, "0-1");
 	assert_int_equal(vcp_apply_actions(f->v, NULL, f->w.host, f->w.vms,
-					   &acts, &res), 0);
+					   &acts, &res),
+			 0);
 	assert_int_equal(res.n_done, 3);
 	assert_int_equal(res.n_failed, 0);
 	vcp_apply_result_clear(&res);
@@ -178,7 +183,8 @@ static void test_apply_restore(void **state)
 	fmt(&f->w.vms[f->test].vcpu_pins[1], now);
 	assert_string_equal(now, "1");
 	assert_int_equal(vcp_apply_restore(f->v, NULL, f->w.host, f->w.vms,
-					   f->w.n_vms, NULL, &rr), 0);
+					   f->w.n_vms, NULL, &rr),
+			 0);
 	assert_int_equal(rr.n_failed, 0);
 	for (size_t i = 0; i < rr.n; i++)
 		if (!strcmp(rr.e[i].vm, "test")) {
@@ -192,7 +198,8 @@ static void test_apply_restore(void **state)
 	assert_false(f->w.vms[f->test].has_saved);
 	/* nothing recorded: nothing done, no failure */
 	assert_int_equal(vcp_apply_restore(f->v, NULL, f->w.host, f->w.vms,
-					   f->w.n_vms, NULL, &rr), 0);
+					   f->w.n_vms, NULL, &rr),
+			 0);
 	assert_int_equal(rr.n_failed, 0);
 	for (size_t i = 0; i < rr.n; i++)
 		assert_false(rr.e[i].had_record);
@@ -213,7 +220,8 @@ static void test_gone(void **state)
 	a[0] = pin(VCP_ACT_PIN_VCPU, f->test, 0, &vm->vcpu_pins[0], "0");
 	a[1] = pin(VCP_ACT_PIN_VCPU, f->test, 1, &vm->vcpu_pins[1], "0");
 	assert_int_equal(vcp_apply_actions(f->v, NULL, f->w.host, f->w.vms,
-					   &acts, &res), 0);
+					   &acts, &res),
+			 0);
 	vm->name = name;
 	assert_int_equal(res.e[0].outcome, VCP_GONE);
 	assert_null(res.e[0].msg);
@@ -254,15 +262,19 @@ static void test_class_level(void **state)
 	assert_int_equal(vcp_kernel_open(f->root, &k), 0);
 	assert_int_equal(vcp_kernel_mode(k), VCP_MODE_KERNEL);
 	vm->pid = 4242;
-	a[0] = (struct vcp_action){ .kind = VCP_ACT_SET_CLASS, .vm = f->test,
+	a[0] = (struct vcp_action){ .kind = VCP_ACT_SET_CLASS,
+				    .vm = f->test,
 				    .to_class = VCP_CLASS_PACK };
 	a[1] = pin(VCP_ACT_PIN_VCPU, f->test, 0, &vm->vcpu_pins[0], "0");
-	a[2] = (struct vcp_action){ .kind = VCP_ACT_SET_LEVEL, .to_level = 2,
+	a[2] = (struct vcp_action){ .kind = VCP_ACT_SET_LEVEL,
+				    .to_level = 2,
 				    .from_level = -1 };
-	a[3] = (struct vcp_action){ .kind = VCP_ACT_SET_LEVEL, .to_level = 7,
+	a[3] = (struct vcp_action){ .kind = VCP_ACT_SET_LEVEL,
+				    .to_level = 7,
 				    .from_level = -1 };
-	assert_int_equal(vcp_apply_actions(f->v, k, f->w.host, f->w.vms,
-					   &acts, &res), 0);
+	assert_int_equal(vcp_apply_actions(f->v, k, f->w.host, f->w.vms, &acts,
+					   &res),
+			 0);
 	assert_int_equal(res.e[0].outcome, VCP_DONE);
 	assert_int_equal(res.e[1].outcome, VCP_DONE);
 	assert_int_equal(res.e[2].outcome, VCP_DONE);
@@ -278,11 +290,13 @@ static void test_class_level(void **state)
 	 * pin before it stays */
 	vm->pid = 999999;
 	a[0] = pin(VCP_ACT_PIN_VCPU, f->test, 1, &vm->vcpu_pins[1], "1");
-	a[1] = (struct vcp_action){ .kind = VCP_ACT_SET_CLASS, .vm = f->test,
+	a[1] = (struct vcp_action){ .kind = VCP_ACT_SET_CLASS,
+				    .vm = f->test,
 				    .to_class = VCP_CLASS_SPREAD };
 	acts.n = 2;
-	assert_int_equal(vcp_apply_actions(f->v, k, f->w.host, f->w.vms,
-					   &acts, &res), 0);
+	assert_int_equal(vcp_apply_actions(f->v, k, f->w.host, f->w.vms, &acts,
+					   &res),
+			 0);
 	assert_int_equal(res.e[0].outcome, VCP_DONE);
 	assert_int_equal(res.e[1].outcome, VCP_GONE);
 	assert_null(res.e[1].msg);
@@ -290,11 +304,13 @@ static void test_class_level(void **state)
 	vcp_apply_result_clear(&res);
 
 	/* pin mode: no kernel to write to */
-	a[0] = (struct vcp_action){ .kind = VCP_ACT_SET_CLASS, .vm = f->test,
+	a[0] = (struct vcp_action){ .kind = VCP_ACT_SET_CLASS,
+				    .vm = f->test,
 				    .to_class = VCP_CLASS_PACK };
 	a[1] = (struct vcp_action){ .kind = VCP_ACT_SET_LEVEL, .to_level = 1 };
 	assert_int_equal(vcp_apply_actions(f->v, NULL, f->w.host, f->w.vms,
-					   &acts, &res), 0);
+					   &acts, &res),
+			 0);
 	assert_int_equal(res.e[0].r, -ENOTSUP);
 	assert_int_equal(res.e[1].r, -ENOTSUP);
 	vcp_apply_result_clear(&res);
@@ -308,9 +324,9 @@ static void test_class_level(void **state)
 		vm->has_cur_class = true;
 		vm->cur_class = VCP_CLASS_PACK;
 		only[f->test] = true;
-		assert_int_equal(vcp_apply_restore(f->v, k, f->w.host,
-						   f->w.vms, f->w.n_vms, only,
-						   &rr), 0);
+		assert_int_equal(vcp_apply_restore(f->v, k, f->w.host, f->w.vms,
+						   f->w.n_vms, only, &rr),
+				 0);
 		assert_int_equal(rr.n, 1);
 		assert_int_equal(rr.e[0].outcome, VCP_DONE);
 		vcp_restore_result_clear(&rr);

@@ -232,7 +232,7 @@ static void test_set_window(void **state)
 	assert_float_equal(a, 0.3, 1e-9);
 	/* grow to 5: nothing lost, the next four figures all held */
 	assert_int_equal(vcp_tracker_set_window(t, 5), 0);
-	feed(t, 70 * SEC, 19 * SEC + 5 * SEC / 10, 0, 0);	/* 0.05 */
+	feed(t, 70 * SEC, 19 * SEC + 5 * SEC / 10, 0, 0); /* 0.05 */
 	fill(t, &a, &b);
 	assert_float_equal(a, 0.3, 1e-9);
 	/* 0 is taken as 1: only the latest */
@@ -251,11 +251,11 @@ static void test_set_window_relief(void **state)
 	assert_int_equal(vcp_tracker_new(6, &t), 0);
 	vcp_tracker_set_max_delay(t, 0.1);
 	feed(t, 10 * SEC, 0, 0, 0);
-	feed(t, 20 * SEC, 0, 0, 5 * SEC);	/* 50% on vCPU0: mean 25% */
+	feed(t, 20 * SEC, 0, 0, 5 * SEC); /* 50% on vCPU0: mean 25% */
 	assert_int_equal(vcp_tracker_relieve(t, names, 2), 1);
 	assert_int_equal(vcp_tracker_set_window(t, 1), 0);
 	assert_true(vcp_tracker_relieved(t, "a"));
-	feed(t, 30 * SEC, 0, 0, 5 * SEC);	/* no more waiting */
+	feed(t, 30 * SEC, 0, 0, 5 * SEC); /* no more waiting */
 	assert_int_equal(vcp_tracker_relieve(t, names, 2), 0);
 	assert_false(vcp_tracker_relieved(t, "a"));
 	vcp_tracker_free(t);

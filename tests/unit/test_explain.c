@@ -44,10 +44,14 @@ static void load(struct fx *f, int level)
 
 	assert_non_null(o);
 	memset(f, 0, sizeof(*f));
-	assert_int_equal(vcp_model_host_from_json(json_object_object_get(o, "host"),
-						  &f->w.host, &err), 0);
-	assert_int_equal(vcp_model_vms_from_json(json_object_object_get(o, "vms"),
-						 &f->w.vms, &f->w.n_vms, &err), 0);
+	assert_int_equal(
+		vcp_model_host_from_json(json_object_object_get(o, "host"),
+					 &f->w.host, &err),
+		0);
+	assert_int_equal(
+		vcp_model_vms_from_json(json_object_object_get(o, "vms"),
+					&f->w.vms, &f->w.n_vms, &err),
+		0);
 	json_object_put(o);
 	f->w.issues = calloc(1, sizeof(*f->w.issues));
 	f->w.issues[0].vm = strdup("odd");
@@ -57,7 +61,8 @@ static void load(struct fx *f, int level)
 	vcp_policy_defaults(&f->pol);
 	f->pol.level = level;
 	assert_int_equal(vcp_plan_compute(f->w.host, f->w.vms, f->w.n_vms,
-					  &f->pol, &f->plan), 0);
+					  &f->pol, &f->plan),
+			 0);
 }
 
 static void unload(struct fx *f)
@@ -89,13 +94,18 @@ static void test_spread(void **state)
 	load(&f, 2);
 	o = explain(&f, "lat");
 	assert_string_equal(s_of(o, "class"), "spread");
-	assert_string_equal(s_of(o, "class_reason"), "its tag says class spread");
+	assert_string_equal(s_of(o, "class_reason"),
+			    "its tag says class spread");
 	assert_string_equal(s_of(o, "placement"), "exclusive");
 	assert_non_null(strstr(s_of(o, "why_cpus"), "whole cores of its own"));
-	assert_int_equal(json_object_get_int(json_object_object_get(o, "vcpus")), 2);
-	assert_false(json_object_get_boolean(json_object_object_get(o, "demand_assumed")));
+	assert_int_equal(
+		json_object_get_int(json_object_object_get(o, "vcpus")), 2);
+	assert_false(json_object_get_boolean(
+		json_object_object_get(o, "demand_assumed")));
 	assert_null(json_object_object_get(o, "delay"));
-	assert_int_equal(json_object_array_length(json_object_object_get(o, "would_move")), 2);
+	assert_int_equal(json_object_array_length(
+				 json_object_object_get(o, "would_move")),
+			 2);
 	json_object_put(o);
 	unload(&f);
 }
@@ -110,21 +120,29 @@ static void test_gathered_by_priority(void **state)
 	tag = json_object_object_get(o, "tag");
 	assert_string_equal(s_of(tag, "priority"), "low");
 	assert_string_equal(s_of(o, "class"), "pack");
-	assert_string_equal(s_of(o, "class_reason"),
-			    "its tag says priority low, which the policy's priority map makes pack");
+	assert_string_equal(
+		s_of(o, "class_reason"),
+		"its tag says priority low, which the policy's priority map makes pack");
 	assert_string_equal(s_of(o, "placement"), "gathered");
 	/* vCPU 1 unknown: assumed */
-	assert_true(json_object_get_boolean(json_object_object_get(o, "demand_assumed")));
-	assert_float_equal(json_object_get_double(json_object_object_get(o, "delay")), 0.05, 1e-9);
+	assert_true(json_object_get_boolean(
+		json_object_object_get(o, "demand_assumed")));
+	assert_float_equal(
+		json_object_get_double(json_object_object_get(o, "delay")),
+		0.05, 1e-9);
 	assert_string_equal(s_of(o, "pins_now"), "0-3");
-	assert_non_null(strstr(s_of(o, "why_cpus"), "level 2 gathers pack VMs"));
+	assert_non_null(
+		strstr(s_of(o, "why_cpus"), "level 2 gathers pack VMs"));
 	assert_non_null(json_object_object_get(o, "package"));
-	assert_int_equal(json_object_array_length(json_object_object_get(o, "would_move")), 3);
+	assert_int_equal(json_object_array_length(
+				 json_object_object_get(o, "would_move")),
+			 3);
 	json_object_put(o);
 	/* no tag: balanced, the default */
 	o = explain(&f, "web");
 	assert_null(json_object_object_get(o, "tag"));
-	assert_string_equal(s_of(o, "class_reason"), "no vcpack tag: balanced, the default");
+	assert_string_equal(s_of(o, "class_reason"),
+			    "no vcpack tag: balanced, the default");
 	json_object_put(o);
 	unload(&f);
 }
@@ -138,16 +156,21 @@ static void test_free_and_unmanaged(void **state)
 	o = explain(&f, "batch");
 	assert_string_equal(s_of(o, "placement"), "free");
 	assert_non_null(strstr(s_of(o, "why_cpus"), "not gathered at level 0"));
-	assert_non_null(strstr(json_object_get_string(json_object_array_get_idx(
-		json_object_object_get(o, "would_move"), 0)), "level 1 or 2"));
+	assert_non_null(
+		strstr(json_object_get_string(json_object_array_get_idx(
+			       json_object_object_get(o, "would_move"), 0)),
+		       "level 1 or 2"));
 	assert_null(json_object_object_get(o, "package"));
 	json_object_put(o);
 	o = explain(&f, "web");
-	assert_non_null(strstr(json_object_get_string(json_object_array_get_idx(
-		json_object_object_get(o, "would_move"), 0)), "level 2"));
+	assert_non_null(
+		strstr(json_object_get_string(json_object_array_get_idx(
+			       json_object_object_get(o, "would_move"), 0)),
+		       "level 2"));
 	json_object_put(o);
 	o = explain(&f, "odd");
-	assert_false(json_object_get_boolean(json_object_object_get(o, "managed")));
+	assert_false(
+		json_object_get_boolean(json_object_object_get(o, "managed")));
 	assert_string_equal(s_of(o, "class"), "untouched");
 	assert_string_equal(s_of(o, "class_reason"),
 			    "left exactly as it is: bad vcpack tag");

@@ -28,13 +28,13 @@ static void test_window(void **state)
 
 	assert_int_equal(vcp_hyst_sample_s(&p), 10);
 	assert_int_equal(vcp_hyst_window(&p), 30);
-	p = pol(10, 25);	/* was 2 samples (20 s < 25 s) */
+	p = pol(10, 25); /* was 2 samples (20 s < 25 s) */
 	assert_int_equal(vcp_hyst_window(&p), 3);
 	p = pol(10, 0);
 	assert_int_equal(vcp_hyst_window(&p), 1);
 	p = pol(10, 5);
 	assert_int_equal(vcp_hyst_window(&p), 1);
-	p = pol(0, 30);		/* no interval: the default 10 s */
+	p = pol(0, 30); /* no interval: the default 10 s */
 	assert_int_equal(vcp_hyst_sample_s(&p), 10);
 	assert_int_equal(vcp_hyst_window(&p), 3);
 	p = pol(3600, 86400);
@@ -49,10 +49,10 @@ static void test_due(void **state)
 	long long t = 1000;
 
 	vcp_hyst_init(&h, &p);
-	assert_true(vcp_hyst_due(&h, 42, t));	/* nothing planned yet */
+	assert_true(vcp_hyst_due(&h, 42, t)); /* nothing planned yet */
 	vcp_hyst_planned(&h, 42, t);
 	assert_false(vcp_hyst_due(&h, 42, t + 10));
-	assert_true(vcp_hyst_due(&h, 43, t + 20));	/* news */
+	assert_true(vcp_hyst_due(&h, 43, t + 20)); /* news */
 	vcp_hyst_planned(&h, 43, t + 20);
 	assert_false(vcp_hyst_due(&h, 43, t + 30));
 	/* nothing new: a resync once VCP_HYST_RESYNC_S passed */
@@ -82,7 +82,7 @@ static void test_reload(void **state)
 	p = pol(10, 120);
 	assert_int_equal(vcp_hyst_reload(&h, &p), VCP_HYST_REWINDOW);
 	assert_int_equal(h.window, 12);
-	p = pol(20, 240);	/* same window, new timer */
+	p = pol(20, 240); /* same window, new timer */
 	assert_int_equal(vcp_hyst_reload(&h, &p), VCP_HYST_RESAMPLE);
 	assert_int_equal(h.sample_s, 20);
 	p = pol(5, 300);

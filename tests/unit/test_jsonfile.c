@@ -90,8 +90,8 @@ static void test_read(void **state)
 	text = NULL;
 	expect_refused(p, 8, -EFBIG, "larger than 8 bytes");
 	/* stat says 0 bytes under /proc: the read grows its buffer */
-	assert_int_equal(vcp_file_read("/proc/self/status", 1 << 20, &text,
-				       &err), 0);
+	assert_int_equal(
+		vcp_file_read("/proc/self/status", 1 << 20, &text, &err), 0);
 	assert_non_null(strstr(text, "Name:"));
 	free(text);
 	text = NULL;
@@ -153,21 +153,25 @@ static void test_parse(void **state)
 	int64_t n = 7;
 	double d = 7;
 
-	assert_int_equal(vcp_json_parse("{\"a\": [1, 2.5]}\n\n", "SRC", &o,
-					&err), 0);
-	assert_true(vcp_json_int_in(json_object_array_get_idx(
-		json_object_object_get(o, "a"), 0), 0, 1, &n));
+	assert_int_equal(
+		vcp_json_parse("{\"a\": [1, 2.5]}\n\n", "SRC", &o, &err), 0);
+	assert_true(vcp_json_int_in(
+		json_object_array_get_idx(json_object_object_get(o, "a"), 0), 0,
+		1, &n));
 	assert_int_equal(n, 1);
-	assert_false(vcp_json_int_in(json_object_array_get_idx(
-		json_object_object_get(o, "a"), 0), 2, 3, &n));
-	assert_false(vcp_json_int_in(json_object_array_get_idx(
-		json_object_object_get(o, "a"), 1), 0, 9, &n));
+	assert_false(vcp_json_int_in(
+		json_object_array_get_idx(json_object_object_get(o, "a"), 0), 2,
+		3, &n));
+	assert_false(vcp_json_int_in(
+		json_object_array_get_idx(json_object_object_get(o, "a"), 1), 0,
+		9, &n));
 	assert_int_equal(n, 1);
-	assert_true(vcp_json_number_in(json_object_array_get_idx(
-		json_object_object_get(o, "a"), 1), 0, 3, &d));
+	assert_true(vcp_json_number_in(
+		json_object_array_get_idx(json_object_object_get(o, "a"), 1), 0,
+		3, &d));
 	assert_float_equal(d, 2.5, 0);
-	assert_false(vcp_json_number_in(json_object_object_get(o, "a"), 0, 3,
-					&d));
+	assert_false(
+		vcp_json_number_in(json_object_object_get(o, "a"), 0, 3, &d));
 	assert_string_equal(vcp_json_shown(json_object_object_get(o, "a")),
 			    "[1,2.5]");
 	assert_string_equal(vcp_json_shown(NULL), "null");

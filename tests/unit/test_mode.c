@@ -30,24 +30,29 @@ static void test_detect(void **state)
 	assert_non_null(strstr(why, "libvirt's test driver"));
 	/* a root: its kernel decides */
 	assert_int_equal(vcp_mode_detect(v, KROOT "v1", -1, &k, why,
-					 sizeof(why)), VCP_MODE_KERNEL);
+					 sizeof(why)),
+			 VCP_MODE_KERNEL);
 	assert_non_null(k);
 	assert_string_equal(why, k->reason);
 	vcp_kernel_free(k);
 	assert_int_equal(vcp_mode_detect(v, KROOT "v1-stock", -1, &k, why,
-					 sizeof(why)), VCP_MODE_PIN);
+					 sizeof(why)),
+			 VCP_MODE_PIN);
 	vcp_kernel_free(k);
 	/* --mode wins, and says so */
 	assert_int_equal(vcp_mode_detect(v, KROOT "v1", VCP_MODE_PIN, &k, why,
-					 sizeof(why)), VCP_MODE_PIN);
+					 sizeof(why)),
+			 VCP_MODE_PIN);
 	assert_string_equal(why, "forced with --mode");
 	vcp_kernel_free(k);
 	assert_int_equal(vcp_mode_detect(v, NULL, VCP_MODE_KERNEL, &k, why,
-					 sizeof(why)), VCP_MODE_KERNEL);
+					 sizeof(why)),
+			 VCP_MODE_KERNEL);
 	assert_string_equal(why, "forced with --mode");
 	/* forcing what was found anyway keeps the reason */
 	assert_int_equal(vcp_mode_detect(v, NULL, VCP_MODE_PIN, &k, why,
-					 sizeof(why)), VCP_MODE_PIN);
+					 sizeof(why)),
+			 VCP_MODE_PIN);
 	assert_non_null(strstr(why, "libvirt's test driver"));
 	vcp_virt_close(v);
 }
