@@ -33,6 +33,13 @@ ifeq ($(origin SYSTEMDUNITDIR),undefined)
 SYSTEMDUNITDIR := $(shell pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null)
 SYSTEMDUNITDIR := $(if $(SYSTEMDUNITDIR),$(SYSTEMDUNITDIR),/lib/systemd/system)
 endif
+# bash-completion's own answer under PREFIX (its README's advice): the
+# completions load from PREFIX/share too
+ifeq ($(origin BASHCOMPDIR),undefined)
+BASHCOMPDIR := $(shell pkg-config --define-variable=datadir=$(PREFIX)/share \
+	--variable=completionsdir bash-completion 2>/dev/null)
+BASHCOMPDIR := $(if $(BASHCOMPDIR),$(BASHCOMPDIR),$(PREFIX)/share/bash-completion/completions)
+endif
 DESTDIR ?=
 
 B ?= build
@@ -67,7 +74,7 @@ endif
 SRC := host-agent/src
 # Program files (they print; mains and the CLI's parts). Everything else
 # is the library.
-MAINS := $(SRC)/cli.c $(SRC)/cli-fleet.c $(SRC)/cli-trial.c $(SRC)/powernice.c $(SRC)/daemon.c
+MAINS := $(SRC)/cli.c $(SRC)/cli-fleet.c $(SRC)/cli-trial.c $(SRC)/cli-watch.c $(SRC)/powernice.c $(SRC)/daemon.c
 LIB_SRCS := $(filter-out $(MAINS),$(wildcard $(SRC)/*.c))
 LIB_OBJS := $(patsubst $(SRC)/%.c,$(B)/obj/%.o,$(LIB_SRCS))
 LIB := $(B)/libvcp.a
@@ -114,7 +121,7 @@ $(LIB): $(LIB_OBJS)
 	$(msg) AR $@
 	$(Q)$(AR) rcs $@ $^
 
-$(B)/vcpack: $(B)/obj/cli.o $(B)/obj/cli-fleet.o $(B)/obj/cli-trial.o $(LIB)
+$(B)/vcpack: $(B)/obj/cli.o $(B)/obj/cli-fleet.o $(B)/obj/cli-trial.o $(B)/obj/cli-watch.o $(LIB)
 	$(msg) LD $@
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -159,7 +166,7 @@ $(B)/man/powernice.1: host-agent/man/powernice.1
 	@mkdir -p $(@D)
 	$(Q)cp $< $@
 
--include $(LIB_OBJS:.o=.d) $(B)/obj/cli.d $(B)/obj/cli-fleet.d $(B)/obj/cli-trial.d $(B)/obj/powernice.d \
+-include $(LIB_OBJS:.o=.d) $(B)/obj/cli.d $(B)/obj/cli-fleet.d $(B)/obj/cli-trial.d $(B)/obj/cli-watch.d $(B)/obj/powernice.d \
 	$(B)/obj/daemon.d $(B)/obj/hook/hook.d
 
 # ---- the main job ----
@@ -376,12 +383,14 @@ bench-quick: bench-planner bench-power
 # PREFIX/bin: vcpack, powernice; PREFIX/sbin: vcpackd; the hook binary in
 # LIBEXECDIR/vcpack/ (install-hooks links libvirt's qemu.d entry to it);
 # the unit in systemd's unit directory; /etc/default/vcpackd (never
-# overwritten); the example policies in DOCDIR/examples/; man pages.
+# overwritten); the example policies in DOCDIR/examples/; man pages;
+# the bash completion (powernice's is the same file, linked).
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) \
 		$(DESTDIR)$(LIBEXECDIR)/vcpack $(DESTDIR)$(SYSTEMDUNITDIR) \
 		$(DESTDIR)$(SYSCONFDIR)/default $(DESTDIR)$(DOCDIR)/examples \
-		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8 \
+		$(DESTDIR)$(BASHCOMPDIR)
 	install -m 0755 $(B)/vcpack $(B)/powernice $(DESTDIR)$(BINDIR)/
 	install -m 0755 $(B)/vcpackd $(DESTDIR)$(SBINDIR)/vcpackd
 	install -m 0755 $(B)/vcpack-hook $(DESTDIR)$(LIBEXECDIR)/vcpack/vcpack-hook
@@ -396,6 +405,8 @@ install: all
 	install -m 0644 $(filter %.1,$(MANS)) $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 $(filter %.5,$(MANS)) $(DESTDIR)$(MANDIR)/man5/
 	install -m 0644 $(filter %.8,$(MANS)) $(DESTDIR)$(MANDIR)/man8/
+	install -m 0644 host-agent/vcpack.bash-completion $(DESTDIR)$(BASHCOMPDIR)/vcpack
+	ln -sfn vcpack $(DESTDIR)$(BASHCOMPDIR)/powernice
 
 # The qemu.d entry is a symlink to the installed hook. libvirtd (or, with
 # the modular daemons, virtqemud) notices a hook only if one existed when

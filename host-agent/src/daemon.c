@@ -38,6 +38,7 @@
 #include "ctl.h"
 #include "ctlserver.h"
 #include "cycle.h"
+#include "declog.h"
 #include "demand.h"
 #include "hyst.h"
 #include "irq.h"
@@ -87,6 +88,7 @@ struct daemon {
 	int last_level;
 	size_t last_active;
 	char *last_failures;
+	struct vcp_declog *declog;	/* one line per VM decision */
 	unsigned long n_replans;
 	/* --metrics-dir: the textfile written at each sample */
 	const char *metrics_dir, *power_root;
@@ -209,6 +211,19 @@ static void log_decision(struct daemon *d, const struct vcp_cycle *cy,
 	d->last_failures = g_steal_pointer(&fails);
 	d->last_level = p->level;
 	d->last_active = p->n_active;
+}
+
+/* One line per VM whose decision changed (declog.c). */
+static void log_vm_decisions(struct daemon *d, const struct vcp_cycle *cy)
+{
+	char **lines = NULL;
+
+	if (!d->declog ||
+	    vcp_declog_update(d->declog, &cy->w, cy->plan, &lines) < 0)
+		return;
+	for (char **l = lines; *l; l++)
+		log_msg(LOG_INFO, "vm %s", *l);
+	g_strfreev(lines);
 }
 
 /* --debug: every action of this pass and its outcome, one per line. */
@@ -437,6 +452,7 @@ static void replan(struct daemon *d)
 	if (r == 0) {
 		log_actions(d, &cy, &res);
 		log_decision(d, &cy, &res);
+		log_vm_decisions(d, &cy);
 		notify_plan(d, &cy);
 	} else {
 		log_msg(LOG_WARNING, "re-plan failed: %s",
@@ -1003,7 +1019,7 @@ int main(int argc, char **argv)
 		return 2;
 	vcp_hyst_init(&d.hyst, &d.policy);
 	if (vcp_tracker_new(d.hyst.window, &d.tracker) < 0 ||
-	    vcp_pin_memo_new(&d.memo) < 0)
+	    vcp_pin_memo_new(&d.memo) < 0 || vcp_declog_new(&d.declog) < 0)
 		return 1;
 	vcp_tracker_set_max_delay(d.tracker, d.policy.max_vcpu_delay);
 	r = d.metrics_dir ? vcp_metrics_pub_new(d.metrics_dir, d.power_root,
@@ -1040,6 +1056,7 @@ int main(int argc, char **argv)
 	vcp_kernel_free(d.k);
 	vcp_tracker_free(d.tracker);
 	vcp_pin_memo_free(d.memo);
+	vcp_declog_free(d.declog);
 	vcp_metrics_pub_free(d.metrics);
 	vcp_policy_clear(&d.policy);
 	g_free(d.last_failures);
