@@ -11,6 +11,7 @@
 #        check-kernel | check-scx | check-real | check-fuzz [FUZZ_SECONDS=5] |
 #        check-asan (the unit tests under ASan+UBSan) | fuzz-long
 #        [FUZZ_SECONDS=600] (the fuzzers, longer)
+#   make coverage   line coverage of the unit + integration suites (gcovr)
 #   make bench-planner | bench-power | bench-daemon | bench-fleet | bench-kernel |
 #   make scx        the sched_ext mode: stock 6.12 + sched_ext, scx_vcpack
 #        bench-kernel-quick | bench (all, ~75 min) | bench-quick (~5 min)
@@ -89,7 +90,7 @@ BENCH_BINS := $(patsubst bench/%.c,$(B)/bench/%,$(BENCH_SRCS))
 	check-fuzz fuzz-long check-asan check-kernel check-scx scx check-real check-bench check-deps kernel bench bench-quick bench-planner bench-power \
 	bench-daemon bench-fleet bench-kernel bench-kernel-quick bench-kernel-build \
 	bench-kernel-publish \
-	install install-hooks clean format-check
+	install install-hooks clean format-check coverage
 
 MANS := $(B)/man/vcpack.1 $(B)/man/powernice.1 $(B)/man/vcpackd.8 \
 	$(B)/man/vcpack-policy.5 $(B)/man/vcpack-fleet.5
@@ -273,6 +274,13 @@ check-asan: $(ASAN_BINS)
 	@ASAN_OPTIONS=detect_leaks=1 VCP_SUITE=asan \
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 		sh tests/run-unit.sh $(ASAN_BINS)
+
+# Line coverage: the unit and integration suites run once more against a
+# build with gcc --coverage in $(B)/cov; gcovr then prints per-file line
+# coverage of host-agent/src and the totals (scripts/coverage.sh). Not in
+# make check: it repeats both suites (about 4 min on 2 cores).
+coverage:
+	@MAKE="$(MAKE)" sh scripts/coverage.sh $(B) $(B)/cov
 
 # vcpackd and the hook against a private libvirtd running real QEMU (TCG)
 # guests, which boot the testbed's stock kernel (built when missing).

@@ -26,6 +26,8 @@ PKGS="$PKGS clang-format"
 # tmux: test-watch.sh draws `vcpack status --watch` in a pane;
 # bash-completion: its completionsdir (pkg-config) and test-completion.sh
 PKGS="$PKGS tmux bash-completion"
+# make coverage (line coverage of the unit and integration suites)
+PKGS="$PKGS gcovr"
 
 check=0
 for a in "$@"; do

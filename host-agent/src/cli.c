@@ -331,6 +331,10 @@ static struct json_object *header_json(const struct ctx *c,
 	json_object_object_add(o, "demand_source", json_object_new_string(
 			       c->daemon_pid > 0 ? "vcpackd" :
 			       w->demand_measured ? "sampled" : "none"));
+	json_object_object_add(o, "demand_window_s",
+			       c->daemon_pid <= 0 && w->demand_measured ?
+				       json_object_new_double(w->sample_s) :
+				       NULL);
 	json_object_object_add(o, "issues", issues);
 	return o;
 }
@@ -355,10 +359,11 @@ static void header_text(const struct ctx *c, const struct vcp_world *w)
 	if (c->daemon_pid > 0)
 		printf("demand: as vcpackd (pid %d) measured it: windowed peak of vcpu.N.time, and vcpu.N.delay\n",
 		       c->daemon_pid);
+	else if (w->demand_measured)
+		printf("demand: measured from vcpu.N.time over %.1f s (vcpackd holds the peak over shrink_after)\n",
+		       w->sample_s);
 	else
-		printf("demand: %s\n", w->demand_measured ?
-		       "measured from vcpu.N.time" :
-		       "not measured by this driver; policy default_vcpu_demand assumed");
+		printf("demand: not measured (--sample 0, or not by this driver); policy default_vcpu_demand assumed\n");
 	for (size_t i = 0; i < w->n_issues; i++)
 		printf("issue:  '%s': %s\n", w->issues[i].vm, w->issues[i].msg);
 }
@@ -501,7 +506,7 @@ static struct json_object *daemon_json(struct json_object *st)
  * measures itself (no daemon, another URI, not root, a reply that is not
  * a status).
  */
-static int daemon_view(struct ctx *c, struct vcp_world *w)
+static int daemon_view(struct ctx *c, struct vcp_world *w, bool warn)
 {
 	const char *path = c->daemon_socket ? c->daemon_socket :
 			   getenv("VCPACK_SOCKET") ? getenv("VCPACK_SOCKET") :
@@ -517,7 +522,7 @@ static int daemon_view(struct ctx *c, struct vcp_world *w)
 		vcp_status_clear(&st);
 		return -ENOENT;
 	}
-	r = observe(c, w, 0, true);
+	r = observe(c, w, 0, warn);
 	for (size_t i = 0; r == 0 && i < w->n_vms; i++)
 		for (size_t k = 0; k < st.n_vms; k++)
 			if (!strcmp(st.vms[k].name, w->vms[i].name))
@@ -601,7 +606,7 @@ static int status_once(struct ctx *c)
 	if (power_start(c, &probe, &why) == -EINVAL)
 		r = vcp_cli_err(EXIT_USAGE, "--power-root '%s': %s",
 				c->power_root, why);
-	if (!r && !c->sample_set && daemon_view(c, &w) == 0)
+	if (!r && !c->sample_set && daemon_view(c, &w, true) == 0)
 		r = 0;
 	else if (!r)
 		r = observe(c, &w, c->sample_ms, true);
@@ -781,13 +786,18 @@ static void planned_clear(struct planned *p)
 	vcp_cycle_clear(&p->cy);
 }
 
+/* The demand vcpackd plans on when it runs for this URI (so that plan
+ * shows what vcpackd does), else (or with --sample) a measurement of
+ * sample_ms with the same code (demand.h). */
 static int make_plan(struct ctx *c, struct planned *p)
 {
 	struct vcp_world *w = &p->cy.w;
 	char *err = NULL;
-	int r = vcp_cycle_observe(c->v, c->k, c->mode, c->sample_ms, NULL,
-				  &p->cy, &err);
-	int bad = 0;
+	int r = 0, bad = 0;
+
+	if (c->sample_set || daemon_view(c, w, false) != 0)
+		r = vcp_cycle_observe(c->v, c->k, c->mode, c->sample_ms, NULL,
+				      &p->cy, &err);
 
 	/* reserved_cpus this host lacks: the policy is refused (exit 2) */
 	if (r == 0 && vcp_plan_check_reserved(w->host, &c->policy, &err) < 0)
@@ -1492,7 +1502,7 @@ static int cmd_explain(struct ctx *c, int argc, char **argv)
 	if (!r && vcp_virt_domain_name(c->v, argv[1], &name, &err) < 0)
 		r = vcp_cli_err(EXIT_USAGE, "%s", err ? err : "no such domain");
 	/* the demand vcpackd measured when it runs here, else a sample */
-	if (!r && (c->sample_set || daemon_view(c, &cy.w) != 0))
+	if (!r && (c->sample_set || daemon_view(c, &cy.w, false) != 0))
 		r = observe(c, &cy.w, c->sample_ms, false);
 	while (!r && i < cy.w.n_vms && strcmp(cy.w.vms[i].name, name))
 		i++;

@@ -8,6 +8,7 @@
 
 #include <string.h>
 
+#include "demand.h"
 #include "planner.h"
 #include "policy.h"
 
@@ -47,15 +48,10 @@ static void vm_pins(const struct vcp_vm *vm, struct vcp_cpuset *ret)
 
 static double vm_demand(const struct vcp_vm *vm, bool *known)
 {
-	double d = 0;
+	bool assumed;
+	double d = vcp_vm_demand(vm, NULL, &assumed);
 
-	*known = vm->n_vcpus > 0;
-	for (unsigned int i = 0; i < vm->n_vcpus; i++) {
-		if (vm->demand[i] < 0)
-			*known = false;
-		else
-			d += vm->demand[i];
-	}
+	*known = vm->n_vcpus > 0 && !assumed;
 	return d;
 }
 
