@@ -1,11 +1,6 @@
 # balance: the balancer bugs of series v1 (issue 15), each set up on
 # 2x4 by starting a VM on a few CPUs and widening its affinity a second
 # later (taskset), so every run starts from the same bad placement.
-#  balance-spill-cap       level 2, 6 `pack` tasks released from CPU 0:
-#                          only the 2 that exceed one package's capacity
-#                          leave it (4 + 2 threads), also where the
-#                          package domain balances utilization
-#                          (migrate_util).
 #  balance-spill-no-active level 1, 5 `pack` tasks beside 4 `spread`
 #                          tasks pinned to the second package (9 tasks,
 #                          8 CPUs): the spill goes through the usual
@@ -20,7 +15,7 @@
 #                          pack tasks stay.
 . /scenarios/lib.sh
 
-CHECKS="balance-spill-cap balance-spill-no-active balance-pinned-gather balance-keep-spread"
+CHECKS="balance-spill-no-active balance-pinned-gather balance-keep-spread"
 if ! vcp_have_knobs; then
 	for t in $CHECKS; do
 		vcp_skip $t "knob absent (stock kernel)"
@@ -69,21 +64,6 @@ vm_pkgs() {
 alb_pushed() {
 	awk '$1 ~ /^domain/ && $2 == "ff" { s += $29 } END { print s + 0 }' /proc/schedstat
 }
-
-# (a) spill cap in the unit the package domain migrates in
-vcp_set_level 2
-bal_run spill-cap a --warmup 4 --duration 5 \
-	--vm name=a,threads=6,class=pack,duty=100,cpus=0
-vcp_set_level 0
-if vcp_check_run spill-cap; then
-	per=$(vm_pkgs spill-cap a | tr ' ' '\n' | uniq -c | awk '{ print $1 }' | sort -n | tr '\n' ' ' | sed 's/ $//')
-	b=$(vcp_slot_busy 5 8 /tmp/spill-cap.out)
-	if [ "$per" = "2 4" ]; then
-		vcp_pass balance-spill-cap "4 + 2 threads: busy% $b (slots 5-8)"
-	else
-		vcp_fail balance-spill-cap "want 4 + 2 threads (4 fill one package, only the 2 beyond leave): threads per package $per, busy% $b (slots 5-8), $(vcp_describe spill-cap)"
-	fi
-fi
 
 # (b) no forced active balance for a spill
 if [ -w /proc/sys/kernel/sched_schedstats ]; then
