@@ -286,11 +286,22 @@ kernel:
 # The sched_ext mode (kernel/README.md, "sched_ext mode"): an unpatched
 # 6.12 with sched_ext, libbpf/bpftool from its tools/, the scx_vcpack BPF
 # scheduler, and its tests in QEMU (one extra kernel build, ~5 min).
-scx:
+scx: $(B)/tests/vcp-scxdrive
 	$(MAKE) -C kernel scx B=$(abspath $(B))
 
-check-scx:
+check-scx: $(B)/tests/vcp-scxdrive
 	$(MAKE) -C kernel check-scx B=$(abspath $(B))
+
+# The scx guests drive scx_vcpack through vcpackd's own scx.c (static:
+# the initramfs has no libc; scx.mk puts it in /bin).
+SCXDRIVE_SRCS := tests/kernel/scxdrive.c \
+	$(addprefix $(SRC)/,scx.c scxstate.c sysfile.c model.c cpuset.c)
+
+$(B)/tests/vcp-scxdrive: $(SCXDRIVE_SRCS) $(wildcard $(SRC)/scx*.h) $(SRC)/model.h
+	@mkdir -p $(@D)
+	$(msg) CC $@
+	$(Q)$(CC) -std=gnu11 $(WARN) -O2 -static -D_GNU_SOURCE -I$(SRC) -o $@ \
+		$(SCXDRIVE_SRCS)
 
 # ---- benchmarks (print figures; not tests) ----
 bench-planner: $(BENCH_BINS)

@@ -93,15 +93,47 @@ static void build_argv(const struct vcp_scx *s, const char *const *args,
 	argv[n] = NULL;
 }
 
+/*
+ * The child starts with the signals it stops on at their defaults and
+ * none blocked, whatever vcpackd inherited (a shell's background job
+ * ignores SIGINT, vcpackd ignores SIGPIPE): vcp_scx_stop() sends SIGINT.
+ */
+static int spawn_attr(posix_spawnattr_t *at)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE };
+	sigset_t def, none;
+	int r;
+
+	sigemptyset(&def);
+	sigemptyset(&none);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaddset(&def, sigs[i]);
+	r = posix_spawnattr_init(at);
+	if (!r)
+		r = posix_spawnattr_setsigdefault(at, &def);
+	if (!r)
+		r = posix_spawnattr_setsigmask(at, &none);
+	if (!r)
+		r = posix_spawnattr_setflags(at, POSIX_SPAWN_SETSIGDEF |
+					     POSIX_SPAWN_SETSIGMASK);
+	return r;
+}
+
 static int spawn(const struct vcp_scx *s, char **argv, int out_fd,
 		 pid_t *ret_pid)
 {
 	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
 	int r;
 
-	r = posix_spawn_file_actions_init(&fa);
+	r = spawn_attr(&at);
 	if (r)
 		return -r;
+	r = posix_spawn_file_actions_init(&fa);
+	if (r) {
+		posix_spawnattr_destroy(&at);
+		return -r;
+	}
 	r = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	if (!r && out_fd >= 0)
 		r = posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
@@ -111,8 +143,9 @@ static int spawn(const struct vcp_scx *s, char **argv, int out_fd,
 		r = posix_spawn_file_actions_addopen(&fa, 1, "/dev/null",
 						     O_WRONLY, 0);
 	if (!r)
-		r = posix_spawnp(ret_pid, s->bin, &fa, NULL, argv, environ);
+		r = posix_spawnp(ret_pid, s->bin, &fa, &at, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
 	return -r;
 }
 
