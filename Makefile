@@ -11,6 +11,7 @@
 #        check-kernel | check-scx | check-real | check-fuzz [FUZZ_SECONDS=5] |
 #        check-asan (the unit tests under ASan+UBSan) | fuzz-long
 #        [FUZZ_SECONDS=600] (the fuzzers, longer)
+#   make coverage   line coverage of the unit + integration suites (gcovr)
 #   make bench-planner | bench-power | bench-daemon | bench-fleet | bench-kernel |
 #   make scx        the sched_ext mode: stock 6.12 + sched_ext, scx_vcpack
 #        bench-kernel-quick | bench (all, ~75 min) | bench-quick (~5 min)
@@ -31,6 +32,13 @@ HOOKDIR ?= $(SYSCONFDIR)/libvirt/hooks
 ifeq ($(origin SYSTEMDUNITDIR),undefined)
 SYSTEMDUNITDIR := $(shell pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null)
 SYSTEMDUNITDIR := $(if $(SYSTEMDUNITDIR),$(SYSTEMDUNITDIR),/lib/systemd/system)
+endif
+# bash-completion's own answer under PREFIX (its README's advice): the
+# completions load from PREFIX/share too
+ifeq ($(origin BASHCOMPDIR),undefined)
+BASHCOMPDIR := $(shell pkg-config --define-variable=datadir=$(PREFIX)/share \
+	--variable=completionsdir bash-completion 2>/dev/null)
+BASHCOMPDIR := $(if $(BASHCOMPDIR),$(BASHCOMPDIR),$(PREFIX)/share/bash-completion/completions)
 endif
 DESTDIR ?=
 
@@ -66,7 +74,7 @@ endif
 SRC := host-agent/src
 # Program files (they print; mains and the CLI's parts). Everything else
 # is the library.
-MAINS := $(SRC)/cli.c $(SRC)/cli-fleet.c $(SRC)/cli-trial.c $(SRC)/powernice.c $(SRC)/daemon.c
+MAINS := $(SRC)/cli.c $(SRC)/cli-fleet.c $(SRC)/cli-trial.c $(SRC)/cli-watch.c $(SRC)/powernice.c $(SRC)/daemon.c
 LIB_SRCS := $(filter-out $(MAINS),$(wildcard $(SRC)/*.c))
 LIB_OBJS := $(patsubst $(SRC)/%.c,$(B)/obj/%.o,$(LIB_SRCS))
 LIB := $(B)/libvcp.a
@@ -82,7 +90,7 @@ BENCH_BINS := $(patsubst bench/%.c,$(B)/bench/%,$(BENCH_SRCS))
 	check-fuzz fuzz-long check-asan check-kernel check-scx scx check-real check-bench check-deps kernel bench bench-quick bench-planner bench-power \
 	bench-daemon bench-fleet bench-kernel bench-kernel-quick bench-kernel-build \
 	bench-kernel-publish \
-	install install-hooks clean format-check
+	install install-hooks clean format-check coverage
 
 MANS := $(B)/man/vcpack.1 $(B)/man/powernice.1 $(B)/man/vcpackd.8 \
 	$(B)/man/vcpack-policy.5 $(B)/man/vcpack-fleet.5
@@ -113,7 +121,7 @@ $(LIB): $(LIB_OBJS)
 	$(msg) AR $@
 	$(Q)$(AR) rcs $@ $^
 
-$(B)/vcpack: $(B)/obj/cli.o $(B)/obj/cli-fleet.o $(B)/obj/cli-trial.o $(LIB)
+$(B)/vcpack: $(B)/obj/cli.o $(B)/obj/cli-fleet.o $(B)/obj/cli-trial.o $(B)/obj/cli-watch.o $(LIB)
 	$(msg) LD $@
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -158,7 +166,7 @@ $(B)/man/powernice.1: host-agent/man/powernice.1
 	@mkdir -p $(@D)
 	$(Q)cp $< $@
 
--include $(LIB_OBJS:.o=.d) $(B)/obj/cli.d $(B)/obj/cli-fleet.d $(B)/obj/cli-trial.d $(B)/obj/powernice.d \
+-include $(LIB_OBJS:.o=.d) $(B)/obj/cli.d $(B)/obj/cli-fleet.d $(B)/obj/cli-trial.d $(B)/obj/cli-watch.d $(B)/obj/powernice.d \
 	$(B)/obj/daemon.d $(B)/obj/hook/hook.d
 
 # ---- the main job ----
@@ -208,7 +216,7 @@ FUZZ_CFLAGS := -g -O1 -fsanitize=address,undefined \
 	-DVCP_SYSCONFDIR='"$(SYSCONFDIR)"' -Ihost-agent/src $(PKG_CFLAGS)
 # the library modules the harnesses link (a harness of a new parser adds
 # its module and what that needs here)
-FUZZ_MODS := cpuset errmsg fleetcfg irq jsonfile jsonstrict kernel model \
+FUZZ_MODS := cpuset errmsg fleetcfg fleetwatts irq jsonfile jsonstrict kernel model \
 	policy power powerread proto scx scxstate standbycfg sysfile tags topology
 FUZZ_OBJS := $(patsubst %,$(B)/fuzz/obj/%.o,$(FUZZ_MODS))
 
@@ -267,6 +275,13 @@ check-asan: $(ASAN_BINS)
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 		sh tests/run-unit.sh $(ASAN_BINS)
 
+# Line coverage: the unit and integration suites run once more against a
+# build with gcc --coverage in $(B)/cov; gcovr then prints per-file line
+# coverage of host-agent/src and the totals (scripts/coverage.sh). Not in
+# make check: it repeats both suites (about 4 min on 2 cores).
+coverage:
+	@MAKE="$(MAKE)" sh scripts/coverage.sh $(B) $(B)/cov
+
 # vcpackd and the hook against a private libvirtd running real QEMU (TCG)
 # guests, which boot the testbed's stock kernel (built when missing).
 GUEST_KERNEL := $(abspath $(B))/kernel/stock/arch/x86/boot/bzImage
@@ -283,9 +298,11 @@ check-kernel:
 kernel:
 	$(MAKE) -C kernel all B=$(abspath $(B))
 
-# The sched_ext mode (kernel/README.md, "sched_ext mode"): an unpatched
-# 6.12 with sched_ext, libbpf/bpftool from its tools/, the scx_vcpack BPF
-# scheduler, and its tests in QEMU (one extra kernel build, ~5 min).
+# The sched_ext mode (kernel/README.md, "sched_ext mode"): the testbed's
+# stock kernel (an unpatched 6.12 built with sched_ext, the one the kernel
+# and real suites boot: no kernel build of its own once those built it),
+# libbpf/bpftool from its tools/, the scx_vcpack BPF scheduler, and its
+# tests in QEMU.
 scx: $(B)/tests/vcp-scxdrive
 	$(MAKE) -C kernel scx B=$(abspath $(B))
 
@@ -379,18 +396,23 @@ bench-quick: bench-planner bench-power
 # PREFIX/bin: vcpack, powernice; PREFIX/sbin: vcpackd; the hook binary in
 # LIBEXECDIR/vcpack/ (install-hooks links libvirt's qemu.d entry to it);
 # the unit in systemd's unit directory; /etc/default/vcpackd (never
-# overwritten); the example policies in DOCDIR/examples/; man pages.
+# overwritten); the example policies in DOCDIR/examples/; man pages;
+# the bash completion (powernice's is the same file, linked).
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) \
 		$(DESTDIR)$(LIBEXECDIR)/vcpack $(DESTDIR)$(SYSTEMDUNITDIR) \
 		$(DESTDIR)$(SYSCONFDIR)/default $(DESTDIR)$(DOCDIR)/examples \
-		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8 \
+		$(DESTDIR)$(BASHCOMPDIR)
 	install -m 0755 $(B)/vcpack $(B)/powernice $(DESTDIR)$(BINDIR)/
 	install -m 0755 $(B)/vcpackd $(DESTDIR)$(SBINDIR)/vcpackd
 	install -m 0755 $(B)/vcpack-hook $(DESTDIR)$(LIBEXECDIR)/vcpack/vcpack-hook
 	sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
 		host-agent/vcpackd.service.in >$(DESTDIR)$(SYSTEMDUNITDIR)/vcpackd.service
 	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/vcpackd.service
+	sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+		host-agent/vcpack-fleet.service.in >$(DESTDIR)$(SYSTEMDUNITDIR)/vcpack-fleet.service
+	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/vcpack-fleet.service
 	[ -e $(DESTDIR)$(SYSCONFDIR)/default/vcpackd ] || \
 		install -m 0644 host-agent/vcpackd.default $(DESTDIR)$(SYSCONFDIR)/default/vcpackd
 	install -m 0644 host-agent/policy.example.json $(DESTDIR)$(DOCDIR)/examples/policy.json
@@ -399,6 +421,8 @@ install: all
 	install -m 0644 $(filter %.1,$(MANS)) $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 $(filter %.5,$(MANS)) $(DESTDIR)$(MANDIR)/man5/
 	install -m 0644 $(filter %.8,$(MANS)) $(DESTDIR)$(MANDIR)/man8/
+	install -m 0644 host-agent/vcpack.bash-completion $(DESTDIR)$(BASHCOMPDIR)/vcpack
+	ln -sfn vcpack $(DESTDIR)$(BASHCOMPDIR)/powernice
 
 # The qemu.d entry is a symlink to the installed hook. libvirtd (or, with
 # the modular daemons, virtqemud) notices a hook only if one existed when

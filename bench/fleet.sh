@@ -4,6 +4,9 @@
 # their UNIX sockets like any remote host), each listed under many host
 # names, each answering with a few VMs. Prints wall time (median of 3)
 # and peak RSS; targets: status of 1000 hosts < 5 s at concurrency 64.
+# Also one round of the standby loop (`fleet run --rounds 1`, every host
+# "action": "none", so it decides and acts on nothing): what a round of
+# observation, decision and state file costs beside plan.
 # The pure planner on 1000 hosts x 20,000 VMs is bench_fleetplan's.
 B=$(cd "${1:-build}" && pwd)
 here=$(cd "$(dirname "$0")/../tests/integration" && pwd)
@@ -36,17 +39,21 @@ fleet() { # N -> fleet file with N hosts over the four daemons
 		done
 		printf ']}\n'
 	} >"$T_TMP/fleet-$1.json"
+	jq '. + {"standby": {"low_hold": 0}}' "$T_TMP/fleet-$1.json" >"$T_TMP/sb-$1.json"
+	mv "$T_TMP/sb-$1.json" "$T_TMP/fleet-$1.json"
 }
 
 measure() { # N CMD -> "seconds rss_kb" per run
+	json=--json
+	case "$2" in *run*) json="--state $T_TMP/state.json";; esac
 	for r in 1 2 3; do
-		/usr/bin/time -f "%e %M" -o "$T_TMP/t" "$B/vcpack" fleet --hosts "$T_TMP/fleet-$1.json" --json $2 >/dev/null 2>&1
+		/usr/bin/time -f "%e %M" -o "$T_TMP/t" "$B/vcpack" fleet --hosts "$T_TMP/fleet-$1.json" $json $2 >/dev/null 2>&1
 		cat "$T_TMP/t"
 	done
 }
 for n in 100 1000; do
 	fleet "$n"
-	for cmd in status "--sample 0 plan"; do
+	for cmd in status "--sample 0 plan" "--sample 0 run --rounds 1"; do
 		m=$(measure "$n" "$cmd")
 		t=$(echo "$m" | awk '{print $1}' | median)
 		rss=$(echo "$m" | awk '{print $2}' | sort -n | tail -1)

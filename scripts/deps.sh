@@ -23,6 +23,11 @@ KPKGS="linux-source-6.12 xz-utils bc bison flex libelf-dev libssl-dev gnuplot-no
 clang-19 llvm-19 dwarves zlib1g-dev"
 # git clang-format: make format-check
 PKGS="$PKGS clang-format"
+# tmux: test-watch.sh draws `vcpack status --watch` in a pane;
+# bash-completion: its completionsdir (pkg-config) and test-completion.sh
+PKGS="$PKGS tmux bash-completion"
+# make coverage (line coverage of the unit and integration suites)
+PKGS="$PKGS gcovr"
 
 check=0
 for a in "$@"; do

@@ -24,11 +24,15 @@
 #include <json-c/json.h>
 
 #include "cli.h"
+#include "errmsg.h"
 #include "fleet.h"
 #include "fleetcfg.h"
 #include "fleetjson.h"
+#include "fleetloop.h"
 #include "fleetplan.h"
 #include "fleetsaved.h"
+#include "fleetstate.h"
+#include "fleetwatts.h"
 #include "kernel.h"
 #include "planner.h"
 #include "policy.h"
@@ -67,6 +71,10 @@ struct fopts {
 	int sample_ms;		/* -1: the global --sample */
 	bool has_tag;
 	struct vcp_tag tag;
+	const char *state;	/* run, apply, status, clear: the state file */
+	int rounds;		/* run --rounds N; -1: until stopped */
+	int interval;		/* run --interval S; -1: from the file */
+	const char *arg;	/* clear HOST */
 };
 
 struct fctx {
@@ -109,6 +117,14 @@ static const char *const fleet_usage =
 	"                         refused (exit 2) if a host or VM changed;\n"
 	"                         --tls, --bandwidth MIB_S, --auto-converge\n"
 	"                         (also fleet file defaults) go to libvirt\n"
+	"  run [--interval S] [--rounds N] [--state FILE]\n"
+	"                         the standby loop (needs a \"standby\" object):\n"
+	"                         rounds until SIGTERM/SIGINT; each drains,\n"
+	"                         puts to standby or wakes hosts, one step at a\n"
+	"                         time; apply with a \"standby\" object = one round\n"
+	"  clear HOST [--state FILE]\n"
+	"                         a host the loop marked failed may be chosen again\n"
+	"--state defaults to $VCPACK_FLEET_STATE or " VCP_FLEET_STATE ".\n"
 	"FLEET.json defaults to " DEFAULT_FLEET " (see vcpack(1)).\n"
 	"Credentials are libvirt's own (ssh keys, TLS certificates, SASL).\n";
 
@@ -161,12 +177,16 @@ static int parse_opts(int argc, char **argv, struct fopts *fo,
 		{ "bandwidth", required_argument, NULL, 'B' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "sample", required_argument, NULL, 's' },
+		{ "state", required_argument, NULL, 'F' },
+		{ "rounds", required_argument, NULL, 'R' },
+		{ "interval", required_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	int o, r = 0;
 
 	fo->concurrency = fo->timeout = fo->sample_ms = fo->bandwidth = -1;
+	fo->rounds = fo->interval = -1;
 	optind = 0;
 	while (r == 0 && (o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (o) {
@@ -196,14 +216,26 @@ static int parse_opts(int argc, char **argv, struct fopts *fo,
 					  &fo->timeout);
 			break;
 		case 'P': case 'C': r = tag_opt(o, optarg, fo); break;
+		case 'F': fo->state = optarg; break;
+		case 'R':
+			r = parse_int_opt("rounds", optarg, 1, 1000000,
+					  &fo->rounds);
+			break;
+		case 'I':
+			r = parse_int_opt("interval", optarg, 1, 3600,
+					  &fo->interval);
+			break;
 		case 'h': fputs(fleet_usage, stdout); exit(0);
 		default: return EXIT_USAGE;
 		}
 	}
 	if (r)
 		return r;
-	if (optind != argc - 1)
-		return vcp_cli_err(EXIT_USAGE, "fleet needs one command: status, tag, plan or apply (see 'vcpack fleet --help')");
+	if (optind == argc - 2 && !strcmp(argv[optind], "clear")) {
+		fo->arg = argv[optind + 1];
+	} else if (optind != argc - 1 || !strcmp(argv[optind], "clear")) {
+		return vcp_cli_err(EXIT_USAGE, "fleet needs one command: status, tag, plan, apply, run or clear HOST (see 'vcpack fleet --help')");
+	}
 	*ret_cmd = argv[optind];
 	return 0;
 }
@@ -537,16 +569,145 @@ static struct json_object *totals_json(const struct totals *t)
 	return o;
 }
 
+/* ---- status: the standby loop's state ---- */
+
+/* The loop's state file for status (read as it is, no lock: it is
+ * replaced whole); false without a standby object or when it cannot be
+ * read (said on stderr). */
+static bool status_state(const struct fctx *f, struct vcp_sb_state *st)
+{
+	const char *path = vcp_fleet_state_path(f->o.state);
+	const char **names;
+	char *err = NULL;
+	int r;
+
+	if (!f->cfg.standby.enabled)
+		return false;
+	names = calloc(f->cfg.n_hosts + 1, sizeof(*names));
+	if (!names)
+		return false;
+	for (size_t i = 0; i < f->cfg.n_hosts; i++)
+		names[i] = f->cfg.hosts[i].name;
+	r = vcp_fleet_state_load(path, names, f->cfg.n_hosts, st, &err);
+	free(names);
+	if (r < 0)
+		fprintf(stderr, "fleet status: the standby loop's state: %s\n",
+			err ? err : strerror(-r));
+	free(err);
+	return r == 0;
+}
+
+static struct json_object *sb_host_json(const struct vcp_sb_host_state *h)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "power", json_object_new_string(
+			       vcp_sb_power_name(h->power)));
+	json_object_object_add(o, "since", h->since == VCP_SB_NO_TIME ? NULL :
+			       json_object_new_int64(h->since));
+	json_object_object_add(o, "why", h->why ?
+			       json_object_new_string(h->why) : NULL);
+	json_object_object_add(o, "last_action", h->last_action ?
+			       json_object_new_string(h->last_action) : NULL);
+	json_object_object_add(o, "output", h->output ?
+			       json_object_new_string(h->output) : NULL);
+	return o;
+}
+
+static const char *utc(long long t, char *buf, size_t size)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (t == VCP_SB_NO_TIME || !gmtime_r(&tt, &tm))
+		return "-";
+	strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return buf;
+}
+
+static const char *sb_label(enum vcp_sb_power p)
+{
+	switch (p) {
+	case VCP_SB_STANDBY: return "standby (by vcpack)";
+	case VCP_SB_WAKING: return "waking (by vcpack)";
+	case VCP_SB_DRAINING: return "draining towards standby";
+	case VCP_SB_FAILED: return "failed (vcpack fleet clear HOST)";
+	default: return "on";
+	}
+}
+
+static void sb_text(const struct fctx *f, const struct vcp_sb_state *st)
+{
+	printf("standby loop (state %s):\n", vcp_fleet_state_path(f->o.state));
+	for (size_t i = 0; i < st->n_hosts; i++) {
+		const struct vcp_sb_host_state *h = &st->hosts[i];
+		char ts[32];
+
+		if (h->power == VCP_SB_ON && !view(f, i)) {
+			printf("  %-16s unreachable (not put to sleep by vcpack)\n",
+			       h->name);
+			continue;
+		}
+		printf("  %-16s %s", h->name, sb_label(h->power));
+		if (h->since != VCP_SB_NO_TIME)
+			printf(" since %s", utc(h->since, ts, sizeof(ts)));
+		if (h->why)
+			printf(": %s", h->why);
+		if (h->last_action && h->power != VCP_SB_ON)
+			printf(" [last: %s]", h->last_action);
+		putchar('\n');
+	}
+}
+
+/* What the hosts vcpack put in standby save: their idle draw, measured
+ * (the fleet file's idle_watts) or modelled per vendor. */
+struct sb_power {
+	size_t hosts;
+	double watts, measured;
+};
+
+static struct sb_power sb_power_of(const struct fctx *f,
+				   const struct vcp_sb_state *st)
+{
+	struct sb_power p = { 0 };
+
+	for (size_t i = 0; i < st->n_hosts; i++) {
+		const struct vcp_fleet_entry *e = &f->cfg.hosts[i];
+		struct vcp_watts w;
+
+		if (st->hosts[i].power != VCP_SB_STANDBY)
+			continue;
+		w = vcp_watts_host((enum vcp_vendor)e->vendor,
+				   st->hosts[i].packages, true, e->idle_watts,
+				   f->cfg.package_watts, f->cfg.host_watts);
+		p.hosts++;
+		p.watts += w.watts;
+		p.measured += w.measured ? w.watts : 0;
+	}
+	return p;
+}
+
+static bool sb_asleep(const struct vcp_sb_state *st, bool have, size_t i)
+{
+	return have && (st->hosts[i].power == VCP_SB_STANDBY ||
+			st->hosts[i].power == VCP_SB_WAKING);
+}
+
 static int cmd_status(struct fctx *f)
 {
 	struct json_object *arr = json_object_new_array(), *o;
 	struct totals t = { 0 };
+	struct vcp_sb_state st = { 0 };
+	struct sb_power sbp = { 0 };
+	bool have_st;
+	size_t asleep = 0;
 	int r = collect(f, 0);
 
 	if (r) {
 		json_object_put(arr);
 		return r;
 	}
+	have_st = status_state(f, &st);
 	if (!f->json)
 		printf("  %-16s %-8s %4s %5s %6s %4s  %-30s %8s\n", "HOST", "MODE",
 		       "PKGS", "AWAKE", "ASLEEP", "VMS",
@@ -556,10 +717,24 @@ static int cmd_status(struct fctx *f)
 
 		summarise(f, i, &s);
 		add_total(&t, &s, view(f, i) != NULL);
-		if (f->json)
-			json_object_array_add(arr, status_host_json(f, i, &s));
-		else
+		asleep += sb_asleep(&st, have_st, i) && !view(f, i);
+		if (f->json) {
+			o = status_host_json(f, i, &s);
+			json_object_object_add(o, "standby", have_st ?
+					       sb_host_json(&st.hosts[i]) : NULL);
+			json_object_array_add(arr, o);
+		} else {
 			status_host_text(f, i, &s);
+		}
+	}
+	if (have_st) {
+		sbp = sb_power_of(f, &st);
+		if (!f->json) {
+			sb_text(f, &st);
+			printf("standby: %zu hosts in standby by vcpack, saving %.0f W (%.0f W measured idle draw, %.0f W modelled)\n",
+			       sbp.hosts, sbp.watts, sbp.measured,
+			       sbp.watts - sbp.measured);
+		}
 	}
 	if (!f->json) {
 		printf("fleet: %zu hosts, %zu reachable; packages %zu awake, %zu asleep of %zu; %zu VMs; modelled saving %.0f W (%.0f W per package asleep; awake = some vCPU may run there)\n",
@@ -570,9 +745,21 @@ static int cmd_status(struct fctx *f)
 		o = json_object_new_object();
 		json_object_object_add(o, "hosts", arr);
 		json_object_object_add(o, "totals", totals_json(&t));
+		if (have_st) {
+			struct json_object *tj = json_object_object_get(o, "totals");
+
+			json_object_object_add(tj, "standby_hosts",
+					       json_object_new_int((int)sbp.hosts));
+			json_object_object_add(tj, "standby_saving_watts",
+					       vcp_json_double3(sbp.watts));
+			json_object_object_add(tj, "standby_saving_measured_watts",
+					       vcp_json_double3(sbp.measured));
+		}
 		vcp_cli_json(o);
 	}
-	return t.reachable == t.hosts ? 0 : EXIT_PARTIAL;
+	vcp_sb_state_clear(&st);
+	/* a host vcpack put to sleep is not expected to answer */
+	return t.reachable + asleep == t.hosts ? 0 : EXIT_PARTIAL;
 }
 
 /* ---- tag ---- */
@@ -876,7 +1063,15 @@ static int compat_matrix(struct fctx *f, struct fleet_in *in)
 	struct vcp_fleet_pool p;
 	const char **uris = NULL;
 	size_t ng, ab = 0;
-	int r = group_hosts(f, in, &cw);
+	int r;
+
+	/* fleet run comes here every round: last round's, unless a stuck
+	 * worker may still read them */
+	if (!f->abandoned) {
+		free(cw.cpu_xml);
+		free(cw.rep);
+	}
+	r = group_hosts(f, in, &cw);
 
 	ng = in->n_groups;
 	if (r < 0 || ng < 2)
@@ -930,9 +1125,17 @@ static int fleet_input(struct fctx *f, struct fleet_in *in)
 	return compat_matrix(f, in);
 }
 
+static struct vcp_watts host_saving(const struct fctx *f,
+				    const struct vcp_fleet_plan *p, size_t i);
+static enum vcp_vendor host_vendor(const struct fctx *f, size_t i);
+static double saving_of(const struct fctx *f, const struct vcp_fleet_plan *p,
+			double *ret_measured);
+
 static void plan_text(const struct fctx *f, const struct vcp_fleet_plan *p,
 		      const struct fleet_in *in, double saved)
 {
+	double measured;
+
 	printf("  %-16s %7s %8s %9s  %s\n", "HOST", "DEMAND", "CAPACITY",
 	       "AWAKE", "VERDICT");
 	for (size_t i = 0; i < p->n_hosts; i++) {
@@ -949,6 +1152,16 @@ static void plan_text(const struct fctx *f, const struct vcp_fleet_plan *p,
 		       hp->awake_after, hp->emptied ? "emptied: can sleep" :
 		       hp->kept ? hp->kept : "stays as it is");
 	}
+	printf("saving per host (vendor: the fleet file's, else libvirt's host CPU):\n");
+	for (size_t i = 0; i < p->n_hosts; i++) {
+		struct vcp_watts w;
+
+		if (!in->hosts[i].reachable)
+			continue;
+		w = host_saving(f, p, i);
+		printf("  %-16s %-7s %6.0f W  %s\n", in->hosts[i].name,
+		       vcp_vendor_name(host_vendor(f, i)), w.watts, w.basis);
+	}
 	printf("migrations (in this order; plan changes nothing):\n");
 	if (!p->n_moves)
 		printf("  (none)\n");
@@ -960,9 +1173,10 @@ static void plan_text(const struct fctx *f, const struct vcp_fleet_plan *p,
 		       in->hosts[m->from].name, in->hosts[m->to].name,
 		       m->demand, vm->mem_kib / 1024);
 	}
-	printf("fleet: %zu hosts could be emptied and sleep (%zu idle already), packages awake %zu -> %zu of %zu; modelled saving %.0f W\n",
+	saving_of(f, p, &measured);
+	printf("fleet: %zu hosts could be emptied and sleep (%zu idle already), packages awake %zu -> %zu of %zu; saving %.0f W (%.0f W measured, %.0f W modelled)\n",
 	       p->hosts_emptied, p->hosts_idle, p->awake_before, p->awake_after,
-	       p->packages, saved);
+	       p->packages, saved, measured, saved - measured);
 }
 
 /* Collect, group CPUs, plan: what `plan` prints and `apply` carries out. */
@@ -994,10 +1208,67 @@ static void fleet_in_clear(struct fleet_in *in)
 	free(in->compat);
 }
 
+/* The power model's vendor of host @i: the fleet file's, else libvirt's
+ * host CPU. */
+static enum vcp_vendor host_vendor(const struct fctx *f, size_t i)
+{
+	const struct vcp_fleet_view *fv = view(f, i);
+
+	if (f->cfg.hosts[i].vendor)
+		return (enum vcp_vendor)f->cfg.hosts[i].vendor;
+	return fv ? vcp_vendor_from_cpu_key(fv->cpu_key) : VCP_VENDOR_UNKNOWN;
+}
+
+/* Would the standby loop put host @i in standby once emptied? */
+static bool can_standby(const struct fctx *f, size_t i)
+{
+	const struct vcp_sb_cfg *s = &f->cfg.standby;
+
+	return s->enabled && s->hosts[i].action != VCP_SB_ACTION_NONE &&
+	       !s->hosts[i].stay_on;
+}
+
+/* What the plan saves on host @i, per its vendor (fleetwatts.c). */
+static struct vcp_watts host_saving(const struct fctx *f,
+				    const struct vcp_fleet_plan *p, size_t i)
+{
+	const struct vcp_fleet_host_plan *hp = &p->hosts[i];
+	enum vcp_vendor v = host_vendor(f, i);
+
+	if (hp->emptied && can_standby(f, i))
+		return vcp_watts_host(v, hp->n_packages, true,
+				      f->cfg.hosts[i].idle_watts,
+				      f->cfg.package_watts, f->cfg.host_watts);
+	if (hp->emptied)
+		return vcp_watts_host(v, hp->awake_before, false, -1,
+				      f->cfg.package_watts, f->cfg.host_watts);
+	return vcp_watts_packages(v, hp->awake_before - hp->awake_after,
+				  f->cfg.package_watts);
+}
+
+/* The fleet's saving; *ret_measured: the part from measured figures. */
+static double saving_of(const struct fctx *f, const struct vcp_fleet_plan *p,
+			double *ret_measured)
+{
+	double w = 0, m = 0;
+
+	for (size_t i = 0; i < p->n_hosts; i++) {
+		struct vcp_watts s;
+
+		if (!view(f, i))
+			continue;
+		s = host_saving(f, p, i);
+		w += s.watts;
+		m += s.measured ? s.watts : 0;
+	}
+	if (ret_measured)
+		*ret_measured = m;
+	return w;
+}
+
 static double saving(const struct fctx *f, const struct vcp_fleet_plan *p)
 {
-	return (double)(p->awake_before - p->awake_after) * f->cfg.package_watts +
-	       (double)p->hosts_emptied * f->cfg.host_watts;
+	return saving_of(f, p, NULL);
 }
 
 static void standby_text(const struct fctx *f, const struct fleet_in *in,
@@ -1106,6 +1377,7 @@ static struct json_object *plan_json(const struct fctx *f,
 		"capacity", "mem_before_mib", "mem_after_mib" };
 	struct json_object *o = vcp_fleet_plan_to_json(p, in->hosts);
 	struct json_object *hs = NULL;
+	double measured = 0;
 
 	json_object_object_get_ex(o, "hosts", &hs);
 	for (size_t i = 0; i < p->n_hosts; i++) {
@@ -1118,7 +1390,29 @@ static struct json_object *plan_json(const struct fctx *f,
 		for (size_t k = 0; !ok && k < sizeof(unknown) / sizeof(*unknown); k++)
 			json_object_object_add(h, unknown[k], NULL);
 	}
-	json_object_object_add(o, "saving_watts", vcp_json_double3(saving(f, p)));
+	for (size_t i = 0; i < p->n_hosts; i++) {
+		struct json_object *h = json_object_array_get_idx(hs, i);
+		struct vcp_watts w;
+
+		json_object_object_add(h, "vendor", json_object_new_string(
+				       vcp_vendor_name(host_vendor(f, i))));
+		if (!in->hosts[i].reachable) {
+			json_object_object_add(h, "saving_watts", NULL);
+			json_object_object_add(h, "saving_measured", NULL);
+			json_object_object_add(h, "saving_basis", NULL);
+			continue;
+		}
+		w = host_saving(f, p, i);
+		json_object_object_add(h, "saving_watts", vcp_json_double3(w.watts));
+		json_object_object_add(h, "saving_measured",
+				       json_object_new_boolean(w.measured));
+		json_object_object_add(h, "saving_basis",
+				       json_object_new_string(w.basis));
+	}
+	json_object_object_add(o, "saving_watts",
+			       vcp_json_double3(saving_of(f, p, &measured)));
+	json_object_object_add(o, "saving_measured_watts",
+			       vcp_json_double3(measured));
 	json_object_object_add(o, "migration", migration_json(f));
 	return o;
 }
@@ -1571,6 +1865,147 @@ static int cmd_apply_saved(struct fctx *f)
 	return r;
 }
 
+/* ---- the standby loop: run, apply with "standby", clear ---- */
+
+struct loopobs {
+	struct fctx *f;
+	struct fleet_in in;
+	const char **errs;
+	size_t stuck;		/* workers abandoned in all rounds so far */
+};
+
+/* The loop's observe op: the fleet as `fleet plan` sees it. */
+static int loop_observe(void *opaque, struct vcp_loop_obs *ret,
+			char **ret_err)
+{
+	struct loopobs *lo = opaque;
+	struct fctx *f = lo->f;
+	size_t n = f->cfg.n_hosts;
+	int r;
+
+	if (f->res)
+		vcp_fleet_results_clear(f->res, n, vcp_fleet_view_free);
+	free(f->res);
+	if (!lo->stuck)		/* stuck workers may still read them */
+		free(f->uris);
+	f->res = NULL;
+	f->uris = NULL;
+	fleet_in_clear(&lo->in);
+	memset(&lo->in, 0, sizeof(lo->in));
+	r = collect(f, f->sample_ms);
+	/* collect() counts this round's; the earlier ones still run */
+	f->abandoned += lo->stuck;
+	lo->stuck = f->abandoned;
+	if (r)
+		return vcp_err(ret_err, -EIO, "cannot query the hosts");
+	r = fleet_input(f, &lo->in);
+	lo->stuck = f->abandoned;
+	if (r < 0)
+		return vcp_err(ret_err, r, "cannot group the hosts' CPUs: %s",
+			       strerror(-r));
+	for (size_t i = 0; i < n; i++)
+		lo->errs[i] = f->res[i].err;
+	*ret = (struct vcp_loop_obs){ lo->in.hosts, n,
+		{ .move_spread = f->cfg.move_spread,
+		  .mem_reserve = f->cfg.mem_reserve,
+		  .n_groups = lo->in.n_groups, .compat = lo->in.compat },
+		lo->errs };
+	return 0;
+}
+
+static void loop_log(void *opaque, bool error, const char *line)
+{
+	char ts[32];
+	time_t t = time(NULL);
+	struct tm tm;
+
+	(void)opaque;
+	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
+	printf("%s fleet: %s%s\n", ts, error ? "error: " : "", line);
+	fflush(stdout);
+}
+
+static const struct vcp_loop_ops loop_ops = {
+	.observe = loop_observe,
+	.log = loop_log,
+};
+
+static volatile sig_atomic_t loop_stop;
+
+static int loop_setup(struct fctx *f, struct vcp_loop *l, struct loopobs *lo)
+{
+	if (!f->cfg.standby.enabled)
+		return vcp_cli_err(EXIT_USAGE, "fleet %s: the fleet file has no \"standby\" object (see vcpack(1), Host standby)",
+				   f->o.arg ? "clear" : "run");
+	lo->f = f;
+	lo->errs = calloc(f->cfg.n_hosts + 1, sizeof(*lo->errs));
+	*l = (struct vcp_loop){ .cfg = &f->cfg, .policy = f->c->policy,
+		.state_path = vcp_fleet_state_path(f->o.state),
+		.ops = &loop_ops, .opaque = lo, .stop = &loop_stop };
+	if (!lo->errs || vcp_loop_init(l) < 0)
+		return vcp_cli_err(EXIT_PARTIAL, "out of memory");
+	return 0;
+}
+
+/* `fleet run` (@rounds 0: until stopped), or one round for apply. */
+static int cmd_run(struct fctx *f, unsigned int rounds)
+{
+	struct loopobs lo = { 0 };
+	struct vcp_loop l;
+	unsigned int every = f->o.interval > 0 ? (unsigned int)f->o.interval :
+			     f->cfg.standby.interval_s;
+	char *err = NULL;
+	int r = loop_setup(f, &l, &lo);
+
+	if (r)
+		return r;
+	vcp_loop_catch_signals(&loop_stop);
+	if (rounds != 1)
+		loop_log(NULL, false, "standby loop started");
+	r = vcp_loop_run(&l, every, rounds, &err);
+	if (r < 0)
+		r = vcp_cli_err(EXIT_USAGE, "fleet: %s", err ? err : strerror(-r));
+	else if (loop_stop)
+		loop_log(NULL, false, "stopped by a signal, between steps");
+	else
+		r = l.failures ? EXIT_PARTIAL : 0;
+	free(err);
+	/* probes stuck past their deadline hold the fleet file's URIs:
+	 * vcp_cli_fleet() then exits without freeing */
+	f->abandoned += l.abandoned;
+	vcp_loop_clear(&l);
+	fleet_in_clear(&lo.in);
+	free(lo.errs);
+	return r;
+}
+
+static int cmd_clear(struct fctx *f)
+{
+	struct loopobs lo = { 0 };
+	const char *power = NULL;
+	struct vcp_loop l;
+	char *err = NULL;
+	int r = loop_setup(f, &l, &lo);
+
+	if (r)
+		return r;
+	r = vcp_loop_clear_host(&l, f->o.arg, &power, &err);
+	if (r == -ENOENT)
+		r = vcp_cli_err(EXIT_USAGE, "fleet clear: no host '%s' in the fleet file", f->o.arg);
+	else if (r == -EALREADY)
+		r = vcp_cli_err(EXIT_USAGE, "fleet clear: '%s' is not failed (it is %s): nothing to clear",
+				f->o.arg, power);
+	else if (r < 0)
+		r = vcp_cli_err(EXIT_USAGE, "fleet clear: %s", err ? err : strerror(-r));
+	else
+		printf("fleet clear: '%s' is on again and may be chosen like any other host\n",
+		       f->o.arg);
+	free(err);
+	vcp_loop_clear(&l);
+	free(lo.errs);
+	return r;
+}
+
 /* ---- entry ---- */
 
 static bool host_term(const struct term *t)
@@ -1596,8 +2031,10 @@ static int filter_hosts(struct fctx *f, const char *cmd)
 		if (!host_term(&f->terms[k]))
 			r = vcp_cli_err(EXIT_USAGE, "--match: '%s' selects VMs; fleet %s selects hosts (host=GLOB, group=GLOB)",
 					rkey_name[f->terms[k].key], cmd);
-	if (!r && cfg->standby.enabled && !strcmp(cmd, "plan"))
-		r = vcp_cli_err(EXIT_USAGE, "--match: the standby advice is for the whole fleet (the fleet file has a \"standby\" object)");
+	if (!r && cfg->standby.enabled && strcmp(cmd, "status") &&
+	    strcmp(cmd, "tag"))
+		r = vcp_cli_err(EXIT_USAGE, "--match: the standby %s is for the whole fleet (the fleet file has a \"standby\" object)",
+				strcmp(cmd, "plan") ? "loop" : "advice");
 	if (r)
 		return r;
 	for (size_t i = 0; i < cfg->n_hosts; i++) {
@@ -1669,8 +2106,10 @@ int vcp_cli_fleet(int argc, char **argv, const struct vcp_cli_common *c)
 	f.sample_ms = f.o.sample_ms >= 0 ? (unsigned int)f.o.sample_ms :
 					   c->sample_ms;
 	if (strcmp(cmd, "status") && strcmp(cmd, "tag") && strcmp(cmd, "plan") &&
-	    strcmp(cmd, "apply"))
-		return vcp_cli_err(EXIT_USAGE, "unknown fleet command '%s' (status, tag, plan, apply)", cmd);
+	    strcmp(cmd, "apply") && strcmp(cmd, "run") && strcmp(cmd, "clear"))
+		return vcp_cli_err(EXIT_USAGE, "unknown fleet command '%s' (status, tag, plan, apply, run, clear)", cmd);
+	if ((f.o.rounds > 0 || f.o.interval > 0) && strcmp(cmd, "run"))
+		return vcp_cli_err(EXIT_USAGE, "--rounds and --interval go with fleet run");
 	if ((f.o.save && strcmp(cmd, "plan")) || (f.o.plan && strcmp(cmd, "apply")))
 		return vcp_cli_err(EXIT_USAGE, "--save goes with fleet plan, --plan with fleet apply");
 	if (f.o.plan && f.o.dry_run)
@@ -1696,8 +2135,20 @@ int vcp_cli_fleet(int argc, char **argv, const struct vcp_cli_common *c)
 		r = cmd_tag(&f);
 	else if (!strcmp(cmd, "plan"))
 		r = cmd_plan(&f);
+	else if (!strcmp(cmd, "run") && f.json)
+		r = vcp_cli_err(EXIT_USAGE, "fleet run prints log lines, not JSON ('fleet status --json' shows the loop's state)");
+	else if (!strcmp(cmd, "run"))
+		r = cmd_run(&f, f.o.rounds > 0 ? (unsigned int)f.o.rounds : 0);
+	else if (!strcmp(cmd, "clear"))
+		r = cmd_clear(&f);
 	else if (f.o.plan)
 		r = cmd_apply_saved(&f);
+	else if (f.cfg.standby.enabled && f.json)
+		r = vcp_cli_err(EXIT_USAGE, "fleet apply: with a \"standby\" object apply is a round of the standby loop, which prints log lines, not JSON ('fleet status --json' shows the loop's state)");
+	else if (f.cfg.standby.enabled && !f.o.yes)
+		r = vcp_cli_err(EXIT_USAGE, "fleet apply: with a \"standby\" object apply is one round of the standby loop (migrations, standby, wakes decided as it goes): pass --yes (or see it first with 'fleet plan')");
+	else if (f.cfg.standby.enabled)
+		r = cmd_run(&f, 1);	/* one round of the loop */
 	else
 		r = cmd_apply(&f);
 	fflush(stdout);

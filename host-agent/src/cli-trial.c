@@ -33,6 +33,7 @@
 #include "cli.h"
 #include "ctl.h"
 #include "cycle.h"
+#include "demand.h"
 #include "diff.h"
 #include "observe.h"
 #include "policy.h"
@@ -355,11 +356,8 @@ static void waits(const struct vcp_sample *a, const struct vcp_sample *b,
 		struct vcp_trial_vm_wait *o = &w->vms[w->n_vms];
 		uint64_t sum = 0;
 
-		if (!x || x->n_vcpus != y->n_vcpus || !y->n_vcpus)
+		if (!x || !y->n_vcpus || vcp_demand_wait_ns(x, y, &sum) < 0)
 			continue;
-		for (unsigned int c = 0; c < y->n_vcpus; c++)
-			if (y->delay_ns[c] >= x->delay_ns[c])
-				sum += y->delay_ns[c] - x->delay_ns[c];
 		o->name = strdup(y->name);
 		if (!o->name)
 			continue;

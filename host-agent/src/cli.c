@@ -21,6 +21,7 @@
 
 #include "apply.h"
 #include "cli.h"
+#include "cli-watch.h"
 #include "ctl.h"
 #include "control.h"
 #include "cycle.h"
@@ -63,6 +64,8 @@ struct ctx {
 	const char *daemon_socket;
 	int daemon_pid;		/* > 0: demand and delay came from vcpackd */
 	const char *power_root;	/* --power-root / VCPACK_POWER_ROOT */
+	bool watching;		/* status --watch: issues in the frame only */
+	bool wide;		/* --wide: names whole, tables not cut */
 };
 
 int vcp_cli_err(int code, const char *fmt, ...)
@@ -83,12 +86,13 @@ static const char *const usage_text =
 	"Consolidate KVM guests onto as few CPU packages as the load allows.\n"
 	"\n"
 	"Commands:\n"
-	"  status                 packages awake/idle, VMs by class, mode, level\n"
+	"  status [--watch [S]]   packages awake/idle, VMs by class, mode, level\n"
 	"  plan                   what apply would do; changes nothing\n"
 	"  metrics                the figures in Prometheus text format\n"
 	"  apply                  carry out the plan (only what differs)\n"
 	"  verify                 exit 0 when the host is as planned, 1 with the\n"
 	"                         differences (vcpackd's plan if it runs)\n"
+	"  list                   the running domains' names, one a line\n"
 	"  tag DOMAIN --priority high|normal|low | --class spread|balanced|pack\n"
 	"                         write the VM's vcpack tag (live and persistent)\n"
 	"  restore [DOMAIN...]    put VMs back to their recorded original pins\n"
@@ -99,7 +103,7 @@ static const char *const usage_text =
 	"  pause | resume         stop / restart vcpackd's changes (kept as is)\n"
 	"  trial [--rounds N] [--window S] ...\n"
 	"                         measure whether packing saves power here (A/B)\n"
-	"  fleet --hosts FLEET.json status|tag|plan\n"
+	"  fleet --hosts FLEET.json status|tag|plan|apply|run|clear\n"
 	"                         many hosts over libvirt URIs (vcpack fleet --help)\n"
 	"\n"
 	"Options:\n"
@@ -107,6 +111,8 @@ static const char *const usage_text =
 	"  -p, --policy FILE      policy file (default: " VCP_SYSCONFDIR
 	"/vcpack/policy.json if present)\n"
 	"  -j, --json             machine-readable output (see vcpack(1))\n"
+	"      --wide             tables with VM names and CPU lists whole\n"
+	"                         (default: cut to fit 100 columns, name...end)\n"
 	"      --mode auto|pin|kernel  force the mode (default: detect)\n"
 	"      --sample MS        measure vCPU demand over MS ms (default 1000;\n"
 	"                         0: do not measure); without it, status shows\n"
@@ -122,13 +128,16 @@ static const char *const usage_text =
 	"refused (nothing changed).\n";
 
 static const char *const cmd_help[][2] = {
-	{ "status", "Usage: vcpack [OPTIONS] status\n"
+	{ "status", "Usage: vcpack [OPTIONS] status [--watch [SECONDS]]\n"
 		    "Show every package (awake or idle, which VMs may run there),\n"
 		    "every running VM (class, tag, vCPUs, measured demand, pins), the\n"
 		    "mode (kernel or pin, and why) and the level; and per package the\n"
 		    "measured watts, C-state residency, uncore clock and whether it is\n"
 		    "awake by those figures, from two reads of the counters at least\n"
-		    "0.25 s apart (around the demand sample).\n" },
+		    "0.25 s apart (around the demand sample).\n"
+		    "--watch: redraw it in place every SECONDS (default 2) until q\n"
+		    "or Ctrl-C; not on a terminal, successive snapshots, each after\n"
+		    "a line '---- vcpack status at TIME'.\n" },
 	{ "metrics", "Usage: vcpack [OPTIONS] metrics\n"
 		     "Print VM classes, vCPU run and wait time, the level and the\n"
 		     "power figures (as status measures them) in the Prometheus text\n"
@@ -165,6 +174,10 @@ static const char *const cmd_help[][2] = {
 		   "vcpackd stops changing anything (pins, classes, level, IRQs) and\n"
 		   "leaves the host as it is until 'vcpack resume'; kept across its\n"
 		   "restarts. While paused, 'vcpack apply' and 'restore' act directly.\n" },
+	{ "list", "Usage: vcpack [OPTIONS] list\n"
+		  "The running domains' names, sorted, one a line (with --json a\n"
+		  "JSON array), like 'virsh list --name'; the bash completion\n"
+		  "completes DOMAIN with it.\n" },
 	{ "resume", "Usage: vcpack [OPTIONS] resume\n"
 		    "vcpackd re-plans and carries out its plan again.\n" },
 	{ "restore", "Usage: vcpack [OPTIONS] restore [DOMAIN...]\n"
@@ -262,7 +275,7 @@ static int observe(struct ctx *c, struct vcp_world *w, unsigned int sample_ms,
 		free(err);
 		return EXIT_PARTIAL;
 	}
-	for (size_t i = 0; warn && i < w->n_issues; i++)
+	for (size_t i = 0; warn && !c->watching && i < w->n_issues; i++)
 		vcp_cli_err(0, "'%s': %s", w->issues[i].vm, w->issues[i].msg);
 	return 0;
 }
@@ -318,6 +331,10 @@ static struct json_object *header_json(const struct ctx *c,
 	json_object_object_add(o, "demand_source", json_object_new_string(
 			       c->daemon_pid > 0 ? "vcpackd" :
 			       w->demand_measured ? "sampled" : "none"));
+	json_object_object_add(o, "demand_window_s",
+			       c->daemon_pid <= 0 && w->demand_measured ?
+				       json_object_new_double(w->sample_s) :
+				       NULL);
 	json_object_object_add(o, "issues", issues);
 	return o;
 }
@@ -342,10 +359,11 @@ static void header_text(const struct ctx *c, const struct vcp_world *w)
 	if (c->daemon_pid > 0)
 		printf("demand: as vcpackd (pid %d) measured it: windowed peak of vcpu.N.time, and vcpu.N.delay\n",
 		       c->daemon_pid);
+	else if (w->demand_measured)
+		printf("demand: measured from vcpu.N.time over %.1f s (vcpackd holds the peak over shrink_after)\n",
+		       w->sample_s);
 	else
-		printf("demand: %s\n", w->demand_measured ?
-		       "measured from vcpu.N.time" :
-		       "not measured by this driver; policy default_vcpu_demand assumed");
+		printf("demand: not measured (--sample 0, or not by this driver); policy default_vcpu_demand assumed\n");
 	for (size_t i = 0; i < w->n_issues; i++)
 		printf("issue:  '%s': %s\n", w->issues[i].vm, w->issues[i].msg);
 }
@@ -488,7 +506,7 @@ static struct json_object *daemon_json(struct json_object *st)
  * measures itself (no daemon, another URI, not root, a reply that is not
  * a status).
  */
-static int daemon_view(struct ctx *c, struct vcp_world *w)
+static int daemon_view(struct ctx *c, struct vcp_world *w, bool warn)
 {
 	const char *path = c->daemon_socket ? c->daemon_socket :
 			   getenv("VCPACK_SOCKET") ? getenv("VCPACK_SOCKET") :
@@ -504,7 +522,7 @@ static int daemon_view(struct ctx *c, struct vcp_world *w)
 		vcp_status_clear(&st);
 		return -ENOENT;
 	}
-	r = observe(c, w, 0, true);
+	r = observe(c, w, 0, warn);
 	for (size_t i = 0; r == 0 && i < w->n_vms; i++)
 		for (size_t k = 0; k < st.n_vms; k++)
 			if (!strcmp(st.vms[k].name, w->vms[i].name))
@@ -571,7 +589,8 @@ static void power_show(const struct ctx *c, struct vcp_power_probe *p,
 	vcp_power_probe_clear(p);
 }
 
-static int cmd_status(struct ctx *c, int argc, char **argv)
+/* One status: what vcpackd does, the map, the VMs, the power figures. */
+static int status_once(struct ctx *c)
 {
 	struct vcp_world w = { 0 };
 	struct vcp_pkg_map map = { 0 };
@@ -580,18 +599,14 @@ static int cmd_status(struct ctx *c, int argc, char **argv)
 	struct vcp_power_probe probe = { 0 };
 	struct json_object *st = NULL;
 	const char *why = NULL;
-	int r;
+	int r = 0;
 
-	if (argc > 1)
-		return vcp_cli_err(EXIT_USAGE, "status takes no arguments, got '%s'",
-			       argv[1]);
-	r = setup(c, true);
 	vcp_irqview_begin(&iv, c->root ? c->root : c->k ? c->k->root : NULL);
 	vcp_placers_detect(iv.root, &pl);
-	if (!r && power_start(c, &probe, &why) == -EINVAL)
+	if (power_start(c, &probe, &why) == -EINVAL)
 		r = vcp_cli_err(EXIT_USAGE, "--power-root '%s': %s",
 				c->power_root, why);
-	if (!r && !c->sample_set && daemon_view(c, &w) == 0)
+	if (!r && !c->sample_set && daemon_view(c, &w, true) == 0)
 		r = 0;
 	else if (!r)
 		r = observe(c, &w, c->sample_ms, true);
@@ -622,9 +637,10 @@ static int cmd_status(struct ctx *c, int argc, char **argv)
 		vcp_irqview_text(stdout, &iv, w.host);
 		vcp_placers_text(stdout, &pl, w.vms, w.n_vms);
 		printf("packages:\n");
-		vcp_render_map_text(stdout, w.host, w.vms, &map);
+		vcp_render_map_fit(stdout, w.host, w.vms, &map, c->wide);
 		printf("VMs:\n");
-		vcp_render_vms_text(stdout, w.host, w.vms, w.n_vms, &c->policy);
+		vcp_render_vms_fit(stdout, w.host, w.vms, w.n_vms, &c->policy,
+				   c->wide);
 		power_show(c, &probe, why, NULL);
 	}
 	json_object_put(st);
@@ -633,6 +649,37 @@ static int cmd_status(struct ctx *c, int argc, char **argv)
 	vcp_pkg_map_clear(&map);
 	vcp_world_clear(&w);
 	return r;
+}
+
+static int status_frame(void *arg)
+{
+	return status_once(arg);
+}
+
+/* vcpack status [--watch [SECONDS]] */
+static int cmd_status(struct ctx *c, int argc, char **argv)
+{
+	double every = 0;
+	int r;
+
+	if (argc > 1 && (!strcmp(argv[1], "--watch") || !strcmp(argv[1], "-w"))) {
+		every = VCP_WATCH_DEFAULT;
+		if (argc > 2 && vcp_watch_parse(argv[2], &every) < 0)
+			return vcp_cli_err(EXIT_USAGE, "--watch '%s' is not a number of seconds from %g to %g",
+					   argv[2], VCP_WATCH_MIN, VCP_WATCH_MAX);
+		argv += argc > 2;
+		argc -= 1 + (argc > 2);
+	}
+	if (argc > 1)
+		return vcp_cli_err(EXIT_USAGE, "status takes only --watch [SECONDS], got '%s'",
+			       argv[1]);
+	r = setup(c, true);
+	if (r)
+		return r;
+	if (every <= 0)
+		return status_once(c);
+	c->watching = true;
+	return vcp_watch_run(every, "vcpack status", status_frame, c);
 }
 
 /* ---- metrics ---- */
@@ -739,13 +786,18 @@ static void planned_clear(struct planned *p)
 	vcp_cycle_clear(&p->cy);
 }
 
+/* The demand vcpackd plans on when it runs for this URI (so that plan
+ * shows what vcpackd does), else (or with --sample) a measurement of
+ * sample_ms with the same code (demand.h). */
 static int make_plan(struct ctx *c, struct planned *p)
 {
 	struct vcp_world *w = &p->cy.w;
 	char *err = NULL;
-	int r = vcp_cycle_observe(c->v, c->k, c->mode, c->sample_ms, NULL,
-				  &p->cy, &err);
-	int bad = 0;
+	int r = 0, bad = 0;
+
+	if (c->sample_set || daemon_view(c, w, false) != 0)
+		r = vcp_cycle_observe(c->v, c->k, c->mode, c->sample_ms, NULL,
+				      &p->cy, &err);
 
 	/* reserved_cpus this host lacks: the policy is refused (exit 2) */
 	if (r == 0 && vcp_plan_check_reserved(w->host, &c->policy, &err) < 0)
@@ -766,6 +818,19 @@ static int make_plan(struct ctx *c, struct planned *p)
 	if (r < 0)
 		return vcp_cli_err(EXIT_PARTIAL, "out of memory");
 	return 0;
+}
+
+/* What the headline's figures are made of: the demand (measured or
+ * assumed) and the usable CPUs (cores, SMT threads, headroom). */
+static void plan_figures_text(const struct ctx *c, const struct planned *p)
+{
+	const struct vcp_policy *pol = &c->policy;
+
+	if (!p->cy.w.demand_measured)
+		printf("        demand assumed: %.2f CPU per vCPU (policy default_vcpu_demand), as nothing was measured\n",
+		       pol->default_vcpu_demand);
+	printf("        usable: a core counts 1 CPU and its extra SMT thread %.2f (smt_yield), less %.0f%% headroom\n",
+	       pol->smt_yield, 100 * pol->headroom);
 }
 
 static void plan_summary_text(const struct planned *p)
@@ -827,20 +892,24 @@ static int report_plan(struct ctx *c, struct planned *p,
 	}
 	header_text(c, &p->cy.w);
 	plan_summary_text(p);
+	plan_figures_text(c, p);
 	printf("before:\n");
-	vcp_render_map_text(stdout, p->cy.w.host, p->cy.w.vms, &p->before);
+	vcp_render_map_fit(stdout, p->cy.w.host, p->cy.w.vms, &p->before,
+			   c->wide);
 	printf(res ? "actions:\n" : "actions (dry run, nothing changed):\n");
-	vcp_render_actions_text(stdout, p->cy.w.vms, &p->cy.acts, res);
+	vcp_render_actions_fit(stdout, p->cy.w.vms, &p->cy.acts, res, c->wide);
 	if (res) {
 		printf("after (as libvirt now reports it):\n");
-		vcp_render_map_text(stdout, after_w->host, after_w->vms, after_map);
+		vcp_render_map_fit(stdout, after_w->host, after_w->vms, after_map,
+				   c->wide);
 		printf("VMs:\n");
-		vcp_render_vms_text(stdout, after_w->host, after_w->vms,
-				    after_w->n_vms, &c->policy);
+		vcp_render_vms_fit(stdout, after_w->host, after_w->vms,
+				   after_w->n_vms, &c->policy, c->wide);
 		vcp_irq_report_text(stdout, &p->irq);
 	} else {
 		printf("planned:\n");
-		vcp_render_map_text(stdout, p->cy.w.host, p->cy.w.vms, &p->after);
+		vcp_render_map_fit(stdout, p->cy.w.host, p->cy.w.vms, &p->after,
+				   c->wide);
 		vcp_irq_report_text(stdout, &p->irq);
 	}
 	return 0;
@@ -1343,35 +1412,80 @@ static int cmd_pause(struct ctx *c, int argc, char **argv)
 
 /* ---- explain ---- */
 
-static void explain_text(struct json_object *o)
+/* @prefix then @text, wrapped at VCP_RENDER_COLS (unless --wide) with
+ * the lines after the first under the text's start. */
+static void put_wrapped(const struct ctx *c, const char *prefix,
+			const char *text)
+{
+	const size_t indent = strlen(prefix);
+	size_t col = indent;
+
+	fputs(prefix, stdout);
+	for (const char *p = text + strspn(text, " "); *p; p += strspn(p, " ")) {
+		size_t n = strcspn(p, " ");
+
+		if (col > indent && !c->wide && col + 1 + n > VCP_RENDER_COLS) {
+			printf("\n%*s", (int)indent, "");
+			col = indent;
+		} else if (col > indent) {
+			putchar(' ');
+			col++;
+		}
+		printf("%.*s", (int)n, p);
+		col += n;
+		p += n;
+	}
+	putchar('\n');
+}
+
+__attribute__((format(printf, 3, 4)))
+static void put_wrappedf(const struct ctx *c, const char *prefix,
+			 const char *fmt, ...)
+{
+	char buf[4096];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	put_wrapped(c, prefix, buf);
+}
+
+static void explain_text(const struct ctx *c, struct json_object *o)
 {
 	struct json_object *mv = json_object_object_get(o, "would_move");
 	struct json_object *delay = json_object_object_get(o, "delay");
 	struct json_object *pkg = json_object_object_get(o, "package");
 
-	printf("'%s' (%s)\n", str_of(o, "vm"), str_of(o, "uuid"));
-	printf("  class:    %s: %s\n", str_of(o, "class"), str_of(o, "class_reason"));
-	printf("  demand:   %.2f CPUs over %lld vCPUs%s\n",
-	       json_object_get_double(json_object_object_get(o, "demand")),
-	       int_of(o, "vcpus"),
-	       json_object_get_boolean(json_object_object_get(o, "demand_assumed")) ?
-	       " (not measured: the policy's default_vcpu_demand assumed)" : "");
+	if (c->wide || strlen(str_of(o, "vm")) + strlen(str_of(o, "uuid")) + 5 <=
+	    VCP_RENDER_COLS)
+		printf("'%s' (%s)\n", str_of(o, "vm"), str_of(o, "uuid"));
+	else
+		printf("'%s'\n  (%s)\n", str_of(o, "vm"), str_of(o, "uuid"));
+	put_wrappedf(c, "  class:    ", "%s: %s", str_of(o, "class"),
+		     str_of(o, "class_reason"));
+	put_wrappedf(c, "  demand:   ", "%.2f CPUs over %lld vCPUs%s",
+		     json_object_get_double(json_object_object_get(o, "demand")),
+		     int_of(o, "vcpus"),
+		     json_object_get_boolean(json_object_object_get(o, "demand_assumed")) ?
+		     " (not measured: the policy's default_vcpu_demand assumed)" : "");
 	if (delay)
 		printf("  delay:    waits %.1f%% of the time for a host CPU\n",
 		       100 * json_object_get_double(delay));
 	else
 		printf("  delay:    not measured\n");
-	printf("  now:      CPUs %s\n", str_of(o, "pins_now"));
-	printf("  planned:  %s%s%s, CPUs %s\n", str_of(o, "placement"),
-	       pkg ? " on package " : "", pkg ? json_object_get_string(pkg) : "",
-	       str_of(o, "cpus"));
-	printf("  why:      %s\n", str_of(o, "why_cpus"));
-	printf("  level:    %lld (%s)\n", int_of(o, "level"), str_of(o, "level_reason"));
+	put_wrappedf(c, "  now:      ", "CPUs %s", str_of(o, "pins_now"));
+	put_wrappedf(c, "  planned:  ", "%s%s%s, CPUs %s", str_of(o, "placement"),
+		     pkg ? " on package " : "", pkg ? json_object_get_string(pkg) : "",
+		     str_of(o, "cpus"));
+	put_wrapped(c, "  why:      ", str_of(o, "why_cpus"));
+	put_wrappedf(c, "  level:    ", "%lld (%s)", int_of(o, "level"),
+		     str_of(o, "level_reason"));
 	if (json_object_object_get(o, "degraded"))
-		printf("  degraded: %s\n", str_of(o, "degraded"));
+		put_wrapped(c, "  degraded: ", str_of(o, "degraded"));
 	printf("  would move it:\n");
 	for (size_t i = 0; i < json_object_array_length(mv); i++)
-		printf("    - %s\n", json_object_get_string(
+		put_wrapped(c, "    - ", json_object_get_string(
 			json_object_array_get_idx(mv, i)));
 }
 
@@ -1388,7 +1502,7 @@ static int cmd_explain(struct ctx *c, int argc, char **argv)
 	if (!r && vcp_virt_domain_name(c->v, argv[1], &name, &err) < 0)
 		r = vcp_cli_err(EXIT_USAGE, "%s", err ? err : "no such domain");
 	/* the demand vcpackd measured when it runs here, else a sample */
-	if (!r && (c->sample_set || daemon_view(c, &cy.w) != 0))
+	if (!r && (c->sample_set || daemon_view(c, &cy.w, false) != 0))
 		r = observe(c, &cy.w, c->sample_ms, false);
 	while (!r && i < cy.w.n_vms && strcmp(cy.w.vms[i].name, name))
 		i++;
@@ -1404,13 +1518,40 @@ static int cmd_explain(struct ctx *c, int argc, char **argv)
 		if (c->json)
 			vcp_cli_json(o);
 		else {
-			explain_text(o);
+			explain_text(c, o);
 			json_object_put(o);
 		}
 	}
 	free(err);
 	free(name);
 	vcp_cycle_clear(&cy);
+	return r;
+}
+
+/* ---- list: the running domains, as `virsh list --name` (the bash
+ * completion asks it for DOMAIN words) ---- */
+
+static int cmd_list(struct ctx *c, int argc, char **argv)
+{
+	struct vcp_world w = { 0 };
+	int r;
+
+	if (argc > 1)
+		return vcp_cli_err(EXIT_USAGE, "list takes no arguments, got '%s'",
+				   argv[1]);
+	r = setup(c, true);
+	if (!r)
+		r = observe(c, &w, 0, false);
+	if (!r && c->json) {
+		struct json_object *a = json_object_new_array();
+
+		for (size_t i = 0; i < w.n_vms; i++)
+			json_object_array_add(a, json_object_new_string(w.vms[i].name));
+		vcp_cli_json(a);
+	}
+	for (size_t i = 0; !r && !c->json && i < w.n_vms; i++)
+		puts(w.vms[i].name);
+	vcp_world_clear(&w);
 	return r;
 }
 
@@ -1463,7 +1604,7 @@ static const struct {
 	{ "trial", cmd_trial },
 	{ "level", cmd_level }, { "pause", cmd_pause },
 	{ "verify", cmd_verify }, { "explain", cmd_explain },
-	{ "resume", cmd_pause },
+	{ "resume", cmd_pause }, { "list", cmd_list },
 };
 
 static int parse_global(struct ctx *c, int argc, char **argv)
@@ -1477,6 +1618,7 @@ static int parse_global(struct ctx *c, int argc, char **argv)
 		{ "root", required_argument, NULL, 'r' },
 		{ "daemon-socket", required_argument, NULL, 'D' },
 		{ "power-root", required_argument, NULL, 'P' },
+		{ "wide", no_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
@@ -1493,6 +1635,7 @@ static int parse_global(struct ctx *c, int argc, char **argv)
 		case 'r': c->root = optarg; break;
 		case 'D': c->daemon_socket = optarg; break;
 		case 'P': c->power_root = optarg; break;
+		case 'W': c->wide = true; break;
 		case 'm':
 			c->force_mode = vcp_mode_parse(optarg);
 			if (c->force_mode == -2)
@@ -1521,7 +1664,7 @@ static bool is_global(const char *a, bool *ret_arg)
 	size_t n;
 
 	*ret_arg = false;
-	if (!strcmp(a, "-j") || !strcmp(a, "--json"))
+	if (!strcmp(a, "-j") || !strcmp(a, "--json") || !strcmp(a, "--wide"))
 		return true;
 	if (!strcmp(a, "-c") || !strcmp(a, "-p"))
 		return (*ret_arg = true);

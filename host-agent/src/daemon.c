@@ -38,7 +38,9 @@
 #include "ctl.h"
 #include "ctlserver.h"
 #include "cycle.h"
+#include "declog.h"
 #include "demand.h"
+#include "hyst.h"
 #include "irq.h"
 #include "kernel.h"
 #include "metricspub.h"
@@ -52,10 +54,8 @@
 #include "tags.h"
 #include "virt.h"
 
-#define REPLAN_COALESCE_MS 100
+#define REPLAN_COALESCE_MS VCP_HYST_COALESCE_MS
 #define BACKOFF_MAX_S 10
-/* Re-plan at least this often even when nothing seems to change. */
-#define RESYNC_S 600
 /* A control client that neither sends nor reads for this long is closed. */
 #define CTL_IDLE_MS 10000
 #ifndef VCP_VERSION
@@ -78,10 +78,9 @@ struct daemon {
 	struct vcp_policy policy;
 	struct vcp_tracker *tracker;
 	struct vcp_pin_memo *memo;	/* the pins we set, per VM */
-	uint64_t last_fp;		/* tracker fingerprint last planned on */
+	struct vcp_hyst hyst;		/* hold window, news, resync */
 	struct json_object *last_status; /* the last plan, for "status" */
 	struct vcp_ctl_server *server;
-	time_t last_resync;
 	guint replan_src, sample_src, reconnect_src;
 	unsigned int backoff_s;
 	int listen_fd;
@@ -90,6 +89,7 @@ struct daemon {
 	int last_level;
 	size_t last_active;
 	char *last_failures;
+	struct vcp_declog *declog;	/* one line per VM decision */
 	unsigned long n_replans;
 	/* --metrics-dir: the textfile written at each sample */
 	const char *metrics_dir, *power_root;
@@ -130,6 +130,12 @@ static void log_msg(int prio, const char *fmt, ...)
 }
 
 static void schedule_replan(struct daemon *d, unsigned int delay_ms);
+
+/* The clock of the hysteresis: seconds that never jump. */
+static long long mono_s(void)
+{
+	return g_get_monotonic_time() / G_USEC_PER_SEC;
+}
 static void schedule_reconnect(struct daemon *d);
 static void watch_scx(struct daemon *d);
 
@@ -209,6 +215,19 @@ static void log_decision(struct daemon *d, const struct vcp_cycle *cy,
 	d->last_failures = g_steal_pointer(&fails);
 	d->last_level = p->level;
 	d->last_active = p->n_active;
+}
+
+/* One line per VM whose decision changed (declog.c). */
+static void log_vm_decisions(struct daemon *d, const struct vcp_cycle *cy)
+{
+	char **lines = NULL;
+
+	if (!d->declog ||
+	    vcp_declog_update(d->declog, &cy->w, cy->plan, &lines) < 0)
+		return;
+	for (char **l = lines; *l; l++)
+		log_msg(LOG_INFO, "vm %s", *l);
+	g_strfreev(lines);
 }
 
 /* --debug: every action of this pass and its outcome, one per line. */
@@ -408,7 +427,8 @@ static void replan(struct daemon *d)
 	if (!d->v || d->ctl.paused)
 		return;
 	d->n_replans++;
-	d->last_resync = time(NULL);
+	vcp_hyst_planned(&d->hyst, vcp_tracker_fingerprint(d->tracker),
+			 mono_s());
 	r = vcp_cycle_observe(d->v, d->k, d->mode, 0, d->tracker, &cy, &err);
 	if (r == 0) {
 		foreign_pins(d, &cy);
@@ -436,6 +456,7 @@ static void replan(struct daemon *d)
 	if (r == 0) {
 		log_actions(d, &cy, &res);
 		log_decision(d, &cy, &res);
+		log_vm_decisions(d, &cy);
 		notify_plan(d, &cy);
 	} else {
 		log_msg(LOG_WARNING, "re-plan failed: %s",
@@ -465,20 +486,14 @@ static void schedule_replan(struct daemon *d, unsigned int delay_ms)
 }
 
 /*
- * After a sample: re-plan when the demand the planner would see changed
- * (or a VM was relieved), and in any case every RESYNC_S seconds. An idle
- * host is left alone between: events (start, stop, tags, re-pins) re-plan
- * at once anyway.
+ * After a sample: re-plan on news (hyst.h). An idle host is left alone
+ * between: events (start, stop, tags, re-pins) re-plan at once anyway.
  */
 static void resync_or_news(struct daemon *d)
 {
-	uint64_t fp = vcp_tracker_fingerprint(d->tracker);
-	time_t now = time(NULL);
-
-	if (fp == d->last_fp && now - d->last_resync < RESYNC_S)
-		return;
-	d->last_fp = fp;
-	schedule_replan(d, 0);
+	if (vcp_hyst_due(&d->hyst, vcp_tracker_fingerprint(d->tracker),
+			 mono_s()))
+		schedule_replan(d, 0);
 }
 
 /* The cost of packing: VMs waiting too long for a host CPU get room. */
@@ -901,6 +916,26 @@ static int load_control(struct daemon *d)
 	return r;
 }
 
+static gboolean on_sample(gpointer data);
+
+/* A reload's sample_interval and shrink_after take effect now: the
+ * timer re-armed, the held demand re-windowed (hyst.h). Every other key
+ * is read at the next plan. */
+static void rehold(struct daemon *d, unsigned int changed)
+{
+	if (changed & VCP_HYST_RESAMPLE) {
+		g_source_remove(d->sample_src);
+		d->sample_src =
+			g_timeout_add_seconds(d->hyst.sample_s, on_sample, d);
+	}
+	if ((changed & VCP_HYST_REWINDOW) &&
+	    vcp_tracker_set_window(d->tracker, d->hyst.window) < 0)
+		log_msg(LOG_ERR,
+			"out of memory: demand still held over the old window");
+	log_msg(LOG_INFO, "policy reloaded: sampling every %us, demand held %u samples; every key applies",
+		d->hyst.sample_s, d->hyst.window);
+}
+
 static gboolean on_hup(gpointer data)
 {
 	struct daemon *d = data;
@@ -918,7 +953,7 @@ static gboolean on_hup(gpointer data)
 	vcp_policy_clear(&d->policy);
 	d->policy = p;
 	vcp_tracker_set_max_delay(d->tracker, d->policy.max_vcpu_delay);
-	log_msg(LOG_INFO, "policy reloaded");
+	rehold(d, vcp_hyst_reload(&d->hyst, &d->policy));
 	vcp_sd_notify("READY=1");
 	schedule_replan(d, 0);
 	return G_SOURCE_CONTINUE;
@@ -1008,7 +1043,6 @@ int main(int argc, char **argv)
 			    .socket_path = VCP_CTL_SOCKET,
 			    .state_path = VCP_CONTROL_STATE,
 			    .listen_fd = -1, .last_level = -1 };
-	unsigned int window;
 	uint64_t wd_usec;
 	int r;
 
@@ -1022,10 +1056,9 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (load_policy(&d, &d.policy) < 0 || load_control(&d) < 0)
 		return 2;
-	window = d.policy.sample_interval_s ?
-		 d.policy.shrink_after_s / d.policy.sample_interval_s : 1;
-	if (vcp_tracker_new(window ? window : 1, &d.tracker) < 0 ||
-	    vcp_pin_memo_new(&d.memo) < 0)
+	vcp_hyst_init(&d.hyst, &d.policy);
+	if (vcp_tracker_new(d.hyst.window, &d.tracker) < 0 ||
+	    vcp_pin_memo_new(&d.memo) < 0 || vcp_declog_new(&d.declog) < 0)
 		return 1;
 	vcp_tracker_set_max_delay(d.tracker, d.policy.max_vcpu_delay);
 	r = d.metrics_dir ? vcp_metrics_pub_new(d.metrics_dir, d.power_root,
@@ -1045,9 +1078,7 @@ int main(int argc, char **argv)
 	}
 	if (connect_libvirt(&d) < 0)
 		schedule_reconnect(&d);
-	d.sample_src = g_timeout_add_seconds(d.policy.sample_interval_s ?
-					     d.policy.sample_interval_s : 10,
-					     on_sample, &d);
+	d.sample_src = g_timeout_add_seconds(d.hyst.sample_s, on_sample, &d);
 	g_unix_signal_add(SIGTERM, on_term, &d);
 	g_unix_signal_add(SIGINT, on_term, &d);
 	g_unix_signal_add(SIGHUP, on_hup, &d);
@@ -1065,6 +1096,7 @@ int main(int argc, char **argv)
 	vcp_kernel_free(d.k);
 	vcp_tracker_free(d.tracker);
 	vcp_pin_memo_free(d.memo);
+	vcp_declog_free(d.declog);
 	vcp_metrics_pub_free(d.metrics);
 	vcp_policy_clear(&d.policy);
 	g_free(d.last_failures);

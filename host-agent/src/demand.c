@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * demand.c - windowed peak of per-vCPU utilisation (see demand.h). Each VM
- * keeps a ring of the last @window utilisation figures per vCPU and its
- * previous cumulative counters.
+ * demand.c - the demand pipeline (see demand.h): deltas of cumulative
+ * vCPU counters, the windowed peak of per-vCPU utilisation, relief of
+ * VMs that wait, and the unknown case. Each VM keeps a ring of the last
+ * @window utilisation figures per vCPU and its previous counters.
  */
 #include "demand.h"
 
@@ -10,6 +11,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "hyst.h"
 
 struct track {
 	char *name;
@@ -199,10 +202,10 @@ size_t vcp_tracker_relieve(struct vcp_tracker *t, const char **ret_names,
 {
 	size_t n = 0;
 
-	for (size_t i = 0; t->max_delay > 0 && i < t->n; i++) {
+	for (size_t i = 0; i < t->n; i++) {
 		struct track *k = &t->t[i];
 
-		if (k->delay <= t->max_delay)
+		if (!vcp_demand_over_delay(k->delay, t->max_delay))
 			continue;
 		if (!k->relief && n < max)
 			ret_names[n++] = k->name;	/* newly relieved */
@@ -253,7 +256,7 @@ uint64_t vcp_tracker_fingerprint(const struct vcp_tracker *t)
 		h = fnv(h, &relieved, sizeof(relieved));
 		for (unsigned int c = 0; c < k->n_vcpus; c++) {
 			/* steps of 1/20 CPU: noise below that is no news */
-			long q = lround(peak_of(k, c) * 20);
+			long q = lround(peak_of(k, c) * VCP_HYST_STEPS_PER_CPU);
 
 			h = fnv(h, &q, sizeof(q));
 		}
@@ -266,4 +269,129 @@ double vcp_tracker_delay(const struct vcp_tracker *t, const char *name)
 	const struct track *k = find(t, name);
 
 	return k ? k->delay : -1;
+}
+
+static unsigned int kept(const struct track *k, unsigned int window)
+{
+	return k->filled < window ? k->filled : window;
+}
+
+/* The ring of @k laid out for @window slots, oldest first, the newest
+ * figures kept; NULL when out of memory. */
+static double *rewound(const struct track *k, unsigned int old,
+		       unsigned int window)
+{
+	size_t n = k->n_vcpus ? k->n_vcpus : 1;
+	unsigned int keep = kept(k, window);
+	double *ring = calloc((size_t)window * n, sizeof(double));
+
+	for (unsigned int i = 0; ring && i < keep; i++) {
+		/* the i-th newest sits in slot head - 1 - i (mod old) */
+		unsigned int from = (k->head + old - 1 - i) % old;
+
+		memcpy(&ring[(size_t)(keep - 1 - i) * n],
+		       &k->ring[(size_t)from * n], n * sizeof(double));
+	}
+	return ring;
+}
+
+int vcp_tracker_set_window(struct vcp_tracker *t, unsigned int window)
+{
+	double **rings;
+
+	window = window ? window : 1;
+	if (window == t->window)
+		return 0;
+	/* all or nothing: every new ring first, then the swap */
+	rings = calloc(t->n ? t->n : 1, sizeof(*rings));
+	for (size_t i = 0; rings && i < t->n; i++) {
+		rings[i] = rewound(&t->t[i], t->window, window);
+		if (!rings[i]) {
+			while (i--)
+				free(rings[i]);
+			free(rings);
+			rings = NULL;
+		}
+	}
+	if (!rings)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->n; i++) {
+		struct track *k = &t->t[i];
+
+		free(k->ring);
+		k->ring = rings[i];
+		k->filled = kept(k, window);
+		k->head = k->filled % window;
+		if (k->relief > window)
+			k->relief = window;
+	}
+	free(rings);
+	t->window = window;
+	return 0;
+}
+
+int vcp_demand_measure(const struct vcp_sample *a, const struct vcp_sample *b,
+		       struct vcp_vm *vms, size_t n_vms)
+{
+	struct vcp_tracker *t;
+	int r;
+
+	if (!a->have_vcpu_time || !b->have_vcpu_time || b->at_ns <= a->at_ns)
+		return 0;
+	r = vcp_tracker_new(1, &t);
+	if (r < 0)
+		return r;
+	r = vcp_tracker_update(t, a);
+	if (r == 0)
+		r = vcp_tracker_update(t, b);
+	if (r == 0)
+		vcp_tracker_fill(t, vms, n_vms);
+	vcp_tracker_free(t);
+	return r;
+}
+
+bool vcp_demand_over_delay(double delay, double max_delay)
+{
+	return max_delay > 0 && delay > max_delay;
+}
+
+double vcp_vcpu_demand(const struct vcp_vm *vm, unsigned int c,
+		       const struct vcp_policy *p)
+{
+	if (vcp_demand_over_delay(vm->delay, p->max_vcpu_delay))
+		return 1.0;
+	if (vm->demand && c < vm->n_vcpus && vm->demand[c] >= 0)
+		return vm->demand[c];
+	return p->default_vcpu_demand;
+}
+
+double vcp_vm_demand(const struct vcp_vm *vm, const struct vcp_policy *p,
+		     bool *ret_assumed)
+{
+	bool assumed = false;
+	double d = 0;
+
+	for (unsigned int c = 0; c < vm->n_vcpus; c++) {
+		bool known = vm->demand && vm->demand[c] >= 0;
+
+		assumed |= !known;
+		d += known ? vm->demand[c] : p ? p->default_vcpu_demand : 0;
+	}
+	if (ret_assumed)
+		*ret_assumed = assumed;
+	return d;
+}
+
+int vcp_demand_wait_ns(const struct vcp_vcpu_sample *x,
+		       const struct vcp_vcpu_sample *y, uint64_t *ret_ns)
+{
+	uint64_t sum = 0;
+
+	if (x->n_vcpus != y->n_vcpus)
+		return -ESTALE;
+	for (unsigned int c = 0; c < y->n_vcpus; c++)
+		if (y->delay_ns[c] >= x->delay_ns[c])
+			sum += y->delay_ns[c] - x->delay_ns[c];
+	*ret_ns = sum;
+	return 0;
 }

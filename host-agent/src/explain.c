@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cpuset.h"
+#include "demand.h"
 #include "policy.h"
 
 static struct json_object *str(const char *s)
@@ -80,10 +81,9 @@ static void class_part(struct json_object *o, const struct vcp_world *w,
 static void demand_part(struct json_object *o, const struct vcp_vm *vm,
 			const struct vcp_vm_plan *vp)
 {
-	bool assumed = false;
+	bool assumed;
 
-	for (unsigned int c = 0; c < vm->n_vcpus; c++)
-		assumed |= vm->demand[c] < 0;
+	vcp_vm_demand(vm, NULL, &assumed);
 	json_object_object_add(o, "vcpus", json_object_new_int((int)vm->n_vcpus));
 	json_object_object_add(o, "demand", vcp_json_double3(vp->demand));
 	json_object_object_add(o, "demand_assumed",

@@ -5,7 +5,8 @@
  *
  *   {"hosts": [{"uri": "qemu+ssh://h1/system", "name": "h1",
  *               "group": "rack1", "accepts": true,
- *               "migration_address": "10.0.0.1"}, ...],
+ *               "migration_address": "10.0.0.1",
+ *               "vendor": "intel", "idle_watts": 180}, ...],
  *    "defaults": {"concurrency": 16, "timeout": 10, "move_spread": false,
  *                 "mem_reserve": 0.1, "p2p": false, "tls": false,
  *                 "bandwidth": 100, "auto_converge": false, "package_watts": 40,
@@ -30,6 +31,7 @@
 #include <json-c/json.h>
 
 #include "errmsg.h"
+#include "fleetwatts.h"
 #include "jsonfile.h"
 
 #define MAX_FILE (16 << 20)
@@ -90,6 +92,20 @@ static int host_key(const struct vcp_jkey *c, const char *hp, const char *key,
 		return vcp_jget_bool(c, path, v, &e->accepts);
 	if (!strcmp(key, "migration_address"))
 		return vcp_jget_str(c, path, v, 1024, &e->migration_address);
+	if (!strcmp(key, "idle_watts"))
+		return vcp_jget_num(c, path, v, 0, 100000, &e->idle_watts);
+	if (!strcmp(key, "vendor")) {
+		const char *s = json_object_get_string(v);
+		int vd = json_object_is_type(v, json_type_string) ?
+			 vcp_vendor_from_name(s) : -1;
+
+		if (vd <= 0)
+			return vcp_err(c->err, -EINVAL,
+				       "%s: %s: must be \"intel\" or \"amd\", got %s",
+				       c->src, path, vcp_json_shown(v));
+		e->vendor = vd;
+		return 0;
+	}
 	return vcp_err(c->err, -EINVAL, "%s: %s: unknown key", c->src, path);
 }
 
@@ -104,6 +120,7 @@ static int one_host(const struct vcp_jkey *c, size_t i, struct json_object *o,
 		return vcp_err(c->err, -EINVAL, "%s: %s: must be an object, got %s",
 			       c->src, hp, vcp_json_shown(o));
 	e->accepts = true;
+	e->idle_watts = -1;
 	json_object_object_foreach(o, key, v) {
 		r = host_key(c, hp, key, v, e);
 		if (r < 0)

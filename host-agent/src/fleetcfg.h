@@ -22,6 +22,12 @@ struct vcp_fleet_entry {
 	/* Where migration streams to this host go (it listens there); NULL:
 	 * libvirt's default, the host's name. */
 	char *migration_address;
+	/* The power model's vendor (fleetwatts.h): from the fleet file, or
+	 * VCP_VENDOR_UNKNOWN (then libvirt's host CPU says). */
+	int vendor;
+	/* The host's whole idle draw as the operator measured it (a PDU, the
+	 * BMC's DCMI reading), in W; < 0: not given (modelled). */
+	double idle_watts;
 };
 
 struct vcp_fleet_cfg {

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "demand.h"
 #include "kernel.h"
 
 void vcp_world_clear(struct vcp_world *w)
@@ -21,56 +22,6 @@ void vcp_world_clear(struct vcp_world *w)
 	vcp_vms_free(w->vms, w->n_vms);
 	vcp_vm_issues_free(w->issues, w->n_issues);
 	memset(w, 0, sizeof(*w));
-}
-
-static const struct vcp_vcpu_sample *find_sample(const struct vcp_sample *s,
-						 const char *name)
-{
-	for (size_t i = 0; i < s->n_vms; i++)
-		if (strcmp(s->vms[i].name, name) == 0)
-			return &s->vms[i];
-	return NULL;
-}
-
-/* Mean over the vCPUs of the fraction of @dt spent waiting; -1 if none. */
-static double mean_delay(const struct vcp_vcpu_sample *x,
-			 const struct vcp_vcpu_sample *y, double dt)
-{
-	unsigned int n = x->n_vcpus < y->n_vcpus ? x->n_vcpus : y->n_vcpus;
-	double sum = 0;
-
-	for (unsigned int c = 0; c < n; c++)
-		if (y->delay_ns[c] >= x->delay_ns[c])
-			sum += (double)(y->delay_ns[c] - x->delay_ns[c]) / dt;
-	return n ? (sum / n > 1.0 ? 1.0 : sum / n) : -1;
-}
-
-void vcp_demand_from_samples(const struct vcp_sample *a,
-			     const struct vcp_sample *b, struct vcp_vm *vms,
-			     size_t n_vms)
-{
-	double dt;
-
-	if (!a->have_vcpu_time || !b->have_vcpu_time || b->at_ns <= a->at_ns)
-		return;
-	dt = (double)(b->at_ns - a->at_ns);
-	for (size_t i = 0; i < n_vms; i++) {
-		const struct vcp_vcpu_sample *x = find_sample(a, vms[i].name);
-		const struct vcp_vcpu_sample *y = find_sample(b, vms[i].name);
-
-		if (!x || !y)
-			continue;
-		vms[i].delay = mean_delay(x, y, dt);
-		for (unsigned int c = 0; c < vms[i].n_vcpus; c++) {
-			double d;
-
-			if (c >= x->n_vcpus || c >= y->n_vcpus ||
-			    y->time_ns[c] < x->time_ns[c])
-				continue;
-			d = (double)(y->time_ns[c] - x->time_ns[c]) / dt;
-			vms[i].demand[c] = d > 1.0 ? 1.0 : d;
-		}
-	}
 }
 
 static void sleep_ms(unsigned int ms)
@@ -93,8 +44,9 @@ static int measure(struct vcp_virt *v, unsigned int ms, struct vcp_world *w,
 	if (a->have_vcpu_time) {
 		sleep_ms(ms);
 		r = vcp_virt_sample(v, &b, ret_err);
+		if (r == 0)
+			r = vcp_demand_measure(a, b, w->vms, w->n_vms);
 		if (r == 0) {
-			vcp_demand_from_samples(a, b, w->vms, w->n_vms);
 			w->demand_measured = true;
 			w->sample_s = (double)(b->at_ns - a->at_ns) / 1e9;
 		}

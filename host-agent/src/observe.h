@@ -37,12 +37,4 @@ int vcp_observe(struct vcp_virt *v, const struct vcp_kernel *k,
 		enum vcp_mode mode, unsigned int sample_ms,
 		struct vcp_world *ret, char **ret_err);
 
-/*
- * Pure: per-vCPU demand (CPUs, clamped to 0-1) of the VMs in @vms from
- * two samples; VMs or vCPUs missing from either sample stay unknown.
- */
-void vcp_demand_from_samples(const struct vcp_sample *a,
-			     const struct vcp_sample *b, struct vcp_vm *vms,
-			     size_t n_vms);
-
 #endif

@@ -9,7 +9,9 @@
  * - A package carries n_cores + (n_cpus - n_cores) * smt_yield; usable is
  *   that times (1 - headroom).
  * - A vCPU demands its measured demand, or default_vcpu_demand when never
- *   measured. A spread vCPU on an exclusive core counts 1.0.
+ *   measured, or a whole CPU while its VM waits for a host CPU more than
+ *   max_vcpu_delay of the time (vcp_vcpu_demand(), demand.h). A spread
+ *   vCPU on an exclusive core counts 1.0.
  *
  * Steps:
  * 1. Spread VMs get one exclusive whole core (all its online threads) per
@@ -82,6 +84,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "demand.h"
 #include "errmsg.h"
 
 #define EPS 1e-9
@@ -347,9 +350,7 @@ static void ctx_free(struct ctx *c)
 static double vcpu_demand(const struct ctx *c, const struct vcp_vm *vm,
 			  unsigned int i)
 {
-	if (vm->demand && vm->demand[i] >= 0)
-		return vm->demand[i];
-	return c->pol->default_vcpu_demand;
+	return vcp_vcpu_demand(vm, i, c->pol);
 }
 
 /* Package index @s lies inside, or -1 (empty or spanning). */

@@ -8,6 +8,7 @@
 
 #include <string.h>
 
+#include "demand.h"
 #include "planner.h"
 #include "policy.h"
 
@@ -16,6 +17,25 @@ static const char *fmt_set(const struct vcp_cpuset *s, char *buf, size_t len)
 	if (vcp_cpuset_format(s, buf, len) < 0)
 		snprintf(buf, len, "(%u cpus)", vcp_cpuset_count(s));
 	return buf[0] ? buf : "-";
+}
+
+const char *vcp_render_shorten(const char *s, size_t w, char *buf, size_t len)
+{
+	size_t n = strlen(s), head, tail;
+
+	if (n <= w || w < 5 || len <= w) {
+		snprintf(buf, len, "%s", s);
+		return buf;
+	}
+	head = (w - 3 + 1) / 2;
+	tail = n - (w - 3 - head);
+	/* never cut a UTF-8 character in two */
+	while (head > 0 && ((unsigned char)s[head] & 0xc0) == 0x80)
+		head--;
+	while (tail < n && ((unsigned char)s[tail] & 0xc0) == 0x80)
+		tail++;
+	snprintf(buf, len, "%.*s...%s", (int)head, s, s + tail);
+	return buf;
 }
 
 /* Union of a VM's vCPU pins. */
@@ -28,42 +48,77 @@ static void vm_pins(const struct vcp_vm *vm, struct vcp_cpuset *ret)
 
 static double vm_demand(const struct vcp_vm *vm, bool *known)
 {
-	double d = 0;
+	bool assumed;
+	double d = vcp_vm_demand(vm, NULL, &assumed);
 
-	*known = vm->n_vcpus > 0;
-	for (unsigned int i = 0; i < vm->n_vcpus; i++) {
-		if (vm->demand[i] < 0)
-			*known = false;
-		else
-			d += vm->demand[i];
-	}
+	*known = vm->n_vcpus > 0 && !assumed;
 	return d;
+}
+
+/* The names of @v's VMs from column @col on, wrapped under each other
+ * within VCP_RENDER_COLS (@wide: on one line, whole), then @tail. */
+static void map_names(FILE *f, const struct vcp_vm *vms,
+		      const struct vcp_pkg_view *v, size_t col,
+		      const char *tail, bool wide)
+{
+	const size_t indent = col;
+	char nb[VCP_RENDER_NAME_W + 1];
+
+	if (!v->n_vms) {
+		fputs("(no VMs)", f);
+		col += 8;
+	}
+	for (size_t i = 0; i < v->n_vms; i++) {
+		const char *name =
+			wide ? vms[v->vms[i]].name :
+			       vcp_render_shorten(vms[v->vms[i]].name,
+						  VCP_RENDER_NAME_W, nb,
+						  sizeof(nb));
+		size_t n = strlen(name) + (i + 1 < v->n_vms);
+
+		if (i && !wide && col + 1 + n > VCP_RENDER_COLS) {
+			fprintf(f, "\n%*s", (int)indent, "");
+			col = indent;
+		} else if (i) {
+			fputc(' ', f);
+			col++;
+		}
+		fprintf(f, "%s%s", name, i + 1 < v->n_vms ? "," : "");
+		col += n;
+	}
+	if (!wide && *tail && col + strlen(tail) > VCP_RENDER_COLS)
+		fprintf(f, "\n%*s", (int)indent - 2, "");
+	fprintf(f, "%s\n", tail);
+}
+
+void vcp_render_map_fit(FILE *f, const struct vcp_host *host,
+			const struct vcp_vm *vms, const struct vcp_pkg_map *map,
+			bool wide)
+{
+	char buf[256];
+
+	for (size_t p = 0; p < map->n; p++) {
+		const struct vcp_pkg_view *v = &map->p[p];
+		int col = fprintf(
+			f, "  package %-3d cpus %-12s %-6s %3u vCPUs  ", v->id,
+			fmt_set(&host->packages[p].cpus, buf, sizeof(buf)),
+			v->awake ? "awake" : "idle", v->n_vcpus);
+
+		map_names(f, vms, v, col > 0 ? (size_t)col : 0,
+			  v->reserved ? "  (reserved for the host)" :
+			  v->by_free  ? "  (not gathered at this level)" :
+			  v->awake    ? "" :
+					"  -> can sleep",
+			  wide);
+	}
+	fprintf(f, "  %zu of %zu packages awake\n", map->n_awake, map->n);
 }
 
 void vcp_render_map_text(FILE *f, const struct vcp_host *host,
 			 const struct vcp_vm *vms,
 			 const struct vcp_pkg_map *map)
 {
-	char buf[256];
-
-	for (size_t p = 0; p < map->n; p++) {
-		const struct vcp_pkg_view *v = &map->p[p];
-
-		fprintf(f, "  package %-3d cpus %-12s %-6s %3u vCPUs  ", v->id,
-			fmt_set(&host->packages[p].cpus, buf, sizeof(buf)),
-			v->awake ? "awake" : "idle", v->n_vcpus);
-		if (!v->n_vms)
-			fputs("(no VMs)", f);
-		for (size_t i = 0; i < v->n_vms; i++)
-			fprintf(f, "%s%s", i ? ", " : "", vms[v->vms[i]].name);
-		if (v->reserved)
-			fputs("  (reserved for the host)\n", f);
-		else if (v->by_free)
-			fputs("  (not gathered at this level)\n", f);
-		else
-			fputs(v->awake ? "\n" : "  -> can sleep\n", f);
-	}
-	fprintf(f, "  %zu of %zu packages awake\n", map->n_awake, map->n);
+	vcp_render_map_fit(f, host, vms, map, true);
 }
 
 static const char *vm_class_label(const struct vcp_vm *vm,
@@ -74,13 +129,25 @@ static const char *vm_class_label(const struct vcp_vm *vm,
 	return vcp_class_name(vcp_plan_vm_class(vm, policy));
 }
 
-void vcp_render_vms_text(FILE *f, const struct vcp_host *host,
-			 const struct vcp_vm *vms, size_t n_vms,
-			 const struct vcp_policy *policy)
+/* The widest name of @vms (at least that of the heading "VM"). */
+static int names_width(const struct vcp_vm *vms, size_t n_vms)
 {
-	char buf[256];
+	size_t w = VCP_RENDER_NAME_W;
 
-	fprintf(f, "  %-20s %-10s %-7s %5s %-8s %-6s %s\n", "VM", "CLASS",
+	for (size_t i = 0; i < n_vms; i++)
+		if (strlen(vms[i].name) > w)
+			w = strlen(vms[i].name);
+	return (int)w;
+}
+
+void vcp_render_vms_fit(FILE *f, const struct vcp_host *host,
+			const struct vcp_vm *vms, size_t n_vms,
+			const struct vcp_policy *policy, bool wide)
+{
+	int nw = wide ? names_width(vms, n_vms) : VCP_RENDER_NAME_W;
+	char buf[256], nb[VCP_RENDER_NAME_W + 1], pb[256];
+
+	fprintf(f, "  %-*s %-10s %-7s %5s %-8s %-6s %s\n", nw, "VM", "CLASS",
 		"TAG", "VCPUS", "DEMAND", "DELAY", "PINNED TO");
 	for (size_t i = 0; i < n_vms; i++) {
 		const struct vcp_vm *vm = &vms[i];
@@ -88,6 +155,7 @@ void vcp_render_vms_text(FILE *f, const struct vcp_host *host,
 		char dem[16], del[16];
 		bool known;
 		double d = vm_demand(vm, &known);
+		const char *pins;
 
 		vm_pins(vm, &all);
 		if (known)
@@ -98,20 +166,43 @@ void vcp_render_vms_text(FILE *f, const struct vcp_host *host,
 			snprintf(del, sizeof(del), "%.0f%%", 100 * vm->delay);
 		else
 			snprintf(del, sizeof(del), "?");
-		fprintf(f, "  %-20s %-10s %-7s %5u %-8s %-6s %s\n", vm->name,
+		/* 64 columns before PINNED TO */
+		pins = fmt_set(&all, buf, sizeof(buf));
+		if (!wide)
+			pins = vcp_render_shorten(pins, VCP_RENDER_COLS - 64,
+						  pb, sizeof(pb));
+		fprintf(f, "  %-*s %-10s %-7s %5u %-8s %-6s %s\n", nw,
+			wide ? vm->name :
+			       vcp_render_shorten(vm->name, VCP_RENDER_NAME_W,
+						  nb, sizeof(nb)),
 			vm_class_label(vm, policy),
-			!vm->has_tag ? "-" :
-			vm->tag.has_class ? "class" : "prio",
-			vm->n_vcpus, dem, del, fmt_set(&all, buf, sizeof(buf)));
+			!vm->has_tag	  ? "-" :
+			vm->tag.has_class ? "class" :
+					    "prio",
+			vm->n_vcpus, dem, del, pins);
 	}
 	(void)host;
+}
+
+void vcp_render_vms_text(FILE *f, const struct vcp_host *host,
+			 const struct vcp_vm *vms, size_t n_vms,
+			 const struct vcp_policy *policy)
+{
+	vcp_render_vms_fit(f, host, vms, n_vms, policy, true);
 }
 
 void vcp_render_actions_text(FILE *f, const struct vcp_vm *vms,
 			     const struct vcp_actions *acts,
 			     const struct vcp_apply_result *res)
 {
-	char a[256], b[256];
+	vcp_render_actions_fit(f, vms, acts, res, true);
+}
+
+void vcp_render_actions_fit(FILE *f, const struct vcp_vm *vms,
+			    const struct vcp_actions *acts,
+			    const struct vcp_apply_result *res, bool wide)
+{
+	char a[256], b[256], nb[VCP_RENDER_NAME_W + 1];
 
 	if (!acts->n)
 		fputs("  nothing to change\n", f);
@@ -120,7 +211,10 @@ void vcp_render_actions_text(FILE *f, const struct vcp_vm *vms,
 		const char *who = x->kind == VCP_ACT_SET_LEVEL ? "host" :
 				  vms[x->vm].name;
 
-		fprintf(f, "  %-14s %-20s ", vcp_act_kind_name(x->kind), who);
+		fprintf(f, "  %-14s %-20s ", vcp_act_kind_name(x->kind),
+			wide ? who :
+			       vcp_render_shorten(who, VCP_RENDER_NAME_W, nb,
+						  sizeof(nb)));
 		switch (x->kind) {
 		case VCP_ACT_SAVE:
 			fputs("record original pins in metadata", f);

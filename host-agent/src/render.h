@@ -7,6 +7,7 @@
 #ifndef VCP_RENDER_H
 #define VCP_RENDER_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include <json-c/json.h>
@@ -25,6 +26,28 @@ void vcp_render_vms_text(FILE *f, const struct vcp_host *host,
 void vcp_render_actions_text(FILE *f, const struct vcp_vm *vms,
 			     const struct vcp_actions *acts,
 			     const struct vcp_apply_result *res);
+
+/*
+ * The same tables cut to fit VCP_RENDER_COLS columns (@wide false): a
+ * VM name longer than VCP_RENDER_NAME_W loses its middle to "...", a
+ * package's VM names wrap under each other, a long cpulist in the VM
+ * table is shortened likewise. @wide: names and cpulists whole (the
+ * _text functions above are these with @wide true).
+ */
+#define VCP_RENDER_COLS 100
+#define VCP_RENDER_NAME_W 20
+void vcp_render_map_fit(FILE *f, const struct vcp_host *host,
+			const struct vcp_vm *vms, const struct vcp_pkg_map *map,
+			bool wide);
+void vcp_render_vms_fit(FILE *f, const struct vcp_host *host,
+			const struct vcp_vm *vms, size_t n_vms,
+			const struct vcp_policy *policy, bool wide);
+void vcp_render_actions_fit(FILE *f, const struct vcp_vm *vms,
+			    const struct vcp_actions *acts,
+			    const struct vcp_apply_result *res, bool wide);
+/* @s in at most @w bytes, its middle replaced by "..." when longer
+ * (whole when @w < 5 or @len <= @w); returns @buf. */
+const char *vcp_render_shorten(const char *s, size_t w, char *buf, size_t len);
 
 struct json_object *vcp_render_map_json(const struct vcp_host *host,
 					const struct vcp_vm *vms,

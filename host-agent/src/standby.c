@@ -49,6 +49,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "demand.h"
 #include "planner.h"
 
 #define EPS 1e-9
@@ -153,6 +154,7 @@ static int demand_pass(struct dctx *c, struct vcp_fleet_plan **ret)
 
 		if (c->views[i].reachable) {
 			h->capacity = c->hp[i].capacity;
+			h->packages = (unsigned int)c->hp[i].n_packages;
 			c->demand += c->hp[i].demand_before;
 			c->cap_on += c->hp[i].capacity;
 		} else if (h->power == VCP_SB_WAKING) {
@@ -266,8 +268,7 @@ static double vm_cpus(const struct dctx *c, const struct vcp_vm *vm)
 	double d = 0;
 
 	for (unsigned int k = 0; k < vm->n_vcpus; k++)
-		d += vm->demand && vm->demand[k] >= 0 ? vm->demand[k] :
-		     c->r->policy->default_vcpu_demand;
+		d += vcp_vcpu_demand(vm, k, c->r->policy);
 	return d;
 }
 

@@ -27,9 +27,11 @@ enum vcp_sb_action {
 
 struct vcp_sb_host_cfg {
 	enum vcp_sb_action action;
-	char *standby_command;		/* run by sh -c; NULL unless command */
-	char *wake_command;
+	/* argv (NULL-terminated, no shell); NULL unless given */
+	char **standby_command;
+	char **wake_command;
 	unsigned int command_timeout_s;
+	unsigned int suspend_duration_s;	/* libvirt-suspend: RTC wake */
 	bool stay_on;			/* never put in standby */
 };
 
@@ -65,6 +67,8 @@ int vcp_sb_cfg_parse(struct json_object *o, const char *src,
 		     const char *const *names, size_t n,
 		     struct vcp_sb_cfg *ret, char **ret_err);
 const char *vcp_sb_action_name(enum vcp_sb_action a);
+/* Free a NULL-terminated argv (NULL: nothing). */
+void vcp_sb_argv_free(char **argv);
 struct vcp_fleet_cfg;
 /* The fleet file's hook: "standby" of the fleet file's object @o into
  * @cfg->standby, for @cfg's hosts (already parsed). As above. */
@@ -88,7 +92,10 @@ struct vcp_sb_host_state {
 	enum vcp_sb_power power;
 	long long since;		/* when it entered @power */
 	char *why;			/* why (for standby and failed) */
+	char *last_action;		/* e.g. "standby: command exit 0" */
+	char *output;			/* that action's output, or NULL */
 	double capacity;		/* CPUs, when last seen on */
+	unsigned int packages;		/* CPU packages, when last seen on */
 	/* Times of its last migrations (in or out), a ring. */
 	long long moves[VCP_SB_MAX_HOST_BUDGET];
 	unsigned int n_moves;		/* total ever, ring position */
@@ -167,6 +174,10 @@ int vcp_sb_note_failed(struct vcp_sb_state *s, size_t host, long long now,
 		       const char *why);
 /* An operator cleared a failed host: on again, chosen like any other. */
 void vcp_sb_note_cleared(struct vcp_sb_state *s, size_t host, long long now);
+/* A power action was run on @host: what and how it ended (@action),
+ * its output (NULL: none). 0 or -ENOMEM. */
+int vcp_sb_note_action(struct vcp_sb_state *s, size_t host,
+		       const char *action, const char *output);
 /* The drain of @host ends (aborted or done): on again. */
 void vcp_sb_note_undrain(struct vcp_sb_state *s, size_t host, long long now);
 

@@ -14,14 +14,18 @@
  *               "host_defaults": {HOST KEYS},
  *               "hosts": {"h1": {HOST KEYS}, ...}}
  *   HOST KEYS: "action": "none" | "libvirt-suspend" | "command",
- *              "standby_command": "...", "wake_command": "...",
- *              "command_timeout": 120, "stay_on": false
+ *              "standby_command": ["ipmitool", "-H", "h1-bmc", ...],
+ *              "wake_command": [ARGV...],
+ *              "command_timeout": 120, "suspend_duration": 3600,
+ *              "stay_on": false
  *
  * The defaults are vSphere DPM's: a target of 63% +- 18% (the band
  * 45%-81%), 40 minutes below before a power-off, 5 above before a
  * power-on. A host sleeps only with an action (the default is "none"):
  * host_defaults applies to every host, hosts.NAME overrides it for the
- * host of that fleet name. "command" needs both commands.
+ * host of that fleet name. "command" needs both commands. A command is
+ * an argv array (the program, then its arguments), run without a shell:
+ * nothing in a host's name or settings is ever parsed by sh.
  */
 #include "standby.h"
 
@@ -35,6 +39,7 @@
 #include "jsonfile.h"
 
 #define MAX_CMD 4096
+#define MAX_ARGS 64
 
 static const char *const action_names[] = {
 	[VCP_SB_ACTION_NONE] = "none",
@@ -62,10 +67,17 @@ void vcp_sb_cfg_defaults(struct vcp_sb_cfg *c)
 	c->interval_s = 60;
 }
 
+void vcp_sb_argv_free(char **argv)
+{
+	for (size_t k = 0; argv && argv[k]; k++)
+		free(argv[k]);
+	free(argv);
+}
+
 static void host_clear(struct vcp_sb_host_cfg *h)
 {
-	free(h->standby_command);
-	free(h->wake_command);
+	vcp_sb_argv_free(h->standby_command);
+	vcp_sb_argv_free(h->wake_command);
 	memset(h, 0, sizeof(*h));
 }
 
@@ -95,6 +107,38 @@ static int get_action(const struct vcp_jkey *c, const char *path,
 		       c->src, path, vcp_json_shown(v));
 }
 
+/* An argv: a non-empty array of non-empty strings. */
+static int get_argv(const struct vcp_jkey *c, const char *path,
+		    struct json_object *v, char ***ret)
+{
+	size_t n = json_object_is_type(v, json_type_array) ?
+		   json_object_array_length(v) : 0;
+	char **a;
+	int r = 0;
+
+	if (!n || n > MAX_ARGS)
+		return vcp_err(c->err, -EINVAL,
+			       "%s: %s: must be an array of 1 to %d strings (the program and its arguments; no shell), got %s",
+			       c->src, path, MAX_ARGS, vcp_json_shown(v));
+	a = calloc(n + 1, sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	for (size_t k = 0; k < n && r == 0; k++) {
+		char p[600];
+
+		snprintf(p, sizeof(p), "%.500s[%zu]", path, k);
+		r = vcp_jget_str(c, p, json_object_array_get_idx(v, k),
+				 MAX_CMD, &a[k]);
+	}
+	if (r < 0) {
+		vcp_sb_argv_free(a);
+		return r;
+	}
+	vcp_sb_argv_free(*ret);
+	*ret = a;
+	return 0;
+}
+
 static int host_key(const struct vcp_jkey *c, const char *hp, const char *key,
 		    struct json_object *v, struct vcp_sb_host_cfg *h)
 {
@@ -104,11 +148,14 @@ static int host_key(const struct vcp_jkey *c, const char *hp, const char *key,
 	if (!strcmp(key, "action"))
 		return get_action(c, path, v, &h->action);
 	if (!strcmp(key, "standby_command"))
-		return vcp_jget_str(c, path, v, MAX_CMD, &h->standby_command);
+		return get_argv(c, path, v, &h->standby_command);
 	if (!strcmp(key, "wake_command"))
-		return vcp_jget_str(c, path, v, MAX_CMD, &h->wake_command);
+		return get_argv(c, path, v, &h->wake_command);
 	if (!strcmp(key, "command_timeout"))
 		return vcp_jget_uint(c, path, v, 1, 3600, &h->command_timeout_s);
+	if (!strcmp(key, "suspend_duration"))
+		return vcp_jget_uint(c, path, v, 60, 2592000,
+				     &h->suspend_duration_s);
 	if (!strcmp(key, "stay_on"))
 		return vcp_jget_bool(c, path, v, &h->stay_on);
 	return vcp_err(c->err, -EINVAL, "%s: %s: unknown key", c->src, path);
@@ -131,6 +178,22 @@ static int host_obj(const struct vcp_jkey *c, const char *hp,
 	return 0;
 }
 
+static char **argv_dup(char **a)
+{
+	size_t n = 0;
+	char **d;
+
+	while (a[n])
+		n++;
+	d = calloc(n + 1, sizeof(*d));
+	for (size_t k = 0; d && k < n; k++)
+		if (!(d[k] = strdup(a[k]))) {
+			vcp_sb_argv_free(d);
+			return NULL;
+		}
+	return d;
+}
+
 static int host_copy(const struct vcp_sb_host_cfg *from,
 		     struct vcp_sb_host_cfg *to)
 {
@@ -138,10 +201,10 @@ static int host_copy(const struct vcp_sb_host_cfg *from,
 	to->standby_command = NULL;
 	to->wake_command = NULL;
 	if (from->standby_command &&
-	    !(to->standby_command = strdup(from->standby_command)))
+	    !(to->standby_command = argv_dup(from->standby_command)))
 		return -ENOMEM;
 	if (from->wake_command &&
-	    !(to->wake_command = strdup(from->wake_command)))
+	    !(to->wake_command = argv_dup(from->wake_command)))
 		return -ENOMEM;
 	return 0;
 }
@@ -170,7 +233,8 @@ static long name_index(const char *const *names, size_t n, const char *k)
 static int parse_hosts(const struct vcp_jkey *c, struct json_object *o,
 		       const char *const *names, struct vcp_sb_cfg *cfg)
 {
-	struct vcp_sb_host_cfg def = { .command_timeout_s = 120 };
+	struct vcp_sb_host_cfg def = { .command_timeout_s = 120,
+				       .suspend_duration_s = 3600 };
 	struct json_object *d = NULL, *hs = NULL;
 	char hp[512];
 	int r = 0;
@@ -273,8 +337,10 @@ int vcp_sb_cfg_parse(struct json_object *o, const char *src,
 	if (!cfg.hosts)
 		return -ENOMEM;
 	cfg.n_hosts = n;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		cfg.hosts[i].command_timeout_s = 120;
+		cfg.hosts[i].suspend_duration_s = 3600;
+	}
 	if (o) {
 		cfg.enabled = true;
 		r = parse_obj(&c, o, names, &cfg);

@@ -9,7 +9,9 @@
  *   {"version": 1, "below_since": T|null, "above_since": T|null,
  *    "last_wake": T|null,
  *    "hosts": [{"name": "h1", "power": "standby", "since": T,
- *               "why": "..."|null, "capacity": 30.4, "moves": [T, ...]}]}
+ *               "why": "..."|null, "capacity": 30.4, "packages": 2,
+ *               "moves": [T, ...],
+ *               "last_action": "..."|null, "output": "..."|null}]}
  *
  * T: seconds since the epoch the loop keeps to. Hosts are matched by name
  * when read back.
@@ -32,6 +34,8 @@ void vcp_sb_state_clear(struct vcp_sb_state *s)
 	for (size_t i = 0; i < s->n_hosts; i++) {
 		free(s->hosts[i].name);
 		free(s->hosts[i].why);
+		free(s->hosts[i].last_action);
+		free(s->hosts[i].output);
 	}
 	free(s->hosts);
 	memset(s, 0, sizeof(*s));
@@ -113,6 +117,26 @@ void vcp_sb_note_wake(struct vcp_sb_state *s, size_t host, long long now)
 	s->last_wake = now;
 }
 
+static int set_str(char **at, const char *v)
+{
+	char *c = NULL;
+
+	if (v && !(c = strdup(v)))
+		return -ENOMEM;
+	free(*at);
+	*at = c;
+	return 0;
+}
+
+int vcp_sb_note_action(struct vcp_sb_state *s, size_t host,
+		       const char *action, const char *output)
+{
+	struct vcp_sb_host_state *h = &s->hosts[host];
+	int r = set_str(&h->last_action, action);
+
+	return r < 0 ? r : set_str(&h->output, output);
+}
+
 int vcp_sb_note_failed(struct vcp_sb_state *s, size_t host, long long now,
 		       const char *why)
 {
@@ -149,7 +173,12 @@ static struct json_object *host_json(const struct vcp_sb_host_state *h)
 	json_object_object_add(o, "why", h->why ?
 			       json_object_new_string(h->why) : NULL);
 	json_object_object_add(o, "capacity", vcp_json_double3(h->capacity));
+	json_object_object_add(o, "packages", json_object_new_int((int)h->packages));
 	json_object_object_add(o, "moves", m);
+	json_object_object_add(o, "last_action", h->last_action ?
+			       json_object_new_string(h->last_action) : NULL);
+	json_object_object_add(o, "output", h->output ?
+			       json_object_new_string(h->output) : NULL);
 	return o;
 }
 
@@ -223,7 +252,7 @@ static int get_moves(const struct rctx *c, const char *hp,
 		     struct json_object *a, struct vcp_sb_host_state *h)
 {
 	size_t n = json_object_array_length(a);
-	char path[128];
+	char path[160];
 	long long t;
 	int r;
 
@@ -245,12 +274,27 @@ static int get_moves(const struct rctx *c, const char *hp,
 	return 0;
 }
 
+/* Key @key of @o, null or a string, into *@at. */
+static int opt_str(const struct rctx *c, const char *hp, struct json_object *o,
+		   const char *key, char **at)
+{
+	struct json_object *v = NULL;
+
+	if (!json_object_object_get_ex(o, key, &v) || !v)
+		return 0;
+	if (!json_object_is_type(v, json_type_string))
+		return vcp_err(c->err, -EINVAL,
+			       "%s: %s.%s: must be null or a string, got %s",
+			       c->src, hp, key, vcp_json_shown(v));
+	return set_str(at, json_object_get_string(v));
+}
+
 /* hosts[k] of the file into @h (name already checked). */
 static int host_from(const struct rctx *c, const char *hp,
 		     struct json_object *o, struct vcp_sb_host_state *h)
 {
 	struct json_object *v;
-	char path[96];
+	char path[160];
 	double cap;
 	int r = 0;
 
@@ -258,7 +302,9 @@ static int host_from(const struct rctx *c, const char *hp,
 		(void)val;
 		if (strcmp(key, "name") && strcmp(key, "power") &&
 		    strcmp(key, "since") && strcmp(key, "why") &&
-		    strcmp(key, "capacity") && strcmp(key, "moves"))
+		    strcmp(key, "capacity") && strcmp(key, "moves") &&
+		    strcmp(key, "packages") &&
+		    strcmp(key, "last_action") && strcmp(key, "output"))
 			return vcp_err(c->err, -EINVAL, "%s: %s.%s: unknown key",
 				       c->src, hp, key);
 	}
@@ -275,16 +321,22 @@ static int host_from(const struct rctx *c, const char *hp,
 				    c->src, hp, vcp_json_shown(v));
 		h->capacity = cap;
 	}
-	if (r == 0 && json_object_object_get_ex(o, "why", &v) && v) {
-		if (!json_object_is_type(v, json_type_string))
-			return vcp_err(c->err, -EINVAL,
-				       "%s: %s.why: must be null or a string",
-				       c->src, hp);
-		free(h->why);
-		h->why = strdup(json_object_get_string(v));
-		if (!h->why)
-			return -ENOMEM;
+	if (r == 0 && json_object_object_get_ex(o, "packages", &v)) {
+		int64_t np;
+
+		if (!vcp_json_int_in(v, 0, 4096, &np))
+			r = vcp_err(c->err, -EINVAL,
+				    "%s: %s.packages: must be a number of packages, got %s",
+				    c->src, hp, vcp_json_shown(v));
+		else
+			h->packages = (unsigned int)np;
 	}
+	if (r == 0)
+		r = opt_str(c, hp, o, "why", &h->why);
+	if (r == 0)
+		r = opt_str(c, hp, o, "last_action", &h->last_action);
+	if (r == 0)
+		r = opt_str(c, hp, o, "output", &h->output);
 	if (r == 0 && json_object_object_get_ex(o, "moves", &v))
 		r = get_moves(c, hp, v, h);
 	return r;
@@ -295,7 +347,7 @@ static int one_host(const struct rctx *c, size_t k, struct json_object *o,
 {
 	struct vcp_sb_host_state tmp = { 0 };
 	struct json_object *nm;
-	char hp[48];
+	char hp[96];
 	size_t i;
 	int r;
 
@@ -306,10 +358,15 @@ static int one_host(const struct rctx *c, size_t k, struct json_object *o,
 		return vcp_err(c->err, -EINVAL,
 			       "%s: %s: must be an object with a \"name\"",
 			       c->src, hp);
+	/* the record named in every message about it */
+	snprintf(hp, sizeof(hp), "hosts[%zu] (%.60s)", k,
+		 json_object_get_string(nm));
 	for (i = 0; i < n && strcmp(names[i], json_object_get_string(nm)); i++)
 		;
 	r = host_from(c, hp, o, i < n ? &s->hosts[i] : &tmp);
 	free(tmp.why);
+	free(tmp.last_action);
+	free(tmp.output);
 	if (r == 0 && i == n && tmp.power != VCP_SB_ON)
 		r = vcp_err(c->err, -EINVAL,
 			    "%s: %s: '%s' is %s (by vcpack) but not in the fleet file: list it again, or wake it by hand and drop it from the state",

@@ -241,6 +241,30 @@ int vcp_virt_host_memory(struct vcp_virt *v, unsigned long long *ret_kib,
 	return 0;
 }
 
+int vcp_virt_node_suspend(struct vcp_virt *v, unsigned long long seconds,
+			  char **ret_err)
+{
+	if (virNodeSuspendForDuration(v->conn, VIR_NODE_SUSPEND_TARGET_MEM,
+				      seconds, 0) < 0) {
+		int r = fail(ret_err, "Failed to suspend '%s'", v->uri);
+
+		return r == -EIO ? -ENOTSUP : r;
+	}
+	return 0;
+}
+
+int vcp_virt_count_running(struct vcp_virt *v, unsigned int *ret_n,
+			   char **ret_err)
+{
+	int n = virConnectNumOfDomains(v->conn);
+
+	if (n < 0)
+		return fail(ret_err, "Failed to count the domains of '%s'",
+			    v->uri);
+	*ret_n = (unsigned int)n;
+	return 0;
+}
+
 char *vcp_virt_capabilities(struct vcp_virt *v)
 {
 	char *caps = virConnectGetCapabilities(v->conn);

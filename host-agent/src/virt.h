@@ -111,6 +111,14 @@ int vcp_virt_get_tag_xml(struct vcp_virt *v, const char *name,
 /* Host memory in KiB (virNodeGetInfo). */
 int vcp_virt_host_memory(struct vcp_virt *v, unsigned long long *ret_kib,
 			 char **ret_err);
+/* Suspend the host to RAM for @seconds (0: until woken otherwise),
+ * virNodeSuspendForDuration; -ENOTSUP and libvirt's reason where the
+ * host or driver refuses. */
+int vcp_virt_node_suspend(struct vcp_virt *v, unsigned long long seconds,
+			  char **ret_err);
+/* How many domains run on the host now (virConnectNumOfDomains). */
+int vcp_virt_count_running(struct vcp_virt *v, unsigned int *ret_n,
+			   char **ret_err);
 /* The capabilities XML (malloc'd), NULL on failure. */
 char *vcp_virt_capabilities(struct vcp_virt *v);
 /* Can a guest made for the CPU described by @cpu_xml (a <cpu> element of

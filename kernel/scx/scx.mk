@@ -1,21 +1,22 @@
 # kernel/scx/scx.mk - the sched_ext mode's build, included by kernel/Makefile.
 #
-#   make -C kernel scx          stock-scx kernel, libbpf + bpftool,
+#   make -C kernel scx          stock kernel, libbpf + bpftool,
 #                               vmlinux.h, scx_vcpack, scx initramfs
 #   make -C kernel check-scx    scx + the tests/kernel scx scenarios in QEMU
 #
 # Under $(KBUILD_DIR):
-#   stock-scx/     the unpatched 6.12 with sched_ext (FLAVOUR=scx:
-#                  config/vcpack.config + config/scx.config)
+#   stock/         the testbed's stock kernel (kernel/Makefile), an
+#                  unpatched 6.12 with config/vcpack.config +
+#                  config/scx.config: it has sched_ext
 #   scx-tools/     libbpf.a, its headers and bpftool, built from the
 #                  extracted tree's tools/ through tools/sched_ext/Makefile
 #                  (Debian 12's libbpf 1.1 predates what sched_ext needs);
-#                  build/include/vmlinux.h from stock-scx/vmlinux's BTF
+#                  build/include/vmlinux.h from stock/vmlinux's BTF
 #   scx/           scx_vcpack.bpf.o, its skeleton, scx_vcpack (static)
 #   scx-initramfs.cpio.gz   the testbed initramfs plus /bin/scx_vcpack
 
 CLANG ?= clang-19
-SCX_O := $(KB)/stock-scx
+SCX_O := $(KB)/stock
 SCX_IMG := $(SCX_O)/arch/x86/boot/bzImage
 SCX_TOOLS := $(KB)/scx-tools
 SCX_TOOLS_OUT := $(SCX_TOOLS)/build
@@ -44,7 +45,7 @@ scx: scx-kernel
 	@$(MAKE) --no-print-directory scx-sched scx-initramfs
 
 scx-kernel:
-	@$(MAKE) --no-print-directory stock FLAVOUR=scx
+	@$(MAKE) --no-print-directory stock
 
 # bpftool's own BPF programs are built against VMLINUX_BTF: the kernel
 # built above, so that nothing depends on the build machine's kernel.

@@ -26,11 +26,14 @@ t_eq "dpkg -x: exit 0" 0 $?
 # every file and symlink, exactly (directories aside)
 expected="/etc/default/vcpackd
 /etc/libvirt/hooks/qemu.d/vcpack -> /usr/libexec/vcpack/vcpack-hook
+/lib/systemd/system/vcpack-fleet.service
 /lib/systemd/system/vcpackd.service
 /usr/bin/powernice
 /usr/bin/vcpack
 /usr/libexec/vcpack/vcpack-hook
 /usr/sbin/vcpackd
+/usr/share/bash-completion/completions/powernice -> vcpack
+/usr/share/bash-completion/completions/vcpack
 /usr/share/doc/vcpack/changelog.gz
 /usr/share/doc/vcpack/copyright
 /usr/share/doc/vcpack/examples/policy-business-hours.json
@@ -59,6 +62,11 @@ t_match "postinst invokes that action on the unit" \
 	"deb-systemd-invoke \\\$_dh_action 'vcpackd.service'" "$(cat "$C/postinst")"
 t_match "postinst has libvirt re-read its hooks" "try-reload-or-restart" "$(cat "$C/postinst")"
 t_match "prerm stops the unit" "deb-systemd-invoke stop.*vcpackd.service" "$(cat "$C/prerm")"
+# the fleet loop's unit is shipped, never enabled or started by the
+# package (it needs a fleet file with a "standby" object)
+# (dh_installsystemd --no-enable: only re-enabled where the admin had it)
+t_match "postinst enables the fleet loop only where it was" "deb-systemd-helper debian-installed 'vcpack-fleet.service'" "$(cat "$C/postinst")"
+t_nomatch "postinst does not start the fleet loop" "deb-systemd-invoke .*vcpack-fleet.service" "$(cat "$C/postinst")"
 t_match "depends on libvirt0 (shlibs)" "^Depends:.*libvirt0" "$(cat "$C/control")"
 
 # the files themselves
@@ -91,6 +99,59 @@ if command -v systemd-analyze >/dev/null; then
 		"$V/lib/systemd/system/vcpackd.service" 2>&1)
 	t_eq "systemd-analyze verify on the packaged unit" "0:" "$?:$out"
 fi
+
+# ---- installed, as the README says, into a throwaway root ----
+# dpkg itself unpacks and registers the package in a root of its own
+# (its database, the conffile); the maintainer scripts are not run:
+# they talk to this machine's systemd and libvirt. apt resolves the
+# README's `apt install ./build/deb/vcpack_*.deb` against Debian's
+# archive (simulated: nothing is installed here).
+I=$T_TMP/installroot
+mkdir -p "$I/var/lib/dpkg/info" "$I/var/lib/dpkg/updates" "$I/var/lib/dpkg/triggers"
+: >"$I/var/lib/dpkg/status"
+: >"$I/var/lib/dpkg/available"
+dpkg --root="$I" --log=/dev/null --force-depends --unpack "$deb" >/dev/null 2>&1
+t_eq "dpkg --root: the package unpacks and registers" 0 $?
+t_eq "dpkg --root: its status" "install ok unpacked" \
+	"$(dpkg --root="$I" -s vcpack 2>/dev/null | sed -n 's/^Status: //p')"
+# (unpacked, not configured: the conffile waits as .dpkg-new)
+t_match "dpkg --root: the conffile registered" '^ /etc/default/vcpackd (newconffile|[0-9a-f]{32})$' \
+	"$(dpkg --root="$I" -s vcpack 2>/dev/null | sed -n '/^Conffiles:/,/^[A-Z]/p')"
+if command -v apt-get >/dev/null; then
+	out=$(apt-get -s -o Debug::NoLocking=1 install "$deb" 2>&1)
+	t_eq "apt install of the .deb resolves on this Debian (simulated)" 0 $?
+	t_match "apt would configure vcpack" '^Conf vcpack ' "$out"
+fi
+
+# ---- the README's "On a real KVM host" says what the package does ----
+RM=$(sed -n '/^## On a real KVM host/,/^## /p' "$top/README.md")
+t_match "README: build with make deb" '^    make deps && make deb ' "$RM"
+t_match "README: install with apt" '^    apt install \./build/deb/vcpack_\*\.deb$' "$RM"
+if [ "$B" = "$top/build" ]; then
+	t_eq "README: its glob names the package make deb built" "$deb" \
+		"$(cd "$top" && ls ./build/deb/vcpack_*.deb | sed "s|^\./|$top/|")"
+fi
+# every path in the table's first column is in the package, but the
+# policy the README says the package leaves to the admin
+n=0
+for f in $(echo "$RM" | grep '^| `/' | grep -o '`/[^`]*`' | tr -d '`'); do
+	n=$((n + 1))
+	case $f in
+	/etc/vcpack/policy.json)
+		if [ ! -e "$I$f" ]; then t_pass "README: $f is the admin's, not shipped"
+		else t_fail "README says $f is not shipped, the package has it"; fi ;;
+	*)
+		if [ -e "$I$f" ] || [ -L "$I$f" ] || [ -e "$I$f.dpkg-new" ]; then
+			t_pass "README: $f is installed"
+		else t_fail "README names $f, the package has no such file"; fi ;;
+	esac
+done
+if [ $n -ge 7 ]; then t_pass "README: $n paths in its table"; else t_fail "README: only $n paths found in its table"; fi
+for m in $(echo "$RM" | sed -n 's/^| man pages | //p' | grep -o '[a-z-]*([0-9])'); do
+	name=${m%(*}; sec=$(echo "$m" | tr -dc 0-9)
+	if [ -e "$I/usr/share/man/man$sec/$name.$sec.gz" ]; then t_pass "README: man page $m installed"
+	else t_fail "README names $m, not in the package"; fi
+done
 
 if command -v lintian >/dev/null; then
 	out=$(lintian --pedantic -I "$deb" 2>&1 | grep -v '^running with root privileges')

@@ -61,6 +61,17 @@ t_match "and says why" "Address already in use" "$out"
 t_match "the first one still answers" "^ok connected" "$(ask ping)"
 settle test && t_pass "initial plan applied to the running VM" ||
 	t_fail "initial plan not applied to the running VM within 3 s"
+# one truth: vcpack plan takes the demand vcpackd planned on, so both
+# show the same plan (issue 12)
+t_eq "plan through the daemon: the demand vcpackd planned on" vcpackd \
+	"$(V --daemon-socket "$SOCK" --json plan 2>/dev/null | jq -r .demand_source)"
+# (the test driver reports no vCPU time: nothing measured, no window)
+t_eq "plan with --sample measures itself" "none null" \
+	"$(V --daemon-socket "$SOCK" --sample 200 --json plan 2>/dev/null |
+	   jq -r '"\(.demand_source) \(.demand_window_s)"')"
+t_eq "vcpack plan and vcpackd's last plan agree" \
+	"$(ask '{"v":1,"op":"status"}' | jq -cS .status.last.plan)" \
+	"$(V --daemon-socket "$SOCK" --json plan 2>/dev/null | jq -cS .plan)"
 t_match "vcpackd records its host's mode and level in the VMs it manages" \
 	'<host mode="pin" level="[0-2]" at="[0-9]+"/>' \
 	"$(virsh -c "$U" metadata test urn:vcpack:host:1 2>/dev/null)"

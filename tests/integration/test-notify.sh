@@ -59,6 +59,12 @@ t_match "SIGHUP with a refused policy: READY=1 again (the old policy stays)" \
 	'^RELOADING=1 \| MONOTONIC_USEC=[0-9]+@READY=1@$' \
 	"$(grep -v '^WATCHDOG\|^STATUS' "$OUT" | tail -n 2 | tr '\n' '@')"
 t_match "the refusal is logged" "keeping the previous policy" "$(cat "$T_TMP/vcpackd.log")"
+echo '{"sample_interval": 4, "shrink_after": 10}' >"$POL"
+kill -HUP $DPID
+sleep 0.5
+t_match "a reload applies sample_interval and shrink_after at once (issue 12)" \
+	"policy reloaded: sampling every 4s, demand held 3 samples" \
+	"$(cat "$T_TMP/vcpackd.log")"
 
 C() { "$B/vcpack" --connect test:///default --daemon-socket "$T_TMP/vcpackd.sock" "$@"; }
 C pause >/dev/null 2>&1

@@ -59,4 +59,20 @@ out=$(systemd-analyze security --offline=true --root="$V" \
 score=$(printf '%s\n' "$out" | sed -n 's/.*Overall exposure level for vcpackd.service: \([0-9.]*\) \([A-Z]*\).*/\1 \2/p')
 echo "systemd-analyze security: exposure $score"
 t_match "security exposure is OK or better" '^([0-3]\.[0-9]) (OK|SAFE)$' "$score"
+
+# ---- vcpack-fleet.service: the fleet standby loop (issue 14) ----
+fu=$(cat "$D$unitdir/vcpack-fleet.service" 2>&1)
+t_match "fleet unit: runs vcpack fleet run" '^ExecStart=/usr/bin/vcpack fleet run \$VCPACK_FLEET_OPTS$' "$fu"
+t_match "fleet unit: SIGTERM to the loop only (it stops between steps)" '^KillMode=mixed$' "$fu"
+t_match "fleet unit: its state in /var/lib/vcpack" '^StateDirectory=vcpack$' "$fu"
+t_match "fleet unit: Documentation= names vcpack-fleet(5)" '^Documentation=.*man:vcpack-fleet\(5\)' "$fu"
+out=$(MANPATH=$V/usr/share/man systemd-analyze verify --root="$V" \
+	"$V$unitdir/vcpack-fleet.service" 2>&1)
+t_eq "fleet unit: systemd-analyze verify: exit 0" 0 $?
+t_eq "fleet unit: systemd-analyze verify: no complaint" "" "$out"
+out=$(systemd-analyze security --offline=true --root="$V" \
+	"$V$unitdir/vcpack-fleet.service" 2>&1)
+score=$(printf '%s\n' "$out" | sed -n 's/.*Overall exposure level for vcpack-fleet.service: \([0-9.]*\) \([A-Z]*\).*/\1 \2/p')
+echo "systemd-analyze security (vcpack-fleet): exposure $score"
+t_match "fleet unit: security exposure is OK or better" '^([0-3]\.[0-9]) (OK|SAFE)$' "$score"
 t_done

@@ -7,7 +7,9 @@
 # matrix below with kernel/testbed/run-guest.sh, at most --jobs (default 2)
 # QEMUs at a time, and counts the guests' VCP-RESULT lines as
 # "KERNEL/GUEST/CHECK". Each guest also yields a KERNEL/GUEST/dmesg check
-# (no WARNING/BUG/lockdep line) and a boot failure or timeout is a FAIL.
+# (no WARNING/BUG/lockdep line) and a boot failure or timeout is a FAIL;
+# on a kernel with sched_ext (other than --scx) a KERNEL/GUEST/no-sched-ext
+# check that no BPF scheduler was enabled.
 # The last line is "N passed, N failed, N skipped"; exit 1 on any failure.
 # --scx names the sched_ext kernel (kernel "scx"), --matrix replaces the
 # matrix below (tests/kernel/scx.matrix is make check-scx's).
@@ -108,6 +110,15 @@ while read -r id scen topo cg tmo; do
 			echo "FAIL $k/$id/boot no result: $(tail -1 "$f.stderr") (see $f.log)" >>"$out/summary"
 		elif [ "$rc" != 0 ]; then
 			echo "FAIL $k/$id/scenario exited non-zero (see $f.log)" >>"$out/summary"
+		fi
+		# a kernel built with sched_ext runs this matrix on the fair
+		# class: no BPF scheduler enabled since boot (scx runs load one)
+		sx=$(grep -a '^VCP-SCX ' "$f.result" 2>/dev/null | tail -1)
+		if [ -n "$sx" ] && [ "$k" != scx ]; then
+			case $sx in
+			"VCP-SCX state=disabled enable_seq=0") echo "PASS $k/$id/no-sched-ext sched_ext built in, never enabled (${sx#VCP-SCX })" ;;
+			*) echo "FAIL $k/$id/no-sched-ext a BPF scheduler was loaded: ${sx#VCP-SCX }" ;;
+			esac >>"$out/summary"
 		fi
 		if [ "$rc" != 2 ] && [ "$rc" != 3 ]; then
 			if [ -s "$f.dmesg" ]; then

@@ -1,5 +1,5 @@
 # scx-lib.sh - helpers for the sched_ext scenarios (scx-*.sh), sourced
-# after lib.sh inside the testbed guest booted on the stock-scx kernel
+# after lib.sh inside the testbed guest booted on the stock (sched_ext) kernel
 # (make check-scx). scx_vcpack is the loader in /bin of the scx initramfs.
 
 SCX=/sys/kernel/sched_ext

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "fleetcfg.h"
+#include "fleetwatts.h"
 
 static void test_values(void **state)
 {
@@ -24,8 +25,9 @@ static void test_values(void **state)
 	assert_int_equal(vcp_fleet_cfg_parse(
 		"{\"hosts\": [{\"uri\": \"qemu+ssh://root@h1.example:2222/system\"},"
 		" {\"uri\": \"qemu+tls://h2/system\", \"name\": \"b\", \"group\": \"rack1\","
-		"  \"accepts\": false, \"migration_address\": \"10.0.0.2\"},"
-		" {\"uri\": \"qemu:///system\"}],"
+		"  \"accepts\": false, \"migration_address\": \"10.0.0.2\","
+		"  \"vendor\": \"amd\", \"idle_watts\": 212.5},"
+		" {\"uri\": \"qemu:///system\", \"vendor\": \"intel\"}],"
 		" \"defaults\": {\"concurrency\": 64, \"timeout\": 3, \"move_spread\": true,"
 		"  \"mem_reserve\": 0.2, \"p2p\": true, \"tls\": true,"
 		"  \"bandwidth\": 250, \"auto_converge\": true,"
@@ -41,6 +43,12 @@ static void test_values(void **state)
 	assert_false(c.hosts[1].accepts);
 	assert_string_equal(c.hosts[1].migration_address, "10.0.0.2");
 	assert_null(c.hosts[0].migration_address);
+	/* the power model's vendor and the measured idle draw */
+	assert_int_equal(c.hosts[0].vendor, VCP_VENDOR_UNKNOWN);
+	assert_true(c.hosts[0].idle_watts < 0);
+	assert_int_equal(c.hosts[1].vendor, VCP_VENDOR_AMD);
+	assert_true(c.hosts[1].idle_watts > 212.49 && c.hosts[1].idle_watts < 212.51);
+	assert_int_equal(c.hosts[2].vendor, VCP_VENDOR_INTEL);
 	assert_string_equal(c.hosts[2].name, "qemu:///system");
 	assert_int_equal(c.concurrency, 64);
 	assert_int_equal(c.timeout_s, 3);
@@ -103,6 +111,10 @@ static void test_refused(void **state)
 	refused("{\"hosts\": [{\"uri\": \"qemu+ssh://h1/system\"},"
 		" {\"uri\": \"qemu+tls://h1/system\"}]}",
 		"fleet.json: hosts[1].name: 'h1' is also hosts[0] (give each host a \"name\")");
+	refused("{\"hosts\": [{\"uri\": \"qemu:///system\", \"vendor\": \"Intel\"}]}",
+		"fleet.json: hosts[0].vendor: must be \"intel\" or \"amd\", got \"Intel\"");
+	refused("{\"hosts\": [{\"uri\": \"qemu:///system\", \"idle_watts\": -3}]}",
+		"fleet.json: hosts[0].idle_watts: must be a number from 0 to 100000, got -3");
 	refused("{\"hosts\": [{\"uri\": \"qemu:///system\", \"accepts\": 1}]}",
 		"fleet.json: hosts[0].accepts: must be true or false, got 1");
 	refused("{\"hosts\": [{\"uri\": \"qemu:///system\"}], \"defaults\": {\"concurrency\": 0}}",

@@ -35,10 +35,10 @@ static void test_cfg_values(void **state)
 		" \"migrations_per_round\": 1, \"wake_cooldown\": 60,"
 		" \"wake_deadline\": 300, \"interval\": 30,"
 		" \"host_defaults\": {\"action\": \"command\","
-		"  \"standby_command\": \"ipmitool power soft\","
-		"  \"wake_command\": \"ipmitool power on\", \"command_timeout\": 30},"
+		"  \"standby_command\": [\"ipmitool\", \"power\", \"soft\"],"
+		"  \"wake_command\": [\"ipmitool\", \"power\", \"on\"], \"command_timeout\": 30},"
 		" \"hosts\": {\"h2\": {\"action\": \"libvirt-suspend\"},"
-		"  \"h3\": {\"stay_on\": true, \"wake_command\": \"etherwake h3\"}}}}",
+		"  \"h3\": {\"stay_on\": true, \"wake_command\": [\"etherwake\", \"h3; rm -rf /\"]}}}}",
 		"f.json", &c, &err), 0);
 	assert_null(err);
 	assert_true(s->enabled);
@@ -54,14 +54,19 @@ static void test_cfg_values(void **state)
 	assert_int_equal(s->interval_s, 30);
 	assert_int_equal(s->n_hosts, 3);
 	assert_int_equal(s->hosts[0].action, VCP_SB_ACTION_COMMAND);
-	assert_string_equal(s->hosts[0].standby_command, "ipmitool power soft");
-	assert_string_equal(s->hosts[0].wake_command, "ipmitool power on");
+	assert_string_equal(s->hosts[0].standby_command[0], "ipmitool");
+	assert_string_equal(s->hosts[0].standby_command[2], "soft");
+	assert_null(s->hosts[0].standby_command[3]);
+	assert_string_equal(s->hosts[0].wake_command[2], "on");
 	assert_int_equal(s->hosts[0].command_timeout_s, 30);
 	assert_false(s->hosts[0].stay_on);
 	assert_int_equal(s->hosts[1].action, VCP_SB_ACTION_LIBVIRT);
 	assert_int_equal(s->hosts[2].action, VCP_SB_ACTION_COMMAND);
-	assert_string_equal(s->hosts[2].wake_command, "etherwake h3");
-	assert_string_equal(s->hosts[2].standby_command, "ipmitool power soft");
+	/* one argument as given: nothing is parsed by a shell */
+	assert_string_equal(s->hosts[2].wake_command[0], "etherwake");
+	assert_string_equal(s->hosts[2].wake_command[1], "h3; rm -rf /");
+	assert_null(s->hosts[2].wake_command[2]);
+	assert_string_equal(s->hosts[2].standby_command[1], "power");
 	assert_true(s->hosts[2].stay_on);
 	vcp_fleet_cfg_clear(&c);
 }
@@ -137,11 +142,15 @@ static void test_cfg_refused(void **state)
 		"fleet.json: standby.hosts.h9: no host of that name in \"hosts\"");
 	refused("{\"hosts\": {\"h2\": {\"stay_on\": 1}}}",
 		"fleet.json: standby.hosts.h2.stay_on: must be true or false, got 1");
-	refused("{\"hosts\": {\"h2\": {\"wake_command\": \"\"}}}",
-		"fleet.json: standby.hosts.h2.wake_command: must be a non-empty string (at most 4096 bytes), got \"\"");
+	refused("{\"hosts\": {\"h2\": {\"wake_command\": [\"\"]}}}",
+		"fleet.json: standby.hosts.h2.wake_command[0]: must be a non-empty string (at most 4096 bytes), got \"\"");
+	refused("{\"hosts\": {\"h2\": {\"wake_command\": \"etherwake h2\"}}}",
+		"fleet.json: standby.hosts.h2.wake_command: must be an array of 1 to 64 strings (the program and its arguments; no shell), got \"etherwake h2\"");
+	refused("{\"hosts\": {\"h2\": {\"wake_command\": []}}}",
+		"fleet.json: standby.hosts.h2.wake_command: must be an array of 1 to 64 strings (the program and its arguments; no shell), got []");
 	refused("{\"hosts\": {\"h2\": {\"command_timeout\": 0}}}",
 		"fleet.json: standby.hosts.h2.command_timeout: must be a whole number from 1 to 3600, got 0");
-	refused("{\"hosts\": {\"h2\": {\"action\": \"command\", \"wake_command\": \"x\"}}}",
+	refused("{\"hosts\": {\"h2\": {\"action\": \"command\", \"wake_command\": [\"x\"]}}}",
 		"fleet.json: standby.hosts.h2: action \"command\" needs \"standby_command\" and \"wake_command\"");
 	refused("{\"hosts\": {\"h1\": {\"power\": \"none\"}}}",
 		"fleet.json: standby.hosts.h1.power: unknown key");
@@ -608,15 +617,17 @@ static void test_state_json(void **state)
 	assert_int_equal(vcp_sb_state_init(names, 3, &s), 0);
 	vcp_sb_note_standby(&s, 1, 500, "empty: to standby");
 	s.hosts[1].capacity = 30.5;
+	s.hosts[1].packages = 2;
 	vcp_sb_note_move(&s, 0, 2, 400);
 	vcp_sb_note_failed(&s, 2, 600, "did not answer within the wake deadline");
+	vcp_sb_note_action(&s, 2, "wake: command exit 0", "on\n");
 	s.below_since = 100;
 	o = vcp_sb_state_to_json(&s);
 	assert_string_equal(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
 		"{\"version\":1,\"below_since\":100,\"above_since\":null,\"last_wake\":null,"
-		"\"hosts\":[{\"name\":\"h1\",\"power\":\"on\",\"since\":null,\"why\":null,\"capacity\":0,\"moves\":[400]},"
-		"{\"name\":\"h2\",\"power\":\"standby\",\"since\":500,\"why\":\"empty: to standby\",\"capacity\":30.5,\"moves\":[]},"
-		"{\"name\":\"h3\",\"power\":\"failed\",\"since\":600,\"why\":\"did not answer within the wake deadline\",\"capacity\":0,\"moves\":[400]}]}");
+		"\"hosts\":[{\"name\":\"h1\",\"power\":\"on\",\"since\":null,\"why\":null,\"capacity\":0,\"packages\":0,\"moves\":[400],\"last_action\":null,\"output\":null},"
+		"{\"name\":\"h2\",\"power\":\"standby\",\"since\":500,\"why\":\"empty: to standby\",\"capacity\":30.5,\"packages\":2,\"moves\":[],\"last_action\":null,\"output\":null},"
+		"{\"name\":\"h3\",\"power\":\"failed\",\"since\":600,\"why\":\"did not answer within the wake deadline\",\"capacity\":0,\"packages\":0,\"moves\":[400],\"last_action\":\"wake: command exit 0\",\"output\":\"on\\n\"}]}");
 	/* read back for a fleet in another order with a new host */
 	assert_int_equal(vcp_sb_state_from_json(o, "st", later, 3, &t, &err), 0);
 	assert_int_equal(t.below_since, 100);
@@ -624,6 +635,7 @@ static void test_state_json(void **state)
 	assert_int_equal(t.hosts[2].power, VCP_SB_STANDBY);
 	assert_int_equal(t.hosts[2].since, 500);
 	assert_near(t.hosts[2].capacity, 30.5);
+	assert_int_equal(t.hosts[2].packages, 2);
 	assert_string_equal(t.hosts[1].why,
 			    "did not answer within the wake deadline");
 	assert_int_equal(vcp_sb_moves_last_hour(&t.hosts[1], 1000), 1);
@@ -632,7 +644,7 @@ static void test_state_json(void **state)
 	memset(&t, 0x5a, sizeof(t));
 	assert_int_equal(vcp_sb_state_from_json(o, "st", names, 1, &t, &err),
 			 -EINVAL);
-	assert_string_equal(err, "st: hosts[1]: 'h2' is standby (by vcpack) but not in the fleet file: list it again, or wake it by hand and drop it from the state");
+	assert_string_equal(err, "st: hosts[1] (h2): 'h2' is standby (by vcpack) but not in the fleet file: list it again, or wake it by hand and drop it from the state");
 	assert_int_equal(t.n_hosts, 0x5a5a5a5a5a5a5a5aULL);
 	free(err);
 	err = NULL;
@@ -640,7 +652,7 @@ static void test_state_json(void **state)
 	o = json_tokener_parse("{\"version\": 1, \"hosts\": [{\"name\": \"h1\", \"power\": \"asleep\"}]}");
 	assert_int_equal(vcp_sb_state_from_json(o, "st", names, 3, &t, &err),
 			 -EINVAL);
-	assert_string_equal(err, "st: hosts[0].power: must be on, draining, standby, waking or failed, got \"asleep\"");
+	assert_string_equal(err, "st: hosts[0] (h1).power: must be on, draining, standby, waking or failed, got \"asleep\"");
 	free(err);
 	json_object_put(o);
 	err = NULL;
@@ -661,14 +673,14 @@ static void test_state_json(void **state)
 	o = json_tokener_parse("{\"version\": 1, \"hosts\": [{\"name\": \"h1\", \"moves\": [1, \"x\"]}]}");
 	assert_int_equal(vcp_sb_state_from_json(o, "st", names, 3, &t, &err),
 			 -EINVAL);
-	assert_string_equal(err, "st: hosts[0].moves[1]: must be null or a time in seconds, got \"x\"");
+	assert_string_equal(err, "st: hosts[0] (h1).moves[1]: must be null or a time in seconds, got \"x\"");
 	free(err);
 	err = NULL;
 	json_object_put(o);
 	o = json_tokener_parse("{\"version\": 1, \"hosts\": [{\"name\": \"h1\", \"colour\": 1}]}");
 	assert_int_equal(vcp_sb_state_from_json(o, "st", names, 3, &t, &err),
 			 -EINVAL);
-	assert_string_equal(err, "st: hosts[0].colour: unknown key");
+	assert_string_equal(err, "st: hosts[0] (h1).colour: unknown key");
 	free(err);
 	json_object_put(o);
 	vcp_sb_state_clear(&s);

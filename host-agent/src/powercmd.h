@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * powercmd.h - run an operator's power command (standby or wake of a
+ * fleet host): an argv, no shell, with a timeout, its output captured.
+ */
+#ifndef VCP_POWERCMD_H
+#define VCP_POWERCMD_H
+
+#include <stdbool.h>
+
+/* Output kept (stdout and stderr together, the first bytes). */
+#define VCP_CMD_MAX_OUTPUT 4096
+
+struct vcp_cmd_result {
+	int status;		/* exit status; -1 when killed or timed out */
+	int signal;		/* the signal that ended it, or 0 */
+	bool timed_out;		/* killed at the timeout */
+	char *output;		/* NUL-terminated, never NULL on success */
+};
+
+/*
+ * Run @argv (argv[0] searched in PATH) with stdin from /dev/null, stdout
+ * and stderr captured, @envp added to the environment ("KEY=VALUE",
+ * NULL-terminated; may be NULL), in its own process group. Past
+ * @timeout_s the group gets SIGTERM, then SIGKILL 2 s later. 0 once the
+ * command ran and ended (whatever its status: see *ret), -ENOENT when
+ * argv[0] cannot be executed (*ret then says why in output), -errno when
+ * it cannot be started; *ret untouched on failure.
+ */
+int vcp_cmd_run(char *const *argv, char *const *envp, unsigned int timeout_s,
+		struct vcp_cmd_result *ret);
+void vcp_cmd_result_clear(struct vcp_cmd_result *r);
+/* "exit 0", "exit 3", "killed by signal 9", "timed out after N s". */
+const char *vcp_cmd_outcome(const struct vcp_cmd_result *r, char *buf,
+			    unsigned long size, unsigned int timeout_s);
+
+#endif

@@ -1,0 +1,87 @@
+#!/bin/sh
+# test-daemon-log.sh BUILD_DIR - vcpackd's log says each VM's decision
+# once: one "vm 'NAME': CLASS, PLACEMENT (why); vCPUs on ..., emulator on
+# ..." line per VM when its decision is made or changes, none while
+# nothing changes however often it re-plans (forced here with `vcpack
+# apply`, which asks vcpackd to re-plan), a bad tag said once, a VM that
+# stops and starts again said again. test:///default in a private
+# libvirtd; every process stopped by pid.
+B=$1
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+t_setup
+start_libvirtd || { t_fail "start libvirtd"; t_done; exit 1; }
+U="test+unix:///default?socket=$LVD_SOCK"
+hold_connection "$U" || { t_fail "hold a connection"; t_done; exit 1; }
+SOCK=$T_TMP/run/vcpackd.sock
+LOG=$T_TMP/vcpackd.log
+V() { "$B/vcpack" --connect "$U" --daemon-socket "$SOCK" "$@"; }
+mkdom() { # NAME VCPUS TAG-ATTRS
+	printf "<domain type='test'><name>%s</name><memory>1048576</memory><vcpu>%s</vcpu><metadata><v:consolidation xmlns:v='urn:vcpack:metadata:1' %s/></metadata><os><type>hvm</type></os></domain>\n" \
+		"$1" "$2" "$3" >"$T_TMP/$1.xml"
+	virsh -q -c "$U" define "$T_TMP/$1.xml" >/dev/null &&
+		virsh -q -c "$U" start "$1" >/dev/null
+}
+mkdom busy 2 "priority='high'"
+mkdom lowa 2 "priority='low'"
+mkdom lowb 2 "class='pack'"
+echo '{"level": 2}' >"$T_TMP/policy.json"
+
+"$B/vcpackd" --foreground --connect "$U" --socket "$SOCK" \
+	--policy "$T_TMP/policy.json" >"$LOG" 2>&1 &
+DPID=$!
+T_PIDS="$T_PIDS $DPID"
+# n_of PATTERN: how many log lines match
+n_of() { n=$(grep -c -- "$1" "$LOG" 2>/dev/null); echo "${n:-0}"; }
+i=0
+until [ "$(n_of "^vm 'lowb':")" -ge 1 ] || [ $i -ge 50 ]; do sleep 0.1; i=$((i + 1)); done
+
+for vm in busy lowa lowb test; do
+	t_eq "first plan: one line for '$vm'" 1 "$(n_of "^vm '$vm':")"
+done
+t_match "a spread VM: class, placement and why, its CPUs" \
+	"^vm 'busy': spread, exclusive cores \(class spread\); vCPUs on [0-9,-]+, emulator on [0-9,-]+$" "$(cat "$LOG")"
+t_match "a pack VM: gathered, on which package, why" \
+	"^vm 'lowa': pack, gathered on package [0-9]+ \(level 2 gathers pack VMs\); vCPUs on [0-9,-]+, emulator on " \
+	"$(cat "$LOG")"
+t_match "an untagged VM: balanced, gathered at level 2" \
+	"^vm 'test': balanced, gathered on package [0-9]+ \(level 2 gathers balanced VMs\)" "$(cat "$LOG")"
+
+# nothing changes: re-plans say nothing new about the VMs
+before=$(grep -c '^vm ' "$LOG")
+for k in 1 2 3; do
+	V apply >/dev/null 2>&1 || t_fail "vcpack apply through vcpackd ($k)"
+done
+sleep 0.3
+t_eq "3 re-plans with nothing changed: no new VM line" "$before" "$(grep -c '^vm ' "$LOG")"
+
+# a tag change: that VM's new decision, once
+virsh -q -c "$U" metadata lowa urn:vcpack:metadata:1 --key vcpack \
+	--set "<consolidation class='spread'/>" >/dev/null
+i=0
+until [ "$(n_of "^vm 'lowa': spread")" -ge 1 ] || [ $i -ge 50 ]; do sleep 0.1; i=$((i + 1)); done
+t_eq "re-tagged: one new line for 'lowa'" 2 "$(n_of "^vm 'lowa':")"
+t_match "re-tagged: says spread, exclusive" "^vm 'lowa': spread, exclusive cores" "$(cat "$LOG")"
+V apply >/dev/null 2>&1
+sleep 0.3
+t_eq "and no more after another re-plan" 2 "$(n_of "^vm 'lowa':")"
+
+# a bad tag: the VM untouched, said once with the reason once
+virsh -q -c "$U" metadata lowb urn:vcpack:metadata:1 --key vcpack \
+	--set "<consolidation priority='soon'/>" >/dev/null
+i=0
+until [ "$(n_of "^vm 'lowb': untouched")" -ge 1 ] || [ $i -ge 50 ]; do sleep 0.1; i=$((i + 1)); done
+V apply >/dev/null 2>&1; V apply >/dev/null 2>&1
+sleep 0.3
+t_eq "bad tag: one 'untouched' line" 1 "$(n_of "^vm 'lowb': untouched, left as it is")"
+t_eq "bad tag: its reason logged once" 1 "$(n_of "'lowb'.*priority 'soon'")"
+
+# a VM that stops is forgotten, and said again when it is back
+virsh -q -c "$U" destroy busy >/dev/null
+sleep 0.5
+virsh -q -c "$U" start busy >/dev/null
+i=0
+until [ "$(n_of "^vm 'busy':")" -ge 2 ] || [ $i -ge 50 ]; do sleep 0.1; i=$((i + 1)); done
+t_eq "restarted VM: its decision said again" 2 "$(n_of "^vm 'busy':")"
+[ $FAIL -gt 0 ] && sed 's/^/  vcpackd: /' "$LOG"
+t_done

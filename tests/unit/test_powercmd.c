@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* test_powercmd.c - an operator's power command as vcpack runs it: argv
+ * without a shell (a ';' stays an argument), stdout and stderr captured
+ * and capped, the exit status, environment added, a program that does
+ * not exist, and one that outlives its timeout (killed as a group, and a
+ * child it left holding the pipe does not keep vcpack waiting). */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "powercmd.h"
+
+static void test_argv_no_shell(void **state)
+{
+	char *argv[] = { "printf", "%s|%s", "a; echo injected", "$(id)", NULL };
+	struct vcp_cmd_result r;
+
+	(void)state;
+	assert_int_equal(vcp_cmd_run(argv, NULL, 10, &r), 0);
+	assert_int_equal(r.status, 0);
+	assert_false(r.timed_out);
+	assert_string_equal(r.output, "a; echo injected|$(id)");
+	vcp_cmd_result_clear(&r);
+}
+
+static void test_status_stderr_env(void **state)
+{
+	char *argv[] = { "sh", "-c", "echo out; echo err >&2; echo $VCPACK_HOST; exit 3", NULL };
+	char *env[] = { "VCPACK_HOST=h2", NULL };
+	struct vcp_cmd_result r;
+	char buf[64];
+
+	(void)state;
+	assert_int_equal(vcp_cmd_run(argv, env, 10, &r), 0);
+	assert_int_equal(r.status, 3);
+	assert_string_equal(r.output, "out\nerr\nh2\n");
+	assert_string_equal(vcp_cmd_outcome(&r, buf, sizeof(buf), 10), "exit 3");
+	vcp_cmd_result_clear(&r);
+}
+
+static void test_output_capped(void **state)
+{
+	char *argv[] = { "sh", "-c", "head -c 100000 /dev/zero | tr '\\0' x", NULL };
+	struct vcp_cmd_result r;
+
+	(void)state;
+	assert_int_equal(vcp_cmd_run(argv, NULL, 10, &r), 0);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(strlen(r.output), VCP_CMD_MAX_OUTPUT);
+	vcp_cmd_result_clear(&r);
+}
+
+static void test_missing_program(void **state)
+{
+	char *argv[] = { "/nonexistent/wake-h1", NULL };
+	struct vcp_cmd_result r;
+
+	(void)state;
+	assert_int_equal(vcp_cmd_run(argv, NULL, 10, &r), -ENOENT);
+	assert_string_equal(r.output, "cannot execute: No such file or directory");
+	vcp_cmd_result_clear(&r);
+}
+
+static void test_timeout(void **state)
+{
+	/* the shell ignores TERM: the group is killed 2 s later */
+	char *argv[] = { "sh", "-c", "trap '' TERM; echo started; sleep 30 & sleep 30", NULL };
+	struct vcp_cmd_result r;
+	char buf[64];
+
+	(void)state;
+	assert_int_equal(vcp_cmd_run(argv, NULL, 1, &r), 0);
+	assert_true(r.timed_out);
+	assert_int_equal(r.status, -1);
+	assert_string_equal(r.output, "started\n");
+	assert_string_equal(vcp_cmd_outcome(&r, buf, sizeof(buf), 1),
+			    "timed out after 1 s");
+	vcp_cmd_result_clear(&r);
+}
+
+static void test_child_keeps_pipe(void **state)
+{
+	/* exits at once, a background child keeps stdout open */
+	char *argv[] = { "sh", "-c", "sleep 5 & echo done", NULL };
+	struct vcp_cmd_result r;
+
+	(void)state;
+	assert_int_equal(vcp_cmd_run(argv, NULL, 20, &r), 0);
+	assert_false(r.timed_out);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.output, "done\n");
+	vcp_cmd_result_clear(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_argv_no_shell),
+		cmocka_unit_test(test_status_stderr_env),
+		cmocka_unit_test(test_output_capped),
+		cmocka_unit_test(test_missing_program),
+		cmocka_unit_test(test_timeout),
+		cmocka_unit_test(test_child_keeps_pipe),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
