@@ -217,7 +217,7 @@ FUZZ_CFLAGS := -g -O1 -fsanitize=address,undefined \
 # the library modules the harnesses link (a harness of a new parser adds
 # its module and what that needs here)
 FUZZ_MODS := cpuset errmsg fleetcfg fleetwatts irq jsonfile jsonstrict kernel model \
-	policy power powerread proto standbycfg sysfile tags topology
+	policy power powerread proto scx scxstate standbycfg sysfile tags topology
 FUZZ_OBJS := $(patsubst %,$(B)/fuzz/obj/%.o,$(FUZZ_MODS))
 
 $(B)/fuzz/obj/%.o: $(SRC)/%.c
@@ -303,11 +303,22 @@ kernel:
 # and real suites boot: no kernel build of its own once those built it),
 # libbpf/bpftool from its tools/, the scx_vcpack BPF scheduler, and its
 # tests in QEMU.
-scx:
+scx: $(B)/tests/vcp-scxdrive
 	$(MAKE) -C kernel scx B=$(abspath $(B))
 
-check-scx:
+check-scx: $(B)/tests/vcp-scxdrive
 	$(MAKE) -C kernel check-scx B=$(abspath $(B))
+
+# The scx guests drive scx_vcpack through vcpackd's own scx.c (static:
+# the initramfs has no libc; scx.mk puts it in /bin).
+SCXDRIVE_SRCS := tests/kernel/scxdrive.c \
+	$(addprefix $(SRC)/,scx.c scxstate.c sysfile.c model.c cpuset.c)
+
+$(B)/tests/vcp-scxdrive: $(SCXDRIVE_SRCS) $(wildcard $(SRC)/scx*.h) $(SRC)/model.h
+	@mkdir -p $(@D)
+	$(msg) CC $@
+	$(Q)$(CC) -std=gnu11 $(WARN) -O2 -static -D_GNU_SOURCE -I$(SRC) -o $@ \
+		$(SCXDRIVE_SRCS)
 
 # ---- benchmarks (print figures; not tests) ----
 bench-planner: $(BENCH_BINS)

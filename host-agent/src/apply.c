@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "kernel.h"
+#include "scx.h"
 #include "tags.h"
 #include "virt.h"
 
@@ -96,9 +97,16 @@ static int set_class(const struct vcp_kernel *k, const struct vcp_vm *vm,
 		return r;
 	}
 	r = vcp_kernel_set_class(k, cg, c);
-	if (r < 0 && asprintf(ret_err, "Failed to write cpu.consolidate=%s for '%s' in %s: %s",
-			      vcp_class_name(c), vm->name, cg, strerror(-r)) < 0)
+	if (r < 0 && k->scx) {
+		if (asprintf(ret_err, "Failed to give '%s' (%s) class %s in scx_vcpack: %s",
+			     vm->name, cg, vcp_class_name(c),
+			     *vcp_scx_last_error(k->scx) ?
+			     vcp_scx_last_error(k->scx) : strerror(-r)) < 0)
+			*ret_err = NULL;
+	} else if (r < 0 && asprintf(ret_err, "Failed to write cpu.consolidate=%s for '%s' in %s: %s",
+				     vcp_class_name(c), vm->name, cg, strerror(-r)) < 0) {
 		*ret_err = NULL;
+	}
 	free(cg);
 	return r;
 }
@@ -125,8 +133,12 @@ static int run_one(struct vcp_virt *v, const struct vcp_kernel *k,
 		if (!k)
 			return -ENOTSUP;
 		r = vcp_kernel_set_level(k, a->to_level);
-		if (r < 0 && asprintf(ret_err, "Failed to write sched_mc_power_savings=%d: %s",
-				      a->to_level, strerror(-r)) < 0)
+		if (r < 0 && asprintf(ret_err, "Failed to %s=%d: %s",
+				      k->scx ? "set scx_vcpack's level" :
+				      "write sched_mc_power_savings", a->to_level,
+				      k->scx && *vcp_scx_last_error(k->scx) ?
+				      vcp_scx_last_error(k->scx) :
+				      strerror(-r)) < 0)
 			*ret_err = NULL;
 		return r;
 	}
@@ -293,8 +305,8 @@ static void restore_one(struct vcp_virt *v, const struct vcp_kernel *k,
 		vcp_saved_pins_clear(&s);
 	}
 	if (e->outcome == VCP_DONE && k && vm->pid > 0 &&
-	    vcp_kernel_mode(k) == VCP_MODE_KERNEL && vm->has_cur_class &&
-	    vm->cur_class != VCP_CLASS_BALANCED) {
+	    (vcp_kernel_mode(k) == VCP_MODE_KERNEL || k->scx) &&
+	    vm->has_cur_class && vm->cur_class != VCP_CLASS_BALANCED) {
 		r = set_class(k, vm, VCP_CLASS_BALANCED, &e->msg);
 		if (r < 0)
 			e->outcome = sort_failure(r);

@@ -435,7 +435,7 @@ static const char *host_mode(const struct vcp_fleet_view *fv, const char *uri)
 	enum vcp_mode m;
 
 	if (rec)
-		return rec->host_rec_mode == VCP_MODE_KERNEL ? "kernel" : "pin";
+		return vcp_mode_name(rec->host_rec_mode);
 	if (!strcmp(fv->driver, "TEST") || !strcmp(fv->driver, "Test"))
 		return "pin";
 	if (!strstr(uri, ":///") || vcp_kernel_open("/", &k) < 0)

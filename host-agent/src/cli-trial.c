@@ -491,7 +491,7 @@ static int make_states(struct trial *t, char **msg)
 		r = vcp_arm_from_world(&cy.w, &t->arm[VCP_TRIAL_A]);
 	if (r == 0)
 		vcp_arm_as_restored(&t->arm[VCP_TRIAL_A], names, recs, n,
-				    h->mode == VCP_MODE_KERNEL);
+				    vcp_mode_plan(h->mode) == VCP_MODE_KERNEL);
 	if (r == 0)
 		r = vcp_arm_from_plan(cy.plan, cy.w.vms, cy.w.n_vms,
 				      cy.w.cur_level, &t->arm[VCP_TRIAL_B]);
@@ -864,7 +864,7 @@ static int prepare(struct trial *t)
 		return EXIT_PARTIAL;
 	}
 	if (vcp_arm_same(&t->arm[VCP_TRIAL_A], &t->arm[VCP_TRIAL_B],
-			 t->h->mode == VCP_MODE_KERNEL))
+			 vcp_mode_plan(t->h->mode) == VCP_MODE_KERNEL))
 		return vcp_cli_err(EXIT_USAGE, "refusing the trial: the plan leaves this host as vcpack restore would (same pins, classes and level), so both arms would be the same");
 	if (block_signals(t) < 0)
 		return vcp_cli_err(EXIT_PARTIAL, "blocking SIGINT and SIGTERM: %s",

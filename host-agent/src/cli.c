@@ -319,7 +319,7 @@ static struct json_object *header_json(const struct ctx *c,
 	json_object_object_add(o, "driver",
 			       json_object_new_string(vcp_virt_driver(c->v)));
 	json_object_object_add(o, "mode", json_object_new_string(
-		c->mode == VCP_MODE_KERNEL ? "kernel" : "pin"));
+		vcp_mode_name(c->mode)));
 	json_object_object_add(o, "mode_reason",
 			       json_object_new_string(c->mode_reason));
 	json_object_object_add(o, "level", w->cur_level >= 0 ?
@@ -348,7 +348,7 @@ static void header_text(const struct ctx *c, const struct vcp_world *w)
 	       vcp_virt_uri(c->v), vcp_virt_driver(c->v),
 	       vcp_virt_is_test_driver(c->v) ?
 	       ": libvirt's test driver, a simulated host" : "");
-	printf("mode:   %s (%s)\n", c->mode == VCP_MODE_KERNEL ? "kernel" : "pin",
+	printf("mode:   %s (%s)\n", vcp_mode_name(c->mode),
 	       c->mode_reason);
 	if (w->cur_level >= 0)
 		printf("level:  sched_mc_power_savings=%d; policy level %s\n",

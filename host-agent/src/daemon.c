@@ -49,6 +49,7 @@
 #include "pinmemo.h"
 #include "policy.h"
 #include "render.h"
+#include "scxrun.h"
 #include "sdnotify.h"
 #include "tags.h"
 #include "virt.h"
@@ -98,6 +99,8 @@ struct daemon {
 	/* `vcpack level` / `pause` (control.h), kept in state_path */
 	const char *state_path;
 	struct vcp_control ctl;
+	/* scx mode: the scx_vcpack loader started or driven (scxrun.h) */
+	struct vcp_scx_run scx;
 };
 
 static struct daemon *the_daemon;
@@ -134,6 +137,7 @@ static long long mono_s(void)
 	return g_get_monotonic_time() / G_USEC_PER_SEC;
 }
 static void schedule_reconnect(struct daemon *d);
+static void watch_scx(struct daemon *d);
 
 /* ---- systemd's view (sdnotify.c: no-ops outside systemd) ---- */
 
@@ -160,7 +164,7 @@ static void notify_plan(struct daemon *d, const struct vcp_cycle *cy)
 	for (size_t i = 0; i < cy->w.n_vms; i++)
 		managed += cy->w.vms[i].managed;
 	notify_status(d, "%s mode, level %d, %zu of %zu packages active, %zu of %zu VMs managed",
-		      d->mode == VCP_MODE_KERNEL ? "kernel" : "pin",
+		      vcp_mode_name(d->mode),
 		      cy->plan->level, cy->plan->n_active, cy->plan->n_packages,
 		      managed, cy->w.n_vms);
 }
@@ -523,6 +527,7 @@ static gboolean on_sample(gpointer data)
 
 	if (!d->v)
 		return G_SOURCE_CONTINUE;
+	watch_scx(d);
 	if (vcp_virt_sample(d->v, &s, &err) == 0) {
 		if (s->have_vcpu_time && vcp_tracker_update(d->tracker, s) < 0)
 			log_msg(LOG_ERR, "out of memory tracking demand");
@@ -575,6 +580,36 @@ static void on_closed(void *opaque)
 	g_idle_add(on_lost, d);
 }
 
+/* The mode and why (mode.h); in scx mode scx_vcpack is loaded now. */
+static void detect_mode(struct daemon *d)
+{
+	struct vcp_mode_choice c;
+
+	vcp_kernel_free(d->k);
+	d->k = NULL;
+	d->mode = VCP_MODE_PIN;
+	if (vcp_scx_run_detect(&d->scx, d->v, d->root, d->force_mode, &d->k,
+			       &c) < 0) {
+		snprintf(d->mode_reason, sizeof(d->mode_reason), "out of memory");
+		return;
+	}
+	d->mode = c.mode;
+	snprintf(d->mode_reason, sizeof(d->mode_reason), "%s", c.reason);
+}
+
+/* scx mode, and scx_vcpack is gone (ejected, exited): pin mode now. */
+static void watch_scx(struct daemon *d)
+{
+	if (d->mode != VCP_MODE_SCX || !d->k ||
+	    vcp_scx_run_alive(&d->scx, d->k->root))
+		return;
+	detect_mode(d);
+	log_msg(LOG_WARNING, "scx_vcpack %s; %s mode: %s", d->scx.failed,
+		vcp_mode_name(d->mode), d->mode_reason);
+	d->last_level = -1;
+	schedule_replan(d, 0);
+}
+
 static int connect_libvirt(struct daemon *d)
 {
 	struct vcp_virt_watch w = { .domain = on_domain, .closed = on_closed,
@@ -592,11 +627,9 @@ static int connect_libvirt(struct daemon *d)
 		return r;
 	}
 	vcp_virt_keepalive(d->v, 5, 3);
-	vcp_kernel_free(d->k);
-	d->mode = vcp_mode_detect(d->v, d->root, d->force_mode, &d->k,
-				  d->mode_reason, sizeof(d->mode_reason));
+	detect_mode(d);
 	log_msg(LOG_INFO, "connected to '%s'; %s mode: %s", vcp_virt_uri(d->v),
-		d->mode == VCP_MODE_KERNEL ? "kernel" : "pin", d->mode_reason);
+		vcp_mode_name(d->mode), d->mode_reason);
 	d->backoff_s = 0;
 	d->last_level = -1;
 	schedule_replan(d, 0);
@@ -712,7 +745,7 @@ static struct json_object *status_of(struct daemon *d)
 			       d->v ? vcp_virt_uri(d->v) : d->uri ? d->uri : ""));
 	json_object_object_add(o, "connected", json_object_new_boolean(d->v != NULL));
 	json_object_object_add(o, "mode", json_object_new_string(
-			       d->mode == VCP_MODE_KERNEL ? "kernel" : "pin"));
+			       vcp_mode_name(d->mode)));
 	json_object_object_add(o, "replans",
 			       json_object_new_int64((int64_t)d->n_replans));
 	control_status(d, o);
@@ -757,7 +790,7 @@ static struct json_object *answer(void *opaque, const struct vcp_req *req,
 		json_object_object_add(o, "connected",
 				       json_object_new_boolean(d->v != NULL));
 		json_object_object_add(o, "mode", json_object_new_string(
-				       d->mode == VCP_MODE_KERNEL ? "kernel" : "pin"));
+				       vcp_mode_name(d->mode)));
 		json_object_object_add(o, "replans",
 				       json_object_new_int64((int64_t)d->n_replans));
 		break;
@@ -936,7 +969,9 @@ static const char *const usage_text =
 	"  -p, --policy FILE      policy (default " VCP_SYSCONFDIR "/vcpack/policy.json)\n"
 	"  -s, --socket PATH      control socket (default " VCP_CTL_SOCKET ")\n"
 	"      --restore-on-exit  on SIGTERM put every VM back as it was\n"
-	"      --mode auto|pin|kernel\n"
+	"      --mode auto|pin|kernel|scx\n"
+	"      --scx-loader PATH  scx_vcpack, loaded in scx mode (default: from PATH)\n"
+	"      --scx-pindir DIR   where scx_vcpack pins its maps (default " VCP_SCX_PINDIR ")\n"
 	"      --metrics-dir DIR  write DIR/vcpack.prom (Prometheus text) at\n"
 	"                         each sample, for node_exporter's textfile collector\n"
 	"      --power-root DIR   read power counters from a fixture tree\n"
@@ -961,6 +996,8 @@ static int parse_args(struct daemon *d, int argc, char **argv)
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "debug", no_argument, NULL, 'd' },
 		{ "state", required_argument, NULL, 'S' },
+		{ "scx-loader", required_argument, NULL, 'X' },
+		{ "scx-pindir", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
@@ -981,11 +1018,13 @@ static int parse_args(struct daemon *d, int argc, char **argv)
 		case 'm':
 			d->force_mode = vcp_mode_parse(optarg);
 			if (d->force_mode == -2) {
-				fprintf(stderr, "vcpackd: --mode '%s' is not one of auto, pin, kernel\n", optarg);
+				fprintf(stderr, "vcpackd: --mode '%s' is not one of auto, pin, kernel, scx\n", optarg);
 				return 2;
 			}
 			break;
 		case 'S': d->state_path = optarg; break;
+		case 'X': d->scx.conf.bin = optarg; break;
+		case 'D': d->scx.conf.pindir = optarg; break;
 		case 'h': fputs(usage_text, stdout); exit(0);
 		case 'V': puts("vcpackd " VCP_VERSION); exit(0);
 		default: return 2;
@@ -1049,6 +1088,7 @@ int main(int argc, char **argv)
 	log_msg(LOG_INFO, "vcpackd started (policy sample every %us, shrink after %us)",
 		d.policy.sample_interval_s, d.policy.shrink_after_s);
 	g_main_loop_run(d.loop);
+	vcp_scx_run_stop(&d.scx);
 	vcp_ctl_server_free(d.server);
 	unlink(d.socket_path);
 	close(d.listen_fd);

@@ -88,7 +88,7 @@ static int diff_vm(struct buf *b, size_t idx, const struct vcp_vm *vm,
 		if (r < 0)
 			return r;
 	}
-	if (mode != VCP_MODE_KERNEL || vm->pid <= 0)
+	if (vcp_mode_plan(mode) != VCP_MODE_KERNEL || vm->pid <= 0)
 		return 0;
 	if (vm->has_cur_class && vm->cur_class == p->class)
 		return 0;

@@ -14,6 +14,7 @@
  */
 #include "kernel.h"
 
+#include "scx.h"
 #include "sysfile.h"
 
 #include <dirent.h>
@@ -537,7 +538,33 @@ void vcp_kernel_free(struct vcp_kernel *k)
 	free(k->cpu_mount);
 	free(k->cpu_mount_root);
 	free(k->reason);
+	vcp_scx_free(k->scx);
 	free(k);
+}
+
+void vcp_kernel_use_scx(struct vcp_kernel *k, struct vcp_scx *s)
+{
+	vcp_scx_free(k->scx);
+	k->scx = s;
+}
+
+/* scx mode: ROOT/cpu_mount/cgroup, and ROOT/cpu_mount for the top */
+static int scx_dirs(const struct vcp_kernel *k, const char *cg,
+		    char **ret_dir, char **ret_top)
+{
+	char *dir, *top;
+	int r = cg_path(k, cg, NULL, &dir);
+
+	if (r < 0)
+		return r;
+	top = join(k->root, k->cpu_mount);
+	if (!top) {
+		free(dir);
+		return -ENOMEM;
+	}
+	*ret_dir = dir;
+	*ret_top = top;
+	return 0;
 }
 
 enum vcp_mode vcp_kernel_mode(const struct vcp_kernel *k)
@@ -572,7 +599,11 @@ static int read_level(const char *path, int *ret_level)
 int vcp_kernel_get_level(const struct vcp_kernel *k, int *ret_level)
 {
 	char *path;
-	int r = level_path(k, &path);
+	int r;
+
+	if (k && k->scx)
+		return vcp_scx_get_level(k->scx, ret_level);
+	r = level_path(k, &path);
 
 	if (r < 0)
 		return r;
@@ -588,6 +619,8 @@ int vcp_kernel_set_level(const struct vcp_kernel *k, int level)
 
 	if (level < 0 || level > 2)
 		return -EINVAL;
+	if (k && k->scx)
+		return vcp_scx_set_level(k->scx, level);
 	r = level_path(k, &path);
 	if (r < 0)
 		return r;
@@ -627,8 +660,18 @@ int vcp_kernel_get_class(const struct vcp_kernel *k, const char *cgroup,
 			 enum vcp_class *ret)
 {
 	char *path, *cg, *slash;
-	int r = cg_path(k, cgroup, VCP_KERNEL_CLASS_FILE, &path);
+	int r;
 
+	if (k && k->scx) {
+		path = cg = NULL;
+		r = scx_dirs(k, cgroup, &path, &cg);
+		if (r == 0)
+			r = vcp_scx_get_class(k->scx, path, cg, ret);
+		free(path);
+		free(cg);
+		return r;
+	}
+	r = cg_path(k, cgroup, VCP_KERNEL_CLASS_FILE, &path);
 	if (r < 0)
 		return r;
 	r = read_class(path, ret);
@@ -665,6 +708,14 @@ int vcp_kernel_set_class(const struct vcp_kernel *k, const char *cgroup,
 
 	if (!vcp_class_name(c))
 		return -EINVAL;
+	if (k && k->scx) {
+		path = NULL;
+		r = cg_path(k, cgroup, NULL, &path);
+		if (r == 0)
+			r = vcp_scx_set_class(k->scx, path, c);
+		free(path);
+		return r;
+	}
 	r = cg_path(k, cgroup, VCP_KERNEL_CLASS_FILE, &path);
 	if (r < 0)
 		return r;

@@ -20,6 +20,8 @@
 
 #include "model.h"
 
+struct vcp_scx;
+
 #define VCP_KERNEL_LEVEL_PATH "/sys/devices/system/cpu/sched_mc_power_savings"
 #define VCP_KERNEL_CLASS_FILE "cpu.consolidate"
 
@@ -42,6 +44,11 @@ struct vcp_kernel {
 	/* the cgroup that mount shows as its top (mountinfo field 4): "/" */
 	char *cpu_mount_root;
 	char *reason;		/* human text: why kernel or pin mode */
+	/*
+	 * scx mode: the level and classes go to scx_vcpack through this
+	 * driver (scx.h) instead of the patched kernel's files
+	 */
+	struct vcp_scx *scx;
 };
 
 /*
@@ -50,6 +57,11 @@ struct vcp_kernel {
  */
 int vcp_kernel_open(const char *root, struct vcp_kernel **ret);
 void vcp_kernel_free(struct vcp_kernel *k);
+/*
+ * From now on the level and classes of @k are scx_vcpack's (@s, which
+ * @k owns and frees); the cgroup paths stay those of the cpu controller.
+ */
+void vcp_kernel_use_scx(struct vcp_kernel *k, struct vcp_scx *s);
 /* VCP_MODE_KERNEL iff both knobs are there; NULL gives pin mode. */
 enum vcp_mode vcp_kernel_mode(const struct vcp_kernel *k);
 

@@ -28,6 +28,17 @@ const char *vcp_class_name(enum vcp_class c)
 	return (unsigned int)c < VCP_CLASS__COUNT ? class_names[c] : NULL;
 }
 
+const char *vcp_mode_name(enum vcp_mode m)
+{
+	return m == VCP_MODE_KERNEL ? "kernel" : m == VCP_MODE_SCX ? "scx" :
+	       "pin";
+}
+
+enum vcp_mode vcp_mode_plan(enum vcp_mode m)
+{
+	return m == VCP_MODE_SCX ? VCP_MODE_KERNEL : m;
+}
+
 const char *vcp_priority_name(enum vcp_priority p)
 {
 	return (unsigned int)p < VCP_PRIO__COUNT ? prio_names[p] : NULL;

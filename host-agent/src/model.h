@@ -62,7 +62,17 @@ struct vcp_package {
 enum vcp_mode {
 	VCP_MODE_PIN = 0,	/* stock kernel: vcpupin alone carries the plan */
 	VCP_MODE_KERNEL,	/* patched kernel: classes + level carry it */
+	VCP_MODE_SCX,		/* sched_ext: scx_vcpack carries classes + level */
 };
+
+/* "pin", "kernel", "scx" */
+const char *vcp_mode_name(enum vcp_mode m);
+/*
+ * The mode the planner plans for: scx mode plans as kernel mode (classes
+ * and the level carry the plan, only spread VMs are pinned); only where
+ * they are written differs (kernel.c hands them to scx.c).
+ */
+enum vcp_mode vcp_mode_plan(enum vcp_mode m);
 
 struct vcp_host {
 	/* Online CPUs only, sorted by id. Offline CPUs are not listed. */

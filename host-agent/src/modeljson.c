@@ -20,7 +20,7 @@
  *   Only name and vcpus are required; no pins means unpinned (empty).
  *
  * Plan (stable: keys in this order, floats rounded to 3 decimals):
- *   {"mode": "pin" | "kernel", "level": 0-2, "demand": CPUs,
+ *   {"mode": "pin" | "kernel" | "scx", "level": 0-2, "demand": CPUs,
  *    "capacity": usable CPUs, "overcommit": CPUs, "active": count,
  *    "packages": [{"id": package id, "active": bool, "demand": CPUs,
  *                  "capacity": usable CPUs}],
@@ -82,7 +82,11 @@ static int get_mode(char **err, struct json_object *v, enum vcp_mode *ret)
 		*ret = VCP_MODE_KERNEL;
 		return 0;
 	}
-	return fail(err, "host.mode", "must be \"pin\" or \"kernel\", got %s",
+	if (json_object_is_type(v, json_type_string) && !strcmp(s, "scx")) {
+		*ret = VCP_MODE_SCX;
+		return 0;
+	}
+	return fail(err, "host.mode", "must be \"pin\", \"kernel\" or \"scx\", got %s",
 		    vcp_json_shown(v));
 }
 
@@ -552,7 +556,7 @@ struct json_object *vcp_plan_to_json(const struct vcp_plan *plan,
 	for (size_t i = 0; i < plan->n_vms; i++)
 		json_object_array_add(arr, vm_plan_json(&plan->vms[i], host));
 	json_object_object_add(o, "mode", json_object_new_string(
-		plan->mode == VCP_MODE_KERNEL ? "kernel" : "pin"));
+		vcp_mode_name(plan->mode)));
 	json_object_object_add(o, "level", json_object_new_int(plan->level));
 	json_object_object_add(o, "demand", vcp_json_double3(plan->demand));
 	json_object_object_add(o, "capacity", vcp_json_double3(plan->capacity));

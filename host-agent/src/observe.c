@@ -89,7 +89,7 @@ int vcp_observe(struct vcp_virt *v, const struct vcp_kernel *k,
 		vcp_world_clear(&w);
 		return r;
 	}
-	if (k && mode == VCP_MODE_KERNEL) {
+	if (k && vcp_mode_plan(mode) == VCP_MODE_KERNEL) {
 		read_classes(k, &w);
 		if (vcp_kernel_get_level(k, &w.cur_level) < 0)
 			w.cur_level = -1;

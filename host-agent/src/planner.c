@@ -924,7 +924,7 @@ static bool frees_none(const struct ctx *c)
 {
 	bool has_free = false;
 
-	if (c->h->mode == VCP_MODE_KERNEL)
+	if (vcp_mode_plan(c->h->mode) == VCP_MODE_KERNEL)
 		return false;
 	for (size_t i = 0; i < c->n_vms; i++)
 		if ((c->it[i].kind == K_FREE || c->it[i].kind == K_SHARED) &&
@@ -1009,7 +1009,7 @@ static void out_spread(const struct ctx *c, const struct item *it,
 /* Kernel mode: the kernel packs gathered VMs; they are left free. */
 static bool kernel_free(const struct ctx *c, const struct item *it)
 {
-	return it->kind == K_GATHER && c->h->mode == VCP_MODE_KERNEL;
+	return it->kind == K_GATHER && vcp_mode_plan(c->h->mode) == VCP_MODE_KERNEL;
 }
 
 static void out_vm(const struct ctx *c, const struct item *it,
@@ -1055,7 +1055,7 @@ static void out_vm(const struct ctx *c, const struct item *it,
  * runs there, so the package is awake whatever the demand says. */
 static bool woken(const struct ctx *c, const struct vcp_plan *pl, size_t p)
 {
-	if (c->h->mode == VCP_MODE_KERNEL || c->pk[p].reserved)
+	if (vcp_mode_plan(c->h->mode) == VCP_MODE_KERNEL || c->pk[p].reserved)
 		return false;
 	for (size_t i = 0; i < pl->n_vms; i++)
 		for (unsigned int v = 0; v < pl->vms[i].n_vcpus; v++)

@@ -33,7 +33,7 @@ static unsigned int vcpus_on(const struct vcp_host *host,
 	const struct vcp_package *pkg = &host->packages[p];
 	unsigned int n = 0;
 
-	if (plan && plan->mode == VCP_MODE_KERNEL &&
+	if (plan && vcp_mode_plan(plan->mode) == VCP_MODE_KERNEL &&
 	    plan->vms[vm].placement == VCP_PLACE_FREE)
 		return plan->pkg_active[p] ? vms[vm].n_vcpus : 0;
 	for (unsigned int c = 0; c < vms[vm].n_vcpus; c++)

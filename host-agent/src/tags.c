@@ -668,9 +668,10 @@ static int host_attr(xmlAttrPtr a, struct vcp_host_rec *h, unsigned int *seen,
 	if (a->ns)
 		return unknown_attr(a, ret_err);
 	if (!strcmp(name, "mode")) {
-		if (strcmp(v, "pin") && strcmp(v, "kernel"))
-			return vcp_err(ret_err, -EINVAL, "mode '%s' is not one of pin, kernel", v);
-		h->mode = !strcmp(v, "kernel") ? VCP_MODE_KERNEL : VCP_MODE_PIN;
+		if (strcmp(v, "pin") && strcmp(v, "kernel") && strcmp(v, "scx"))
+			return vcp_err(ret_err, -EINVAL, "mode '%s' is not one of pin, kernel, scx", v);
+		h->mode = !strcmp(v, "kernel") ? VCP_MODE_KERNEL :
+			  !strcmp(v, "scx") ? VCP_MODE_SCX : VCP_MODE_PIN;
 		*seen |= 1;
 	} else if (!strcmp(name, "level")) {
 		if (strlen(v) != 1 || v[0] < '0' || v[0] > '2')
@@ -724,7 +725,7 @@ char *vcp_host_rec_format(const struct vcp_host_rec *r)
 	if (r->level < 0 || r->level > 2 || r->at < 0)
 		return NULL;
 	if (asprintf(&s, "<host mode=\"%s\" level=\"%d\" at=\"%lld\"/>",
-		     r->mode == VCP_MODE_KERNEL ? "kernel" : "pin", r->level,
+		     vcp_mode_name(r->mode), r->level,
 		     r->at) < 0)
 		return NULL;
 	return s;

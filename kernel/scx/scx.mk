@@ -84,10 +84,11 @@ scx-sched: $(SCX_BIN)
 
 scx-initramfs: $(SCX_INITRD)
 
+SCX_DRIVE := $(wildcard $(B)/tests/vcp-scxdrive)
 $(SCX_INITRD): $(VCWORK) $(VCRESID) $(SCX_BIN) $(TB)/mkinitramfs.sh \
-		$(TB)/init $(wildcard $(TOP)/tests/kernel/*.sh)
+		$(TB)/init $(wildcard $(TOP)/tests/kernel/*.sh) $(SCX_DRIVE)
 	@sh $(TB)/mkinitramfs.sh $@ $(VCWORK) none $(TB)/init \
-		$(TOP)/tests/kernel $(VCRESID) $(SCX_BIN)
+		$(TOP)/tests/kernel $(VCRESID) $(SCX_BIN) $(SCX_DRIVE)
 
 check-scx: scx
 	@sh $(TOP)/tests/kernel/run.sh --scx $(SCX_IMG) --kernels scx \

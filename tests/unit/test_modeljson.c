@@ -120,7 +120,7 @@ static void test_host_refusals(void **state)
 		{ "{\"packages\": 1, \"cores\": 2, \"offline\": \"0-1\"}",
 		  "host: has no online CPU" },
 		{ "{\"packages\": 1, \"cores\": 2, \"mode\": \"fast\"}",
-		  "host.mode: must be \"pin\" or \"kernel\", got \"fast\"" },
+		  "host.mode: must be \"pin\", \"kernel\" or \"scx\", got \"fast\"" },
 		{ "{\"packages\": 1, \"cores\": 2, \"sockets\": 1}",
 		  "host.sockets: unknown key" },
 		{ "{\"cpus\": []}", "host.cpus: must be a non-empty array" },

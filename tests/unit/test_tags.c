@@ -526,7 +526,7 @@ static const struct {
 	{ "other-element-invalid.xml", "unexpected element 'policy'" },
 	{ "padded-value-invalid.xml", "priority ' low' is not one of high, normal, low" },
 	{ "priority-bad-value-invalid.xml", "priority 'urgent' is not one of high, normal, low" },
-	{ "host-bad-mode-invalid.xml", "mode 'turbo' is not one of pin, kernel" },
+	{ "host-bad-mode-invalid.xml", "mode 'turbo' is not one of pin, kernel, scx" },
 	{ "host-no-level-invalid.xml", "'host' needs mode, level and at" },
 	{ "host-bad-time-invalid.xml", "at '-5' is not a time in seconds" },
 	{ "host-child-invalid.xml", "unexpected element 'vm' inside 'host'" },
