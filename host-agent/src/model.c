@@ -39,6 +39,19 @@ enum vcp_mode vcp_mode_plan(enum vcp_mode m)
 	return m == VCP_MODE_SCX ? VCP_MODE_KERNEL : m;
 }
 
+const char *vcp_mem_mode_name(enum vcp_mem_mode m)
+{
+	static const char *const names[] = {
+		[VCP_MEM_NONE] = "none",
+		[VCP_MEM_STRICT] = "strict",
+		[VCP_MEM_RESTRICTIVE] = "restrictive",
+		[VCP_MEM_PREFERRED] = "preferred",
+		[VCP_MEM_INTERLEAVE] = "interleave",
+	};
+
+	return (unsigned int)m <= VCP_MEM_INTERLEAVE ? names[m] : NULL;
+}
+
 const char *vcp_priority_name(enum vcp_priority p)
 {
 	return (unsigned int)p < VCP_PRIO__COUNT ? prio_names[p] : NULL;

@@ -102,6 +102,21 @@ int vcp_host_package_of(const struct vcp_host *h, unsigned int cpu);
 
 /* ---- VMs ---- */
 
+/* The mode of a domain's <numatune><memory>. libvirt's QEMU driver
+ * changes a running domain's nodeset only in strict and restrictive mode
+ * (there cpuset.mems of its cgroup carries it); the mode itself never
+ * changes while it runs. */
+enum vcp_mem_mode {
+	VCP_MEM_NONE = 0,	/* no <numatune><memory>: nothing to change */
+	VCP_MEM_STRICT,
+	VCP_MEM_RESTRICTIVE,
+	VCP_MEM_PREFERRED,
+	VCP_MEM_INTERLEAVE,
+};
+
+/* "none", "strict", ...; NULL for out-of-range values. */
+const char *vcp_mem_mode_name(enum vcp_mem_mode m);
+
 struct vcp_tag {
 	bool has_priority;
 	enum vcp_priority priority;
@@ -149,6 +164,13 @@ struct vcp_vm {
 	 * placement='auto'>, <numatune>. */
 	bool placement_auto;
 	bool numatune;
+	/* Its <numatune><memory> as running: mode, nodeset (nodes as a
+	 * cpuset of node ids; empty where none is given) and whether
+	 * placement='auto' (numad chooses the nodeset). */
+	enum vcp_mem_mode mem_mode;
+	struct vcp_cpuset mem_nodes;
+	bool mem_auto;
+	bool has_saved_mem;	/* its record holds the original nodeset */
 };
 
 void vcp_vm_clear(struct vcp_vm *vm);
@@ -230,7 +252,11 @@ struct vcp_vm_plan {
 	struct vcp_cpuset *vcpu_pins;	/* n_vcpus entries */
 	unsigned int n_vcpus;
 	struct vcp_cpuset emulator_pins;
-	int mem_node;		/* node to move memory to, -1 = leave */
+	/* Node to move memory to, -1 = leave: the node of its package
+	 * when the host has several nodes and the VM is placed inside one
+	 * package (gathered or exclusive); whether it can follow is
+	 * vcp_mem_follow() (diff.h). */
+	int mem_node;
 	double demand;		/* demand the planner used, in CPUs */
 	/* Why the VM did not get what its class asks, or NULL. Static
 	 * string. */

@@ -271,6 +271,33 @@ static int set_off_host(const struct vcp_cpuset *set,
 		what, rec, on);
 }
 
+static int memory_fits(const struct vcp_saved_pins *s,
+		       const struct vcp_vm *vm, const struct vcp_host *host,
+		       char **ret_err)
+{
+	struct vcp_cpuset nodes;
+	char rec[256], on[256];
+
+	if (vm->mem_mode != VCP_MEM_STRICT &&
+	    vm->mem_mode != VCP_MEM_RESTRICTIVE)
+		return vcp_err(ret_err, -EINVAL,
+			       "the record holds memory nodes, but the VM's memory mode is %s, whose nodeset libvirt cannot change while it runs",
+			       vcp_mem_mode_name(vm->mem_mode));
+	vcp_cpuset_zero(&nodes);
+	for (size_t i = 0; i < host->n_cpus; i++)
+		if (host->cpus[i].node >= 0)
+			vcp_cpuset_set(&nodes, (unsigned int)host->cpus[i].node);
+	if (vcp_cpuset_subset(&s->mem_nodes, &nodes))
+		return 0;
+	if (vcp_cpuset_format(&s->mem_nodes, rec, sizeof(rec)) < 0)
+		snprintf(rec, sizeof(rec), "(a long list)");
+	if (vcp_cpuset_format(&nodes, on, sizeof(on)) < 0)
+		snprintf(on, sizeof(on), "(a long list)");
+	return vcp_err(ret_err, -EINVAL,
+		       "the recorded memory nodes %s are not all on this host (nodes: %s)",
+		       rec, on);
+}
+
 int vcp_saved_pins_fit(const struct vcp_saved_pins *s, const struct vcp_vm *vm,
 		       const struct vcp_host *host, char **ret_err)
 {
@@ -288,10 +315,12 @@ int vcp_saved_pins_fit(const struct vcp_saved_pins *s, const struct vcp_vm *vm,
 		if (r < 0)
 			return r;
 	}
-	if (s->has_emulator)
-		return set_off_host(&s->emulator, host, "the emulator",
-				    ret_err);
-	return 0;
+	if (s->has_emulator) {
+		r = set_off_host(&s->emulator, host, "the emulator", ret_err);
+		if (r < 0)
+			return r;
+	}
+	return s->has_memory ? memory_fits(s, vm, host, ret_err) : 0;
 }
 
 /* ---- the tag inside a whole domain XML (the hook, vcpack, vcpackd) ---- */
@@ -542,6 +571,31 @@ static int add_emulator(xmlNodePtr el, struct vcp_saved_pins *s,
 	return r;
 }
 
+static int add_memory(xmlNodePtr el, struct vcp_saved_pins *s,
+		      char **ret_err)
+{
+	const char *nodeset = NULL;
+	struct vcp_cpuset set;
+
+	if (s->has_memory)
+		return vcp_err(ret_err, -EINVAL, "duplicate element 'memory'");
+	for (xmlAttrPtr a = el->properties; a; a = a->next) {
+		if (a->ns || strcmp((const char *)a->name, "nodeset") != 0)
+			return unknown_attr(a, ret_err);
+		nodeset = attr_value(a);
+	}
+	if (!nodeset)
+		return vcp_err(ret_err, -EINVAL, "'memory' without a nodeset");
+	if (!strict_cpulist(nodeset) || vcp_cpuset_parse(nodeset, &set) < 0)
+		return vcp_err(ret_err, -EINVAL, "memory: bad nodeset '%s'",
+			       nodeset);
+	if (check_empty(el, ret_err) < 0)
+		return -EINVAL;
+	s->mem_nodes = set;
+	s->has_memory = true;
+	return 0;
+}
+
 /* version="1", or none (the first format had none). */
 static int original_version(xmlNodePtr el, char **ret_err)
 {
@@ -572,6 +626,8 @@ static int original_child(xmlNodePtr n, struct vcp_saved_pins *s,
 		return add_vcpu(n, s, ret_err);
 	if (strcmp((const char *)n->name, "emulator") == 0)
 		return add_emulator(n, s, ret_err);
+	if (strcmp((const char *)n->name, "memory") == 0)
+		return add_memory(n, s, ret_err);
 	return vcp_err(ret_err, -EINVAL, "unexpected element '%s' inside 'original'",
 		    (const char *)n->name);
 }
@@ -646,6 +702,12 @@ char *vcp_saved_pins_format(const struct vcp_saved_pins *s)
 	}
 	if (r == 0 && s->has_emulator)
 		r = print_pin(f, "<emulator", &s->emulator, buf);
+	if (r == 0 && s->has_memory) {
+		if (vcp_cpuset_format(&s->mem_nodes, buf, CPULIST_MAX) < 0)
+			r = -ENOBUFS;
+		else if (fprintf(f, "  <memory nodeset=\"%s\"/>\n", buf) < 0)
+			r = -EIO;
+	}
 	fputs("</original>\n", f);
 	if (fclose(f) != 0)
 		r = -EIO;

@@ -57,15 +57,20 @@ struct vcp_saved_pins {
 	struct vcp_cpuset *vcpu;	/* n_vcpus, malloc'd */
 	struct vcp_cpuset emulator;
 	bool has_emulator;
+	/* The nodeset of its <numatune><memory> before vcpack first moved
+	 * its memory (node ids as a cpuset). */
+	struct vcp_cpuset mem_nodes;
+	bool has_memory;
 };
 
 /* Free vcpu[] and zero the struct; accepts NULL. */
 void vcp_saved_pins_clear(struct vcp_saved_pins *s);
 /*
  * Parse <original version="1"><vcpu id="0" cpuset="0-7"/>...<emulator
- * cpuset="0-7"/></original>: version absent or 1, vcpu ids 0, 1, 2... in
- * order, each cpuset a non-empty cpu list in strict syntax, at least one
- * vcpu, at most one emulator, at most VCP_STATE_MAX_BYTES.
+ * cpuset="0-7"/><memory nodeset="0"/></original>: version absent or 1,
+ * vcpu ids 0, 1, 2... in order, each cpuset (and the nodeset) a non-empty
+ * list in strict syntax, at least one vcpu, at most one emulator and one
+ * memory, at most VCP_STATE_MAX_BYTES.
  * 0, -EINVAL with a message, or -ENOMEM. @ret is overwritten on success
  * (clear it first if it held a record).
  */
@@ -76,7 +81,10 @@ char *vcp_saved_pins_format(const struct vcp_saved_pins *s);
 /*
  * Can @s be restored exactly on @vm and @host? One set per vCPU of the
  * VM (no more, no fewer), every CPU of every set (emulator too) online
- * on the host. 0, or -EINVAL with the reason ("the record is for 3
+ * on the host; a recorded nodeset only on a VM whose memory mode lets it
+ * change live (strict, restrictive), naming only nodes the host's CPUs
+ * are on ("the recorded memory nodes 0-3 are not all on this host
+ * (nodes: 0-1)"). 0, or -EINVAL with the reason ("the record is for 3
  * vCPUs, the VM has 2"; "vCPU 1's recorded CPUs 64-65 are not all
  * online on this host (online: 0-15)"). Pure.
  */

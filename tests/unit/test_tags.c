@@ -285,6 +285,43 @@ static void test_pins_fit(void **state)
 	free(err);
 }
 
+/* A recorded nodeset: only nodes the host has, only on a VM whose
+ * memory mode lets libvirt change it live. */
+static void test_pins_fit_memory(void **state)
+{
+	struct vcp_cpuset sets[1];
+	struct vcp_saved_pins s = { .n_vcpus = 1, .vcpu = sets,
+				    .has_memory = true };
+	struct vcp_vm vm = { .name = "vm", .n_vcpus = 1,
+			     .mem_mode = VCP_MEM_STRICT };
+	struct vcp_cpu cpus[2] = { { .id = 0, .node = 0 },
+				   { .id = 1, .node = 1 } };
+	struct vcp_host host = { .cpus = cpus, .n_cpus = 2 };
+	char *err = NULL;
+
+	assert_int_equal(vcp_cpuset_parse("0-1", &host.online), 0);
+	assert_int_equal(vcp_cpuset_parse("0-1", &sets[0]), 0);
+	assert_int_equal(vcp_cpuset_parse("0-1", &s.mem_nodes), 0);
+	assert_int_equal(vcp_saved_pins_fit(&s, &vm, &host, &err), 0);
+	vm.mem_mode = VCP_MEM_RESTRICTIVE;
+	assert_int_equal(vcp_saved_pins_fit(&s, &vm, &host, &err), 0);
+	assert_null(err);
+
+	assert_int_equal(vcp_cpuset_parse("1-3", &s.mem_nodes), 0);
+	assert_int_equal(vcp_saved_pins_fit(&s, &vm, &host, &err), -EINVAL);
+	assert_string_equal(err,
+		"the recorded memory nodes 1-3 are not all on this host (nodes: 0-1)");
+	free(err);
+	err = NULL;
+
+	assert_int_equal(vcp_cpuset_parse("1", &s.mem_nodes), 0);
+	vm.mem_mode = VCP_MEM_PREFERRED;
+	assert_int_equal(vcp_saved_pins_fit(&s, &vm, &host, &err), -EINVAL);
+	assert_string_equal(err,
+		"the record holds memory nodes, but the VM's memory mode is preferred, whose nodeset libvirt cannot change while it runs");
+	free(err);
+}
+
 static void test_tag_format(void **state)
 {
 	struct vcp_tag t = { .has_class = true, .class = VCP_CLASS_PACK };
@@ -431,6 +468,18 @@ static void test_pins_errors(void **state)
 		     "emulator: bad cpuset 'x'");
 	pins_refused("<original>" V0 "<emulator cpuset=\"1\"/><emulator cpuset=\"1\"/></original>",
 		     "duplicate element 'emulator'");
+	pins_refused("<original>" V0 "<memory nodeset=\"1\"/><memory nodeset=\"1\"/></original>",
+		     "duplicate element 'memory'");
+	pins_refused("<original>" V0 "<memory nodeset=\"\"/></original>",
+		     "memory: bad nodeset ''");
+	pins_refused("<original>" V0 "<memory nodeset=\"0,x\"/></original>",
+		     "memory: bad nodeset '0,x'");
+	pins_refused("<original>" V0 "<memory/></original>",
+		     "'memory' without a nodeset");
+	pins_refused("<original>" V0 "<memory nodeset=\"0\" mode=\"strict\"/></original>",
+		     "unknown attribute 'mode'");
+	pins_refused("<original>" V0 "<memory nodeset=\"0\"><x/></memory></original>",
+		     "unexpected element 'x' inside 'memory'");
 	pins_refused("<original>" V0 "<iothread id=\"1\" cpuset=\"0\"/></original>",
 		     "unexpected element 'iothread' inside 'original'");
 	pins_refused("<original><vcpu id=\"0\" cpuset=\"1\"><x/></vcpu></original>",
@@ -503,6 +552,20 @@ static void test_pins_format(void **state)
 	vcp_saved_pins_clear(&back);
 	free(x);
 
+	/* the memory nodeset goes last and comes back */
+	s.has_memory = true;
+	assert_int_equal(vcp_cpuset_parse("0,2-3", &s.mem_nodes), 0);
+	x = vcp_saved_pins_format(&s);
+	assert_non_null(strstr(x, "  <emulator cpuset=\"0-15\"/>\n"
+				  "  <memory nodeset=\"0,2-3\"/>\n"
+				  "</original>\n"));
+	assert_int_equal(vcp_saved_pins_parse(x, &back, NULL), 0);
+	assert_true(back.has_memory);
+	assert_true(vcp_cpuset_equal(&back.mem_nodes, &s.mem_nodes));
+	vcp_saved_pins_clear(&back);
+	free(x);
+	s.has_memory = false;
+
 	s.has_emulator = false;
 	s.n_vcpus = 1;
 	x = vcp_saved_pins_format(&s);
@@ -531,6 +594,7 @@ static const struct {
 	{ "host-bad-time-invalid.xml", "at '-5' is not a time in seconds" },
 	{ "host-child-invalid.xml", "unexpected element 'vm' inside 'host'" },
 	{ "state-bad-cpuset-invalid.xml", "vcpu 0: bad cpuset '0-3,'" },
+	{ "state-memory-bad-nodeset-invalid.xml", "memory: bad nodeset '0-'" },
 	{ "state-no-vcpu-invalid.xml", "'original' records no vcpu" },
 	{ "state-unknown-element-invalid.xml", "unexpected element 'iothread' inside 'original'" },
 	{ "state-version-2-invalid.xml", "unsupported version '2' (vcpack reads 1)" },
@@ -650,6 +714,7 @@ int main(void)
 		cmocka_unit_test(test_tag_from_domain),
 		cmocka_unit_test(test_tag_format),
 		cmocka_unit_test(test_pins_fit),
+		cmocka_unit_test(test_pins_fit_memory),
 		cmocka_unit_test(test_tag_roundtrip),
 		cmocka_unit_test(test_pins_parse),
 		cmocka_unit_test(test_pins_errors),
