@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * apply.c - carries out the actions of a diff, VM by VM, and restores VMs
- * to their recorded original pinning.
+ * to their recorded original pinning and memory nodeset.
  *
  * Promises: the original pins of a VM are in its own metadata before the
  * first pin of that VM changes; a VM whose step fails is rolled back to
@@ -35,6 +35,8 @@ const char *vcp_outcome_name(enum vcp_outcome o)
 		return "skipped";
 	case VCP_ROLLED_BACK:
 		return "rolled-back";
+	case VCP_REFUSED:
+		return "refused";
 	}
 	return "?";
 }
@@ -76,6 +78,11 @@ static int save_original(struct vcp_virt *v, const struct vcp_vm *vm,
 		.vcpu = vm->vcpu_pins,
 		.emulator = vm->emulator_pins,
 		.has_emulator = true,
+		.mem_nodes = vm->mem_nodes,
+		/* a nodeset libvirt can put back live */
+		.has_memory = (vm->mem_mode == VCP_MEM_STRICT ||
+			       vm->mem_mode == VCP_MEM_RESTRICTIVE) &&
+			      !vm->mem_auto && !vcp_cpuset_empty(&vm->mem_nodes),
 	};
 
 	return vcp_virt_set_saved(v, vm->name, &s, ret_err);
@@ -129,6 +136,8 @@ static int run_one(struct vcp_virt *v, const struct vcp_kernel *k,
 					 host->max_cpus, ret_err);
 	case VCP_ACT_SET_CLASS:
 		return set_class(k, vm, a->to_class, ret_err);
+	case VCP_ACT_SET_MEMORY:
+		return vcp_virt_set_mem_nodes(v, vm->name, &a->to, ret_err);
 	case VCP_ACT_SET_LEVEL:
 		if (!k)
 			return -ENOTSUP;
@@ -164,6 +173,10 @@ static void roll_back(struct vcp_virt *v, const struct vcp_host *host,
 		else if (a->kind == VCP_ACT_PIN_EMULATOR)
 			r = vcp_virt_pin_emulator(v, vms[a->vm].name, &a->from,
 						  host->max_cpus, &err);
+		else if (a->kind == VCP_ACT_SET_MEMORY &&
+			 !vcp_cpuset_empty(&a->from))
+			r = vcp_virt_set_mem_nodes(v, vms[a->vm].name, &a->from,
+						   &err);
 		else
 			continue;
 		if (r == 0) {
@@ -184,6 +197,31 @@ static bool same_vm(const struct vcp_action *a, const struct vcp_action *b)
 {
 	return a->kind != VCP_ACT_SET_LEVEL && b->kind != VCP_ACT_SET_LEVEL &&
 	       a->vm == b->vm;
+}
+
+/*
+ * Sort the failure @r of action @a into @e and @res. Does the rest of its
+ * VM stop (and roll back)? A class, level or memory action failing stops
+ * nothing: memory stays where it is, and a refused move is REFUSED.
+ */
+static bool failed(struct vcp_apply_result *res, const struct vcp_action *a,
+		   struct vcp_outcome_entry *e, int r)
+{
+	e->outcome = sort_failure(r);
+	if (a->kind == VCP_ACT_SET_MEMORY && (r == -ENOTSUP || r == -EPERM))
+		e->outcome = VCP_REFUSED;
+	if (e->outcome == VCP_GONE) {
+		free(e->msg);
+		e->msg = NULL;
+	} else if (e->outcome != VCP_REFUSED) {
+		res->n_failed++;
+	}
+	if (r == -ENOTCONN) {
+		res->lost = true;
+		return false;
+	}
+	return a->kind != VCP_ACT_SET_CLASS && a->kind != VCP_ACT_SET_LEVEL &&
+	       a->kind != VCP_ACT_SET_MEMORY;
 }
 
 int vcp_apply_actions(struct vcp_virt *v, const struct vcp_kernel *k,
@@ -219,19 +257,7 @@ int vcp_apply_actions(struct vcp_virt *v, const struct vcp_kernel *k,
 			res.n_done++;
 			continue;
 		}
-		e->outcome = sort_failure(r);
-		if (e->outcome == VCP_GONE) {
-			free(e->msg);
-			e->msg = NULL;
-		} else {
-			res.n_failed++;
-		}
-		if (r == -ENOTCONN) {
-			res.lost = true;
-			continue;
-		}
-		if (acts->a[i].kind == VCP_ACT_SET_CLASS ||
-		    acts->a[i].kind == VCP_ACT_SET_LEVEL)
+		if (!failed(&res, &acts->a[i], e, r))
 			continue;
 		vm_failed = true;
 		if (e->outcome != VCP_GONE)
@@ -261,6 +287,11 @@ static int restore_pins(struct vcp_virt *v, const struct vcp_host *host,
 	    !vcp_cpuset_equal(&vm->emulator_pins, &s->emulator)) {
 		r = vcp_virt_pin_emulator(v, vm->name, &s->emulator,
 					  host->max_cpus, ret_err);
+		if (r < 0)
+			return r;
+	}
+	if (s->has_memory && !vcp_cpuset_equal(&vm->mem_nodes, &s->mem_nodes)) {
+		r = vcp_virt_set_mem_nodes(v, vm->name, &s->mem_nodes, ret_err);
 		if (r < 0)
 			return r;
 	}

@@ -22,6 +22,10 @@ enum vcp_outcome {
 	VCP_GONE,		/* the domain went away: skipped */
 	VCP_SKIPPED,		/* not tried: an earlier step of its VM failed */
 	VCP_ROLLED_BACK,	/* done, then undone after a later failure */
+	/* The driver will not do it (a memory move libvirt refuses:
+	 * mode, a session daemon without cgroups): left as it was, said,
+	 * and not a failure (counted neither done nor failed). */
+	VCP_REFUSED,
 };
 
 struct vcp_outcome_entry {
@@ -49,7 +53,9 @@ const char *vcp_outcome_name(enum vcp_outcome o);
  * original pins are recorded; a failure part-way through a VM rolls its
  * earlier pin changes back, so every VM ends as it was or as planned
  * (but where the connection closes: see @lost). A VM that went away is
- * GONE, without a message: that says it all.
+ * GONE, without a message: that says it all. A memory move (SET_MEMORY)
+ * that fails leaves the VM's memory where it is and nothing else: its
+ * pins stay, its class is still set; a refusal is REFUSED.
  * @k may be NULL (pin mode: class and level actions then fail -ENOTSUP).
  * Returns 0 when the result was filled (check n_failed), -ENOMEM else.
  */
@@ -75,7 +81,7 @@ void vcp_restore_result_clear(struct vcp_restore_result *r);
 
 /*
  * Put every VM in @vms (only @only, if not NULL) back to its recorded
- * original pins, then drop the record; in kernel mode its class goes back
+ * original pins and memory nodeset, then drop the record; in kernel mode its class goes back
  * to the kernel default (balanced). 0 or -ENOMEM.
  */
 int vcp_apply_restore(struct vcp_virt *v, const struct vcp_kernel *k,

@@ -880,6 +880,8 @@ static int report_plan(struct ctx *c, struct planned *p,
 			      vcp_render_map_json(p->cy.w.host, p->cy.w.vms, &p->after));
 		json_object_object_add(o, "actions", vcp_render_actions_json(
 			p->cy.w.vms, &p->cy.acts, res));
+		json_object_object_add(o, "memory", vcp_render_memory_json(
+			p->cy.w.vms, p->cy.plan));
 		if (res)
 			json_object_object_add(o, "vms", vcp_render_vms_json(
 				after_w->host, after_w->vms, after_w->n_vms,
@@ -898,6 +900,7 @@ static int report_plan(struct ctx *c, struct planned *p,
 			   c->wide);
 	printf(res ? "actions:\n" : "actions (dry run, nothing changed):\n");
 	vcp_render_actions_fit(stdout, p->cy.w.vms, &p->cy.acts, res, c->wide);
+	vcp_render_memory_text(stdout, p->cy.w.vms, p->cy.plan);
 	if (res) {
 		printf("after (as libvirt now reports it):\n");
 		vcp_render_map_fit(stdout, after_w->host, after_w->vms, after_map,
@@ -1483,6 +1486,8 @@ static void explain_text(const struct ctx *c, struct json_object *o)
 		     str_of(o, "level_reason"));
 	if (json_object_object_get(o, "degraded"))
 		put_wrapped(c, "  degraded: ", str_of(o, "degraded"));
+	put_wrappedf(c, "  memory:   ", "%s: %s", str_of(o, "memory"),
+		     str_of(o, "memory_reason"));
 	printf("  would move it:\n");
 	for (size_t i = 0; i < json_object_array_length(mv); i++)
 		put_wrapped(c, "    - ", json_object_get_string(

@@ -5,6 +5,8 @@
  * unchanged plan twice does nothing the second time. A VM whose pins
  * change and whose original pins are not yet recorded gets a SAVE action
  * before anything else: nothing is changed that cannot be restored.
+ * Memory follows the vCPUs (after them) where libvirt can move it live
+ * (vcp_mem_follow()); the record then holds its original nodeset too.
  */
 #include "diff.h"
 
@@ -46,13 +48,53 @@ static bool pins_differ(const struct vcp_vm *vm, const struct vcp_vm_plan *p)
 	return false;
 }
 
+enum vcp_mem_follow vcp_mem_follow(const struct vcp_vm *vm,
+				   const struct vcp_vm_plan *p,
+				   const char **ret_why)
+{
+	const char *why = NULL;
+
+	if (p->mem_node < 0 || !vm->managed ||
+	    p->placement == VCP_PLACE_UNMANAGED)
+		return VCP_MEMF_STAYS;
+	if (vm->mem_mode == VCP_MEM_NONE)
+		why = "its domain has no <numatune><memory>: libvirt changes a running VM's nodeset only in strict or restrictive mode and adds no mode while it runs";
+	else if (vm->mem_mode == VCP_MEM_PREFERRED)
+		why = "its numatune mode is preferred: libvirt changes a running VM's nodeset only in strict or restrictive mode, and never the mode";
+	else if (vm->mem_mode == VCP_MEM_INTERLEAVE)
+		why = "its numatune mode is interleave: libvirt changes a running VM's nodeset only in strict or restrictive mode, and never the mode";
+	else if (vm->mem_auto)
+		why = "its numatune placement is auto: numad chooses its nodes";
+	else if (vm->has_saved && !vm->has_saved_mem)
+		why = "its restore record predates memory moves and lacks the original nodeset ('vcpack restore', then apply again, records it)";
+	if (why) {
+		*ret_why = why;
+		return VCP_MEMF_CANNOT;
+	}
+	if (vcp_cpuset_count(&vm->mem_nodes) == 1 &&
+	    vcp_cpuset_test(&vm->mem_nodes, (unsigned int)p->mem_node))
+		return VCP_MEMF_THERE;
+	return VCP_MEMF_MOVES;
+}
+
+static int diff_memory(struct buf *b, size_t idx, const struct vcp_vm *vm,
+		       const struct vcp_vm_plan *p)
+{
+	struct vcp_action *a = push(b, VCP_ACT_SET_MEMORY, idx);
+
+	if (!a)
+		return -ENOMEM;
+	a->from = vm->mem_nodes;
+	vcp_cpuset_zero(&a->to);
+	vcp_cpuset_set(&a->to, (unsigned int)p->mem_node);
+	return 0;
+}
+
 static int diff_pins(struct buf *b, size_t idx, const struct vcp_vm *vm,
 		     const struct vcp_vm_plan *p)
 {
 	struct vcp_action *a;
 
-	if (!vm->has_saved && !push(b, VCP_ACT_SAVE, idx))
-		return -ENOMEM;
 	if (!vcp_cpuset_equal(&vm->emulator_pins, &p->emulator_pins) &&
 	    !vcp_cpuset_empty(&p->emulator_pins)) {
 		a = push(b, VCP_ACT_PIN_EMULATOR, idx);
@@ -78,16 +120,23 @@ static int diff_pins(struct buf *b, size_t idx, const struct vcp_vm *vm,
 static int diff_vm(struct buf *b, size_t idx, const struct vcp_vm *vm,
 		   const struct vcp_vm_plan *p, enum vcp_mode mode)
 {
+	const char *why;
+	bool pins, mem;
 	struct vcp_action *a;
-	int r;
+	int r = 0;
 
 	if (p->placement == VCP_PLACE_UNMANAGED || !vm->managed)
 		return 0;
-	if (pins_differ(vm, p)) {
+	pins = pins_differ(vm, p);
+	mem = vcp_mem_follow(vm, p, &why) == VCP_MEMF_MOVES;
+	if ((pins || mem) && !vm->has_saved && !push(b, VCP_ACT_SAVE, idx))
+		return -ENOMEM;
+	if (pins)
 		r = diff_pins(b, idx, vm, p);
-		if (r < 0)
-			return r;
-	}
+	if (r == 0 && mem)
+		r = diff_memory(b, idx, vm, p);
+	if (r < 0)
+		return r;
 	if (vcp_mode_plan(mode) != VCP_MODE_KERNEL || vm->pid <= 0)
 		return 0;
 	if (vm->has_cur_class && vm->cur_class == p->class)
@@ -163,6 +212,8 @@ const char *vcp_act_kind_name(enum vcp_act_kind k)
 		return "set-class";
 	case VCP_ACT_SET_LEVEL:
 		return "set-level";
+	case VCP_ACT_SET_MEMORY:
+		return "set-memory";
 	}
 	return "?";
 }

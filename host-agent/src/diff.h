@@ -2,7 +2,8 @@
 /*
  * diff.h - what carrying out a plan would change, as a list of actions.
  * Pure: the same inputs give the same list, in a fixed order (per VM in
- * input order: save, emulator, vCPUs by id, class; the host level last).
+ * input order: save, emulator, vCPUs by id, memory, class; the host
+ * level last).
  */
 #ifndef VCP_DIFF_H
 #define VCP_DIFF_H
@@ -17,14 +18,15 @@ enum vcp_act_kind {
 	VCP_ACT_PIN_VCPU,
 	VCP_ACT_SET_CLASS,	/* cpu.consolidate of the VM's cgroup */
 	VCP_ACT_SET_LEVEL,	/* sched_mc_power_savings */
+	VCP_ACT_SET_MEMORY,	/* the nodeset of its <numatune><memory> */
 };
 
 struct vcp_action {
 	enum vcp_act_kind kind;
 	size_t vm;		/* index into the VMs (not for SET_LEVEL) */
 	unsigned int vcpu;	/* PIN_VCPU only */
-	struct vcp_cpuset from;	/* PIN_*: current pins */
-	struct vcp_cpuset to;	/* PIN_*: planned pins */
+	struct vcp_cpuset from;	/* PIN_*: current pins; SET_MEMORY: nodes */
+	struct vcp_cpuset to;	/* PIN_*: planned pins; SET_MEMORY: nodes */
 	bool has_from_class;
 	enum vcp_class from_class;
 	enum vcp_class to_class;
@@ -36,6 +38,26 @@ struct vcp_actions {
 	struct vcp_action *a;
 	size_t n;
 };
+
+enum vcp_mem_follow {
+	VCP_MEMF_STAYS = 0,	/* the plan leaves its memory (mem_node -1) */
+	VCP_MEMF_THERE,		/* already on the planned node */
+	VCP_MEMF_MOVES,		/* a SET_MEMORY action moves it there */
+	VCP_MEMF_CANNOT,	/* planned elsewhere, but it cannot follow */
+};
+
+/*
+ * Can @vm's memory follow its plan @p to node p->mem_node? libvirt
+ * changes a running VM's nodeset only where its <numatune><memory> mode
+ * is strict or restrictive (cpuset.mems of its cgroup carries those; the
+ * other modes are the guest's mbind policy, fixed at start), never its
+ * mode, never for placement='auto' (numad's choice), and vcpack moves it
+ * only when the original nodeset is (or will be) in its restore record.
+ * VCP_MEMF_CANNOT sets *ret_why to a static sentence saying which. Pure.
+ */
+enum vcp_mem_follow vcp_mem_follow(const struct vcp_vm *vm,
+				   const struct vcp_vm_plan *p,
+				   const char **ret_why);
 
 /*
  * @cur_level: the host's sched_mc_power_savings now, or -1 where the

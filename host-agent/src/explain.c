@@ -4,7 +4,8 @@
  * it gives (tag class, priority through the policy's map, or the
  * default), its demand and delay, where the plan puts it and why (the
  * placement, the package, the planner's level and its reason), and what
- * would move it. Pure: reads the world and the plan, builds JSON.
+ * would move it, and where its memory goes (or why it cannot follow).
+ * Pure: reads the world and the plan, builds JSON.
  */
 #include "explain.h"
 
@@ -13,6 +14,7 @@
 
 #include "cpuset.h"
 #include "demand.h"
+#include "diff.h"
 #include "policy.h"
 
 static struct json_object *str(const char *s)
@@ -162,6 +164,47 @@ static void place_part(struct json_object *o, const struct vcp_host *h,
 	json_object_object_add(o, "would_move", mv);
 }
 
+/* Where its memory goes: "memory" is stays, there, moves or cannot. */
+static void memory_part(struct json_object *o, const struct vcp_host *h,
+			const struct vcp_vm *vm, const struct vcp_vm_plan *vp)
+{
+	static const char *const names[] = {
+		[VCP_MEMF_STAYS] = "stays", [VCP_MEMF_THERE] = "there",
+		[VCP_MEMF_MOVES] = "moves", [VCP_MEMF_CANNOT] = "cannot",
+	};
+	const char *why = NULL;
+	enum vcp_mem_follow f = vcp_mem_follow(vm, vp, &why);
+	char buf[256], nodes[128];
+
+	if (vcp_cpuset_format(&vm->mem_nodes, nodes, sizeof(nodes)) < 0)
+		nodes[0] = '\0';
+	switch (f) {
+	case VCP_MEMF_STAYS:
+		why = h->n_nodes > 1 ? "the plan places it on no single package, so its memory stays where it is" :
+		      "this host has one NUMA node: memory has nowhere to go";
+		break;
+	case VCP_MEMF_THERE:
+		why = "already on its package's node";
+		break;
+	case VCP_MEMF_MOVES:
+		snprintf(buf, sizeof(buf), "follows its vCPUs to node %d (its package's), live through libvirt's numatune (%s mode); restore puts nodes %s back",
+			 vp->mem_node, vcp_mem_mode_name(vm->mem_mode),
+			 nodes[0] ? nodes : "?");
+		why = buf;
+		break;
+	case VCP_MEMF_CANNOT:
+		break;
+	}
+	json_object_object_add(o, "memory", str(names[f]));
+	json_object_object_add(o, "memory_node", vp->mem_node >= 0 ?
+			       json_object_new_int(vp->mem_node) : NULL);
+	json_object_object_add(o, "memory_mode",
+			       str(vcp_mem_mode_name(vm->mem_mode)));
+	json_object_object_add(o, "memory_nodes_now", nodes[0] ?
+			       str(nodes) : NULL);
+	json_object_object_add(o, "memory_reason", str(why));
+}
+
 struct json_object *vcp_explain_json(const struct vcp_world *w,
 				     const struct vcp_plan *plan,
 				     const struct vcp_policy *policy, size_t i)
@@ -179,5 +222,6 @@ struct json_object *vcp_explain_json(const struct vcp_world *w,
 	json_object_object_add(o, "pins_now", cpus_json(vm->vcpu_pins,
 							vm->n_vcpus));
 	place_part(o, w->host, plan, vm, vp);
+	memory_part(o, w->host, vm, vp);
 	return o;
 }

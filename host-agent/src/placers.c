@@ -56,6 +56,75 @@ int vcp_domxml_placement(const char *xml, bool *ret_auto,
 	return 0;
 }
 
+static int mem_mode_of(const char *s, enum vcp_mem_mode *ret)
+{
+	static const char *const names[] = { "strict", "restrictive",
+					     "preferred", "interleave" };
+
+	if (!s) {
+		*ret = VCP_MEM_STRICT;
+		return 0;
+	}
+	for (size_t i = 0; i < 4; i++)
+		if (strcmp(s, names[i]) == 0) {
+			*ret = (enum vcp_mem_mode)(VCP_MEM_STRICT + i);
+			return 0;
+		}
+	return -EINVAL;
+}
+
+/* <memory> of <numatune>: 0 or -EINVAL. */
+static int read_memory(xmlNodePtr m, enum vcp_mem_mode *mode,
+		       struct vcp_cpuset *nodes, bool *aut)
+{
+	xmlChar *md = xmlGetProp(m, (const xmlChar *)"mode");
+	xmlChar *ns = xmlGetProp(m, (const xmlChar *)"nodeset");
+	xmlChar *pl = xmlGetProp(m, (const xmlChar *)"placement");
+	int r = mem_mode_of((const char *)md, mode);
+
+	vcp_cpuset_zero(nodes);
+	if (r == 0 && ns && vcp_cpuset_parse((const char *)ns, nodes) < 0)
+		r = -EINVAL;
+	*aut = pl && strcmp((const char *)pl, "auto") == 0;
+	xmlFree(md);
+	xmlFree(ns);
+	xmlFree(pl);
+	return r;
+}
+
+int vcp_domxml_numatune(const char *xml, enum vcp_mem_mode *ret_mode,
+			struct vcp_cpuset *ret_nodes, bool *ret_auto)
+{
+	enum vcp_mem_mode mode = VCP_MEM_NONE;
+	struct vcp_cpuset nodes;
+	bool aut = false;
+	xmlNodePtr root;
+	xmlDocPtr doc;
+	int r = 0;
+
+	if (!xml)
+		return -EINVAL;
+	vcp_cpuset_zero(&nodes);
+	doc = xmlReadMemory(xml, (int)strlen(xml), "domain.xml", NULL,
+			    XML_PARSE_NONET | XML_PARSE_NOERROR |
+			    XML_PARSE_NOWARNING);
+	root = doc ? xmlDocGetRootElement(doc) : NULL;
+	if (!root || !named(root, "domain"))
+		r = -EINVAL;
+	for (xmlNodePtr n = root ? root->children : NULL; !r && n; n = n->next)
+		for (xmlNodePtr m = named(n, "numatune") ? n->children : NULL;
+		     !r && m; m = m->next)
+			if (named(m, "memory"))
+				r = read_memory(m, &mode, &nodes, &aut);
+	xmlFreeDoc(doc);
+	if (r < 0)
+		return r;
+	*ret_mode = mode;
+	*ret_nodes = nodes;
+	*ret_auto = aut;
+	return 0;
+}
+
 void vcp_placers_detect(const char *root, struct vcp_placers *ret)
 {
 	struct vcp_placers p = { .checked = root != NULL };

@@ -23,6 +23,16 @@
 int vcp_domxml_placement(const char *xml, bool *ret_auto,
 			 bool *ret_numatune);
 
+/*
+ * From a domain's XML: its <numatune><memory mode= nodeset= placement=>
+ * (mode absent: strict, libvirt's default; no <memory>: VCP_MEM_NONE and
+ * an empty nodeset). Pure (libxml2). 0, -EINVAL (not a domain XML, an
+ * unknown mode or a bad nodeset) or -ENOMEM; outputs untouched on
+ * failure.
+ */
+int vcp_domxml_numatune(const char *xml, enum vcp_mem_mode *ret_mode,
+			struct vcp_cpuset *ret_nodes, bool *ret_auto);
+
 struct vcp_placers {
 	bool checked;		/* root given: this machine is the host */
 	int numad_pid;		/* 0: not running */

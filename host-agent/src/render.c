@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "demand.h"
+#include "diff.h"
 #include "planner.h"
 #include "policy.h"
 
@@ -238,6 +239,11 @@ void vcp_render_actions_fit(FILE *f, const struct vcp_vm *vms,
 			fprintf(f, "sched_mc_power_savings %d -> %d",
 				x->from_level, x->to_level);
 			break;
+		case VCP_ACT_SET_MEMORY:
+			fprintf(f, "memory nodes %s -> %s",
+				fmt_set(&x->from, a, sizeof(a)),
+				fmt_set(&x->to, b, sizeof(b)));
+			break;
 		}
 		if (res && i < res->n)
 			fprintf(f, "  [%s]%s%s", vcp_outcome_name(res->e[i].outcome),
@@ -359,7 +365,8 @@ struct json_object *vcp_render_actions_json(const struct vcp_vm *vms,
 			json_object_object_add(o, "vcpu",
 				json_object_new_int((int)x->vcpu));
 		if (x->kind == VCP_ACT_PIN_VCPU ||
-		    x->kind == VCP_ACT_PIN_EMULATOR) {
+		    x->kind == VCP_ACT_PIN_EMULATOR ||
+		    x->kind == VCP_ACT_SET_MEMORY) {
 			json_object_object_add(o, "from",
 					       vcp_render_cpuset_json(&x->from));
 			json_object_object_add(o, "to",
@@ -377,6 +384,47 @@ struct json_object *vcp_render_actions_json(const struct vcp_vm *vms,
 			json_object_object_add(o, "message", res->e[i].msg ?
 				json_object_new_string(res->e[i].msg) : NULL);
 		}
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
+
+void vcp_render_memory_text(FILE *f, const struct vcp_vm *vms,
+			    const struct vcp_plan *plan)
+{
+	const char *why;
+
+	for (size_t i = 0; i < plan->n_vms; i++)
+		if (vcp_mem_follow(&vms[i], &plan->vms[i], &why) ==
+		    VCP_MEMF_CANNOT)
+			fprintf(f, "  memory stays: '%s' (planned node %d): %s\n",
+				vms[i].name, plan->vms[i].mem_node, why);
+}
+
+struct json_object *vcp_render_memory_json(const struct vcp_vm *vms,
+					   const struct vcp_plan *plan)
+{
+	static const char *const names[] = {
+		[VCP_MEMF_STAYS] = "stays", [VCP_MEMF_THERE] = "there",
+		[VCP_MEMF_MOVES] = "moves", [VCP_MEMF_CANNOT] = "cannot",
+	};
+	struct json_object *arr = json_object_new_array();
+
+	for (size_t i = 0; i < plan->n_vms; i++) {
+		const char *why = NULL;
+		enum vcp_mem_follow m = vcp_mem_follow(&vms[i], &plan->vms[i],
+						       &why);
+		struct json_object *o;
+
+		if (plan->vms[i].mem_node < 0)
+			continue;
+		o = json_object_new_object();
+		json_object_object_add(o, "vm", json_object_new_string(vms[i].name));
+		json_object_object_add(o, "node",
+				       json_object_new_int(plan->vms[i].mem_node));
+		json_object_object_add(o, "memory", json_object_new_string(names[m]));
+		json_object_object_add(o, "reason", m == VCP_MEMF_CANNOT ?
+				       json_object_new_string(why) : NULL);
 		json_object_array_add(arr, o);
 	}
 	return arr;

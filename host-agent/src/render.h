@@ -62,4 +62,16 @@ struct json_object *vcp_render_actions_json(const struct vcp_vm *vms,
 /* A cpulist string as a JSON string. */
 struct json_object *vcp_render_cpuset_json(const struct vcp_cpuset *s);
 
+/*
+ * Where memory cannot follow the plan (vcp_mem_follow() says CANNOT):
+ * "  memory stays: 'VM' (planned node N): REASON", one line per VM;
+ * nothing where all memory follows or stays by plan. The JSON form is
+ * an array of {"vm", "node", "memory": stays|there|moves|cannot,
+ * "reason"} for every VM with a planned node.
+ */
+void vcp_render_memory_text(FILE *f, const struct vcp_vm *vms,
+			    const struct vcp_plan *plan);
+struct json_object *vcp_render_memory_json(const struct vcp_vm *vms,
+					   const struct vcp_plan *plan);
+
 #endif

@@ -448,7 +448,8 @@ static void read_tag(virDomainPtr dom, struct vcp_vm *vm,
 	free(xml);
 }
 
-/* <vcpu placement='auto'>, <numatune>: libvirt (and numad) place it. */
+/* <vcpu placement='auto'>, <numatune>: libvirt (and numad) place it;
+ * its memory mode and nodeset as running. */
 static void read_placement(virDomainPtr dom, struct vcp_vm *vm)
 {
 	char *xml = virDomainGetXMLDesc(dom, 0);
@@ -456,7 +457,23 @@ static void read_placement(virDomainPtr dom, struct vcp_vm *vm)
 	if (xml && vcp_domxml_placement(xml, &vm->placement_auto,
 					&vm->numatune) < 0)
 		vm->placement_auto = vm->numatune = false;
+	if (xml && vcp_domxml_numatune(xml, &vm->mem_mode, &vm->mem_nodes,
+				       &vm->mem_auto) < 0)
+		vm->mem_mode = VCP_MEM_NONE;
 	free(xml);
+}
+
+/* Is there a record, and does it hold the original memory nodeset? */
+static void read_saved(virDomainPtr dom, struct vcp_vm *vm)
+{
+	char *saved = get_meta(dom, VCP_STATE_NS);
+	struct vcp_saved_pins s = { 0 };
+
+	vm->has_saved = saved != NULL;
+	if (saved && vcp_saved_pins_parse(saved, &s, NULL) == 0)
+		vm->has_saved_mem = s.has_memory;
+	vcp_saved_pins_clear(&s);
+	free(saved);
 }
 
 static int read_vm(struct vcp_virt *v, virDomainPtr dom,
@@ -465,7 +482,6 @@ static int read_vm(struct vcp_virt *v, virDomainPtr dom,
 		   char **ret_err)
 {
 	virDomainInfo info;
-	char *saved;
 	int r;
 
 	vm->name = strdup(virDomainGetName(dom));
@@ -486,9 +502,7 @@ static int read_vm(struct vcp_virt *v, virDomainPtr dom,
 	if (r < 0)
 		return r;
 	read_tag(dom, vm, issues, n_issues);
-	saved = get_meta(dom, VCP_STATE_NS);
-	vm->has_saved = saved != NULL;
-	free(saved);
+	read_saved(dom, vm);
 	read_host_rec(dom, vm);
 	read_placement(dom, vm);
 	vm->pid = qemu_pid(v, vm->name);
@@ -713,6 +727,40 @@ int vcp_virt_pin_emulator(struct vcp_virt *v, const char *name,
 			  char **ret_err)
 {
 	return pin(v, name, -1, set, max_cpus, ret_err);
+}
+
+int vcp_virt_set_mem_nodes(struct vcp_virt *v, const char *name,
+			   const struct vcp_cpuset *nodes, char **ret_err)
+{
+	virTypedParameterPtr params = NULL;
+	int n = 0, max = 0, r = 0;
+	char buf[1024];
+	virDomainPtr d;
+
+	if (vcp_cpuset_empty(nodes) ||
+	    vcp_cpuset_format(nodes, buf, sizeof(buf)) < 0)
+		return set_err(ret_err, -EINVAL, "No memory nodes to give '%s'",
+			       name);
+	d = lookup(v, name, ret_err, &r);
+	if (!d)
+		return r;
+	if (virTypedParamsAddString(&params, &n, &max, VIR_DOMAIN_NUMA_NODESET,
+				    buf) < 0) {
+		r = -ENOMEM;
+	} else if (virDomainSetNumaParameters(d, params, n,
+					      VIR_DOMAIN_AFFECT_LIVE) < 0) {
+		r = fail(ret_err, "Failed to move the memory of '%s' to node %s",
+			 name, buf);
+		/* "requires strict or restrictive numa mode", "cgroup cpuset
+		 * controller is required": refused, though it still runs */
+		if (r == -ENOENT && virDomainIsActive(d) == 1)
+			r = -ENOTSUP;
+		if (r == -EIO || r == -EINVAL)
+			r = -ENOTSUP;
+	}
+	virTypedParamsFree(params, n);
+	virDomainFree(d);
+	return r;
 }
 
 /* @persistent_too: the owner's tag, live and persistent where the VM is

@@ -89,6 +89,16 @@ int vcp_virt_pin_emulator(struct vcp_virt *v, const char *name,
 			  const struct vcp_cpuset *set, unsigned int max_cpus,
 			  char **ret_err);
 
+/*
+ * Move a running VM's memory to @nodes (node ids): the nodeset of its
+ * <numatune><memory>, live (virDomainSetNumaParameters). libvirt's QEMU
+ * driver does this only for strict and restrictive mode and only with
+ * the cgroup cpuset controller (not in a session daemon); a refusal of a
+ * VM that still runs is -ENOTSUP with libvirt's reason.
+ */
+int vcp_virt_set_mem_nodes(struct vcp_virt *v, const char *name,
+			   const struct vcp_cpuset *nodes, char **ret_err);
+
 /* The VM's record of its original pins: -ENOENT (no message) if none. */
 int vcp_virt_get_saved(struct vcp_virt *v, const char *name,
 		       struct vcp_saved_pins *ret, char **ret_err);

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* test_apply.c - apply.c without QEMU: pins, records and rollback through
- * libvirt's own test driver (test:///default, in this process: its
- * running domain "test" takes vcpupin and emulatorpin), class and level
- * writes through the kernel module on a fixture root (a copy of
- * tests/data/kroot/v1, where pid 4242 is the guest of group
- * /machine/qemu-1-web.libvirt-qemu). The VM's process is the seam: the
- * observed VM carries the pid, the kernel root maps it to its cgroup. */
+/* test_apply.c - apply.c without QEMU: pins, memory nodesets, records
+ * and rollback through libvirt's own test driver (test:///default, in
+ * this process: its running domain "test" takes vcpupin, emulatorpin and
+ * a live numatune nodeset), class and level writes through the kernel
+ * module on a fixture root (a copy of tests/data/kroot/v1, where pid
+ * 4242 is the guest of group /machine/qemu-1-web.libvirt-qemu). The VM's
+ * process is the seam: the observed VM carries the pid, the kernel root
+ * maps it to its cgroup. */
 #include <errno.h>
 #include <limits.h>
 #include <setjmp.h>
@@ -337,8 +338,161 @@ static void test_class_level(void **state)
 	vcp_kernel_free(k);
 }
 
+static struct vcp_action mem(size_t vm, const char *from, const char *to)
+{
+	struct vcp_action a = { .kind = VCP_ACT_SET_MEMORY, .vm = vm,
+				.from_level = -1 };
+
+	if (*from)
+		assert_int_equal(vcp_cpuset_parse(from, &a.from), 0);
+	if (*to)
+		assert_int_equal(vcp_cpuset_parse(to, &a.to), 0);
+	return a;
+}
+
+/* "test" in strict mode on node 0, no record, observed afresh. */
+static void strict_on_node0(struct fx *f)
+{
+	struct vcp_cpuset n0;
+	char *err = NULL;
+
+	vcp_virt_clear_saved(f->v, "test", &err);
+	free(err);
+	err = NULL;
+	assert_int_equal(vcp_cpuset_parse("0", &n0), 0);
+	assert_int_equal(vcp_virt_set_mem_nodes(f->v, "test", &n0, &err), 0);
+	assert_null(err);
+	observe_again(f);
+	assert_int_equal(f->w.vms[f->test].mem_mode, VCP_MEM_STRICT);
+	assert_true(vcp_cpuset_equal(&f->w.vms[f->test].mem_nodes, &n0));
+	assert_false(f->w.vms[f->test].has_saved_mem);
+}
+
+/* Memory follows through virDomainSetNumaParameters; the record keeps
+ * the original nodeset and restore puts it back. */
+static void test_memory_apply_restore(void **state)
+{
+	struct fx *f = *state;
+	const struct vcp_vm *vm;
+	struct vcp_apply_result res = { 0 };
+	struct vcp_restore_result rr = { 0 };
+	struct vcp_action a[3];
+	struct vcp_actions acts = { a, 3 };
+	struct vcp_saved_pins s = { 0 };
+	char *err = NULL, now[64];
+
+	strict_on_node0(f);
+	vm = &f->w.vms[f->test];
+	a[0] = (struct vcp_action){ .kind = VCP_ACT_SAVE, .vm = f->test };
+	a[1] = pin(VCP_ACT_PIN_VCPU, f->test, 1, &vm->vcpu_pins[1], "1");
+	a[2] = mem(f->test, "0", "1");
+	assert_int_equal(vcp_apply_actions(f->v, NULL, f->w.host, f->w.vms,
+					   &acts, &res),
+			 0);
+	assert_int_equal(res.n_done, 3);
+	assert_int_equal(res.n_failed, 0);
+	vcp_apply_result_clear(&res);
+	assert_int_equal(vcp_virt_get_saved(f->v, "test", &s, &err), 0);
+	assert_true(s.has_memory);
+	fmt(&s.mem_nodes, now);
+	assert_string_equal(now, "0");
+	vcp_saved_pins_clear(&s);
+	observe_again(f);
+	vm = &f->w.vms[f->test];
+	fmt(&vm->mem_nodes, now);
+	assert_string_equal(now, "1");
+	assert_true(vm->has_saved_mem);
+
+	assert_int_equal(vcp_apply_restore(f->v, NULL, f->w.host, f->w.vms,
+					   f->w.n_vms, NULL, &rr),
+			 0);
+	assert_int_equal(rr.n_failed, 0);
+	vcp_restore_result_clear(&rr);
+	observe_again(f);
+	vm = &f->w.vms[f->test];
+	fmt(&vm->mem_nodes, now);
+	assert_string_equal(now, "0");
+	assert_false(vm->has_saved);
+}
+
+/* A memory move that fails stops nothing else of its VM: the pins after
+ * it are done, those before it stay; a later pin failure rolls a done
+ * memory move back with the pins. */
+static void test_memory_failure_and_rollback(void **state)
+{
+	struct fx *f = *state;
+	const struct vcp_vm *vm;
+	struct vcp_apply_result res = { 0 };
+	struct vcp_action a[3];
+	struct vcp_actions acts = { a, 3 };
+	char now[64];
+
+	strict_on_node0(f);
+	vm = &f->w.vms[f->test];
+	a[0] = pin(VCP_ACT_PIN_VCPU, f->test, 0, &vm->vcpu_pins[0], "0");
+	a[1] = mem(f->test, "0", "");	/* no node: libvirt is not asked */
+	a[2] = pin(VCP_ACT_PIN_VCPU, f->test, 1, &vm->vcpu_pins[1], "1");
+	assert_int_equal(vcp_apply_actions(f->v, NULL, f->w.host, f->w.vms,
+					   &acts, &res),
+			 0);
+	assert_int_equal(res.e[0].outcome, VCP_DONE);
+	assert_int_equal(res.e[1].outcome, VCP_FAILED);
+	assert_non_null(strstr(res.e[1].msg, "'test'"));
+	assert_int_equal(res.e[2].outcome, VCP_DONE);
+	assert_int_equal(res.n_done, 2);
+	assert_int_equal(res.n_failed, 1);
+	vcp_apply_result_clear(&res);
+
+	observe_again(f);
+	vm = &f->w.vms[f->test];
+	a[0] = mem(f->test, "0", "1");
+	/* "test" has 2 vCPUs: libvirt refuses vCPU 9 */
+	a[1] = pin(VCP_ACT_PIN_VCPU, f->test, 9, &vm->vcpu_pins[0], "0");
+	acts.n = 2;
+	assert_int_equal(vcp_apply_actions(f->v, NULL, f->w.host, f->w.vms,
+					   &acts, &res),
+			 0);
+	assert_int_equal(res.e[0].outcome, VCP_ROLLED_BACK);
+	assert_int_equal(res.e[1].outcome, VCP_FAILED);
+	vcp_apply_result_clear(&res);
+	observe_again(f);
+	fmt(&f->w.vms[f->test].mem_nodes, now);
+	assert_string_equal(now, "0");
+}
+
+/* A driver that will not move memory (here: a read-only connection, as
+ * a session libvirtd without cgroups refuses): REFUSED with libvirt's
+ * reason, not a failure, memory left as it was. */
+static void test_memory_refused(void **state)
+{
+	struct fx *f = *state;
+	struct vcp_virt *ro = NULL;
+	struct vcp_apply_result res = { 0 };
+	struct vcp_action a[1];
+	struct vcp_actions acts = { a, 1 };
+	char *err = NULL, now[64];
+
+	strict_on_node0(f);
+	assert_int_equal(vcp_virt_open("test:///default", true, &ro, &err), 0);
+	a[0] = mem(f->test, "0", "1");
+	assert_int_equal(vcp_apply_actions(ro, NULL, f->w.host, f->w.vms,
+					   &acts, &res),
+			 0);
+	assert_int_equal(res.e[0].outcome, VCP_REFUSED);
+	assert_non_null(strstr(res.e[0].msg,
+			       "Failed to move the memory of 'test' to node 1"));
+	assert_int_equal(res.n_failed, 0);
+	assert_int_equal(res.n_done, 0);
+	vcp_apply_result_clear(&res);
+	vcp_virt_close(ro);
+	observe_again(f);
+	fmt(&f->w.vms[f->test].mem_nodes, now);
+	assert_string_equal(now, "0");
+}
+
 static void test_outcome_names(void **state)
 {
+	assert_string_equal(vcp_outcome_name(VCP_REFUSED), "refused");
 	assert_string_equal(vcp_outcome_name(VCP_DONE), "done");
 	assert_string_equal(vcp_outcome_name(VCP_FAILED), "failed");
 	assert_string_equal(vcp_outcome_name(VCP_RETRY), "retry");
@@ -356,6 +510,12 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_gone, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_class_level, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_memory_apply_restore,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_memory_failure_and_rollback,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_memory_refused, setup,
 						teardown),
 		cmocka_unit_test(test_outcome_names),
 	};

@@ -171,6 +171,95 @@ static void test_diff_kernel_classes(void **state)
 	vcp_host_free(h);
 }
 
+/* Memory follows the vCPUs, after them, where the mode allows; the
+ * record is made first even when only memory moves. */
+static void test_diff_memory(void **state)
+{
+	struct vcp_host *h = host2x4();
+	struct vcp_vm *vms = calloc(2, sizeof(*vms));
+	static const char *const planned[] = { "4-7", "4-7" };
+	struct vcp_plan *p;
+	struct vcp_actions a = { 0 };
+	const char *why = NULL;
+
+	make_vm(&vms[0], "moves", 1, "0-7");
+	make_vm(&vms[1], "fixed", 1, "4-7");
+	vms[0].mem_mode = VCP_MEM_STRICT;
+	vms[0].mem_nodes = S("0");
+	vms[1].mem_mode = VCP_MEM_PREFERRED;
+	vms[1].mem_nodes = S("0");
+	p = make_plan(vms, 2, planned);
+	p->vms[0].mem_node = 1;
+	p->vms[1].mem_node = 1;
+	assert_int_equal(vcp_diff_compute(h, vms, 2, p, -1, &a), 0);
+	assert_int_equal(a.n, 4);
+	assert_int_equal(a.a[0].kind, VCP_ACT_SAVE);
+	assert_int_equal(a.a[1].kind, VCP_ACT_PIN_EMULATOR);
+	assert_int_equal(a.a[2].kind, VCP_ACT_PIN_VCPU);
+	assert_int_equal(a.a[3].kind, VCP_ACT_SET_MEMORY);
+	assert_int_equal(a.a[3].vm, 0);
+	assert_true(vcp_cpuset_equal(&a.a[3].from, &vms[0].mem_nodes));
+	assert_int_equal(vcp_cpuset_count(&a.a[3].to), 1);
+	assert_true(vcp_cpuset_test(&a.a[3].to, 1));
+	assert_string_equal(vcp_act_kind_name(a.a[3].kind), "set-memory");
+	assert_int_equal(vcp_mem_follow(&vms[1], &p->vms[1], &why),
+			 VCP_MEMF_CANNOT);
+	assert_string_equal(why, "its numatune mode is preferred: libvirt changes a running VM's nodeset only in strict or restrictive mode, and never the mode");
+	vcp_actions_clear(&a);
+
+	/* pins as planned, memory not yet: a save, then memory alone */
+	vms[0].vcpu_pins[0] = S("4-7");
+	vms[0].emulator_pins = S("4-7");
+	vms[0].mem_mode = VCP_MEM_RESTRICTIVE;
+	assert_int_equal(vcp_diff_compute(h, vms, 2, p, -1, &a), 0);
+	assert_int_equal(a.n, 2);
+	assert_int_equal(a.a[0].kind, VCP_ACT_SAVE);
+	assert_int_equal(a.a[1].kind, VCP_ACT_SET_MEMORY);
+	vcp_actions_clear(&a);
+
+	/* a record without the nodeset: memory cannot follow */
+	vms[0].has_saved = true;
+	assert_int_equal(vcp_diff_compute(h, vms, 2, p, -1, &a), 0);
+	assert_int_equal(a.n, 0);
+	assert_int_equal(vcp_mem_follow(&vms[0], &p->vms[0], &why),
+			 VCP_MEMF_CANNOT);
+	assert_non_null(strstr(why, "lacks the original nodeset"));
+	vms[0].has_saved_mem = true;
+	assert_int_equal(vcp_diff_compute(h, vms, 2, p, -1, &a), 0);
+	assert_int_equal(a.n, 1);
+	assert_int_equal(a.a[0].kind, VCP_ACT_SET_MEMORY);
+	vcp_actions_clear(&a);
+
+	/* there already: nothing; no numatune, auto placement: cannot */
+	vms[0].mem_nodes = S("1");
+	assert_int_equal(vcp_mem_follow(&vms[0], &p->vms[0], &why),
+			 VCP_MEMF_THERE);
+	assert_int_equal(vcp_diff_compute(h, vms, 2, p, -1, &a), 0);
+	assert_int_equal(a.n, 0);
+	vms[0].mem_mode = VCP_MEM_NONE;
+	assert_int_equal(vcp_mem_follow(&vms[0], &p->vms[0], &why),
+			 VCP_MEMF_CANNOT);
+	assert_non_null(strstr(why, "no <numatune><memory>"));
+	vms[0].mem_mode = VCP_MEM_STRICT;
+	vms[0].mem_auto = true;
+	vms[0].mem_nodes = S("0");
+	assert_int_equal(vcp_mem_follow(&vms[0], &p->vms[0], &why),
+			 VCP_MEMF_CANNOT);
+	assert_string_equal(why, "its numatune placement is auto: numad chooses its nodes");
+	/* no planned node, or unmanaged: memory stays by plan */
+	vms[0].mem_auto = false;
+	p->vms[0].mem_node = -1;
+	assert_int_equal(vcp_mem_follow(&vms[0], &p->vms[0], &why),
+			 VCP_MEMF_STAYS);
+	p->vms[0].mem_node = 1;
+	vms[0].managed = false;
+	assert_int_equal(vcp_mem_follow(&vms[0], &p->vms[0], &why),
+			 VCP_MEMF_STAYS);
+	vcp_plan_free(p);
+	vcp_vms_free(vms, 2);
+	vcp_host_free(h);
+}
+
 static void test_map_now_and_planned(void **state)
 {
 	struct vcp_host *h = host2x4();
@@ -209,6 +298,7 @@ int main(void)
 		cmocka_unit_test(test_diff_orders_and_saves),
 		cmocka_unit_test(test_diff_unchanged_is_empty),
 		cmocka_unit_test(test_diff_kernel_classes),
+		cmocka_unit_test(test_diff_memory),
 		cmocka_unit_test(test_map_now_and_planned),
 	};
 

@@ -37,9 +37,9 @@ struct fx {
 	struct vcp_plan *plan;
 };
 
-static void load(struct fx *f, int level)
+static void load_json(struct fx *f, const char *json, int level)
 {
-	struct json_object *o = json_tokener_parse(world_json);
+	struct json_object *o = json_tokener_parse(json);
 	char *err = NULL;
 
 	assert_non_null(o);
@@ -63,6 +63,11 @@ static void load(struct fx *f, int level)
 	assert_int_equal(vcp_plan_compute(f->w.host, f->w.vms, f->w.n_vms,
 					  &f->pol, &f->plan),
 			 0);
+}
+
+static void load(struct fx *f, int level)
+{
+	load_json(f, world_json, level);
 }
 
 static void unload(struct fx *f)
@@ -147,6 +152,50 @@ static void test_gathered_by_priority(void **state)
 	unload(&f);
 }
 
+/* Where memory goes: nowhere on one node; with two nodes it follows a
+ * gathered VM in strict mode, and says why not in preferred mode. */
+static void test_memory(void **state)
+{
+	static const char *const two_nodes =
+		"{\"host\": {\"packages\": 2, \"cores\": 4, \"nodes\": 2},"
+		" \"vms\": [{\"name\": \"a\", \"vcpus\": 1, \"class\": \"pack\"},"
+		"  {\"name\": \"b\", \"vcpus\": 1, \"class\": \"pack\"}]}";
+	struct fx f;
+	struct json_object *o;
+	int node;
+
+	load(&f, 2);
+	o = explain(&f, "batch");
+	assert_string_equal(s_of(o, "memory"), "stays");
+	assert_string_equal(s_of(o, "memory_reason"),
+			    "this host has one NUMA node: memory has nowhere to go");
+	assert_null(json_object_object_get(o, "memory_node"));
+	json_object_put(o);
+	unload(&f);
+
+	load_json(&f, two_nodes, 2);
+	node = f.plan->vms[0].mem_node;
+	assert_true(node >= 0);
+	f.w.vms[0].mem_mode = VCP_MEM_STRICT;
+	assert_int_equal(vcp_cpuset_parse(node ? "0" : "1",
+					  &f.w.vms[0].mem_nodes), 0);
+	f.w.vms[1].mem_mode = VCP_MEM_PREFERRED;
+	o = explain(&f, "a");
+	assert_string_equal(s_of(o, "memory"), "moves");
+	assert_int_equal(json_object_get_int(
+				 json_object_object_get(o, "memory_node")), node);
+	assert_string_equal(s_of(o, "memory_mode"), "strict");
+	assert_string_equal(s_of(o, "memory_nodes_now"), node ? "0" : "1");
+	assert_non_null(strstr(s_of(o, "memory_reason"), "follows its vCPUs"));
+	json_object_put(o);
+	o = explain(&f, "b");
+	assert_string_equal(s_of(o, "memory"), "cannot");
+	assert_non_null(strstr(s_of(o, "memory_reason"),
+			       "its numatune mode is preferred"));
+	json_object_put(o);
+	unload(&f);
+}
+
 static void test_free_and_unmanaged(void **state)
 {
 	struct fx f;
@@ -186,6 +235,7 @@ int main(void)
 		cmocka_unit_test(test_spread),
 		cmocka_unit_test(test_gathered_by_priority),
 		cmocka_unit_test(test_free_and_unmanaged),
+		cmocka_unit_test(test_memory),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
