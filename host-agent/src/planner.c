@@ -71,6 +71,13 @@
  * VMs, not counted in n_active (plan->n_reserved_pkgs counts it). A
  * reserved CPU past the host's CPUs, or reserving every online CPU, is
  * -EINVAL (vcp_plan_check_reserved() says which).
+ * Memory (vp->mem_node): on a host with several NUMA nodes, a VM placed
+ * inside one package (gathered whole, or spread on exclusive cores of
+ * one package) gets that package's node; -1 (leave it) on a one-node
+ * host, for a VM spanning packages, a free or unmanaged VM, and so for
+ * every gathered VM in kernel mode. Whether its memory can follow is
+ * not the planner's business: vcp_mem_follow() (diff.h) decides that
+ * from the VM's numatune mode.
  * Kernel mode: the same plan, but only spread VMs are pinned; every other
  * managed VM is FREE (the kernel packs by class and level); active
  * packages are what the kernel is expected to keep awake.

@@ -36,6 +36,10 @@ static void pins(const char *s)
 		FUZZ_CHECK(vcp_cpuset_equal(&p.vcpu[i], &back.vcpu[i]));
 	FUZZ_CHECK(!p.has_emulator ||
 		   vcp_cpuset_equal(&p.emulator, &back.emulator));
+	FUZZ_CHECK(back.has_memory == p.has_memory);
+	FUZZ_CHECK(!p.has_memory ||
+		   (!vcp_cpuset_empty(&p.mem_nodes) &&
+		    vcp_cpuset_equal(&p.mem_nodes, &back.mem_nodes)));
 	free(text);
 	vcp_saved_pins_clear(&p);
 	vcp_saved_pins_clear(&back);
