@@ -166,7 +166,8 @@ static void place_part(struct json_object *o, const struct vcp_host *h,
 
 /* Where its memory goes: "memory" is stays, there, moves or cannot. */
 static void memory_part(struct json_object *o, const struct vcp_host *h,
-			const struct vcp_vm *vm, const struct vcp_vm_plan *vp)
+			const struct vcp_vm *vm, const struct vcp_vm_plan *vp,
+			const struct vcp_policy *pol)
 {
 	static const char *const names[] = {
 		[VCP_MEMF_STAYS] = "stays", [VCP_MEMF_THERE] = "there",
@@ -180,8 +181,9 @@ static void memory_part(struct json_object *o, const struct vcp_host *h,
 		nodes[0] = '\0';
 	switch (f) {
 	case VCP_MEMF_STAYS:
-		why = h->n_nodes > 1 ? "the plan places it on no single package, so its memory stays where it is" :
-		      "this host has one NUMA node: memory has nowhere to go";
+		why = h->n_nodes < 2 ? "this host has one NUMA node: memory has nowhere to go" :
+		      !pol->memory_follows ? "the policy's memory_follows is false: no VM's memory is moved" :
+		      "the plan places it on no single package, so its memory stays where it is";
 		break;
 	case VCP_MEMF_THERE:
 		why = "already on its package's node";
@@ -222,6 +224,6 @@ struct json_object *vcp_explain_json(const struct vcp_world *w,
 	json_object_object_add(o, "pins_now", cpus_json(vm->vcpu_pins,
 							vm->n_vcpus));
 	place_part(o, w->host, plan, vm, vp);
-	memory_part(o, w->host, vm, vp);
+	memory_part(o, w->host, vm, vp, policy);
 	return o;
 }

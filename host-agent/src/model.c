@@ -256,6 +256,7 @@ void vcp_policy_defaults(struct vcp_policy *p)
 	p->sample_interval_s = 10;
 	p->shrink_after_s = 300;
 	p->strict_tags = true;
+	p->memory_follows = true;
 }
 
 void vcp_policy_clear(struct vcp_policy *p)

@@ -228,6 +228,10 @@ struct vcp_policy {
 	/* `auto` packs only after `vcpack trial` recorded "saves" (its
 	 * state file); level 0 until then. Off by default. */
 	bool require_trial;
+	/* Memory follows a VM packed onto another node's package (its
+	 * numatune nodeset, where libvirt can change it live). On by
+	 * default; off: every plan's mem_node is -1. */
+	bool memory_follows;
 };
 
 void vcp_policy_defaults(struct vcp_policy *p);

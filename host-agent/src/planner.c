@@ -75,7 +75,8 @@
  * inside one package (gathered whole, or spread on exclusive cores of
  * one package) gets that package's node; -1 (leave it) on a one-node
  * host, for a VM spanning packages, a free or unmanaged VM, and so for
- * every gathered VM in kernel mode. Whether its memory can follow is
+ * every gathered VM in kernel mode; -1 for all with the policy's
+ * memory_follows false. Whether its memory can follow is
  * not the planner's business: vcp_mem_follow() (diff.h) decides that
  * from the VM's numatune mode.
  * Kernel mode: the same plan, but only spread VMs are pinned; every other
@@ -1054,7 +1055,7 @@ static void out_vm(const struct ctx *c, const struct item *it,
 			vp->degraded = "no exclusive cores left";
 		return;
 	}
-	if (vp->package >= 0 && c->h->n_nodes > 1)
+	if (vp->package >= 0 && c->h->n_nodes > 1 && c->pol->memory_follows)
 		vp->mem_node = c->h->packages[vp->package].node;
 }
 

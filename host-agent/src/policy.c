@@ -276,6 +276,16 @@ static int get_cpulist(const struct pctx *c, const char *key,
 		    VCP_MAX_CPUS - 1, vcp_json_shown(v));
 }
 
+static int get_bool(const struct pctx *c, const char *key,
+		    struct json_object *v, bool *ret)
+{
+	if (!json_object_is_type(v, json_type_boolean))
+		return fail(c, key, "must be true or false, got %s",
+			    vcp_json_shown(v));
+	*ret = json_object_get_boolean(v);
+	return 0;
+}
+
 static int get_onoff(const struct pctx *c, const char *key,
 		     struct json_object *v, bool *ret)
 {
@@ -319,20 +329,12 @@ static int parse_key(const struct pctx *c, const char *key,
 		return get_cpulist(c, key, v, &p->reserved_cpus);
 	if (strcmp(key, "irq_affinity") == 0)
 		return get_onoff(c, key, v, &p->irq_affinity);
-	if (strcmp(key, "strict_tags") == 0) {
-		if (!json_object_is_type(v, json_type_boolean))
-			return fail(c, key, "must be true or false, got %s",
-				    vcp_json_shown(v));
-		p->strict_tags = json_object_get_boolean(v);
-		return 0;
-	}
-	if (strcmp(key, "require_trial") == 0) {
-		if (!json_object_is_type(v, json_type_boolean))
-			return fail(c, key, "must be true or false, got %s",
-				    vcp_json_shown(v));
-		p->require_trial = json_object_get_boolean(v);
-		return 0;
-	}
+	if (strcmp(key, "strict_tags") == 0)
+		return get_bool(c, key, v, &p->strict_tags);
+	if (strcmp(key, "require_trial") == 0)
+		return get_bool(c, key, v, &p->require_trial);
+	if (strcmp(key, "memory_follows") == 0)
+		return get_bool(c, key, v, &p->memory_follows);
 	if (strcmp(key, "_comment") == 0)
 		return 0;
 	return fail(c, key, "unknown key");
@@ -495,5 +497,7 @@ struct json_object *vcp_policy_to_json(const struct vcp_policy *p)
 			       p->irq_affinity ? "on" : "off"));
 	json_object_object_add(o, "require_trial",
 			       json_object_new_boolean(p->require_trial));
+	json_object_object_add(o, "memory_follows",
+			       json_object_new_boolean(p->memory_follows));
 	return o;
 }

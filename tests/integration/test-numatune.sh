@@ -4,7 +4,8 @@
 # VM in strict numatune mode with its memory on node 1 is gathered onto
 # package 0, and apply moves its nodeset to node 0 live (the record keeps
 # node 1); a VM in preferred mode keeps its memory, and plan and explain
-# say why; restore puts the nodeset back; a record naming a node the host
+# say why; the policy's memory_follows false moves none; restore puts the
+# nodeset back; a record naming a node the host
 # does not have is refused naming the VM, and kept.
 B=$1
 here=$(cd "$(dirname "$0")" && pwd)
@@ -46,6 +47,10 @@ t_eq "plan json: memory per VM (the driver's own 'test' has no numatune)" \
 	"$(echo "$js" | jq -c '[.memory[]|[.vm,.memory]]|sort')"
 t_match "plan json: why not for 'test'" "no <numatune><memory>" \
 	"$(echo "$js" | jq -r '.memory[]|select(.vm=="test").reason')"
+
+echo '{"level": 2, "memory_follows": false}' >"$T_TMP/off.json"
+out=$("$VCPACK" --connect "$U" --policy "$T_TMP/off.json" plan 2>&1)
+t_nomatch "memory_follows false: no move planned" "set-memory|memory stays" "$out"
 
 out=$(V apply 2>&1); rc=$?
 t_eq "apply: exit 0" 0 $rc

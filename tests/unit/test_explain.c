@@ -193,6 +193,17 @@ static void test_memory(void **state)
 	assert_non_null(strstr(s_of(o, "memory_reason"),
 			       "its numatune mode is preferred"));
 	json_object_put(o);
+	/* the policy turns it off: the plan leaves memory, and says why */
+	vcp_plan_free(f.plan);
+	f.pol.memory_follows = false;
+	assert_int_equal(vcp_plan_compute(f.w.host, f.w.vms, f.w.n_vms,
+					  &f.pol, &f.plan), 0);
+	assert_int_equal(f.plan->vms[0].mem_node, -1);
+	o = explain(&f, "a");
+	assert_string_equal(s_of(o, "memory"), "stays");
+	assert_string_equal(s_of(o, "memory_reason"),
+			    "the policy's memory_follows is false: no VM's memory is moved");
+	json_object_put(o);
 	unload(&f);
 }
 

@@ -53,6 +53,7 @@ static void test_defaults(void **state)
 	assert_int_equal(p.shrink_after_s, 300);
 	assert_true(p.strict_tags);
 	assert_false(p.require_trial);
+	assert_true(p.memory_follows);
 	assert_memory_equal(&p, &d, sizeof(p));
 }
 
@@ -69,6 +70,7 @@ static const char full[] =
 	" \"sample_interval\": 5, \"shrink_after\": 0,"
 	" \"strict_tags\": false, \"max_vcpu_delay\": 0.25,"
 	" \"foreign_pins\": \"respect\", \"require_trial\": true,"
+	" \"memory_follows\": false,"
 	" \"_comment\": [\"ignored\"]}";
 
 static void test_full_file(void **state)
@@ -96,6 +98,7 @@ static void test_full_file(void **state)
 	assert_int_equal(p.sample_interval_s, 5);
 	assert_int_equal(p.shrink_after_s, 0);
 	assert_false(p.strict_tags);
+	assert_false(p.memory_follows);
 	vcp_policy_clear(&p);
 	assert_null(p.windows);
 }
@@ -188,7 +191,7 @@ static void test_round_trip(void **state)
 		"\"busy_vcpu_demand\":0.05,\"smt_yield\":1,\"sample_interval\":5,"
 		"\"shrink_after\":0,\"strict_tags\":false,\"max_vcpu_delay\":0.25,"
 		"\"foreign_pins\":\"respect\",\"reserved_cpus\":\"\",\"irq_affinity\":\"off\","
-		"\"require_trial\":true}");
+		"\"require_trial\":true,\"memory_follows\":false}");
 	assert_int_equal(vcp_policy_from_json(o, SRC, &q, &err), 0);
 	assert_int_equal(q.n_windows, p.n_windows);
 	assert_memory_equal(q.windows, p.windows,
@@ -199,6 +202,7 @@ static void test_round_trip(void **state)
 	assert_float_equal(q.max_vcpu_delay, 0.25, 1e-12);
 	assert_true(q.respect_foreign_pins);
 	assert_true(q.require_trial);
+	assert_false(q.memory_follows);
 	json_object_put(o);
 	vcp_policy_clear(&p);
 	vcp_policy_clear(&q);
@@ -215,6 +219,8 @@ static const struct refusal refusals[] = {
 	  SRC ": foreign_pins: must be \"restate\" or \"respect\", got \"ignore\"" },
 	{ "{\"require_trial\": 1}",
 	  SRC ": require_trial: must be true or false, got 1" },
+	{ "{\"memory_follows\": \"on\"}",
+	  SRC ": memory_follows: must be true or false, got \"on\"" },
 	{ "{\"max_vcpu_delay\": 2}",
 	  SRC ": max_vcpu_delay: must be a number from 0 to 1, got 2" },
 	{ "{\"headroom\": 1.5}",
