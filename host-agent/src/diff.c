@@ -65,6 +65,8 @@ enum vcp_mem_follow vcp_mem_follow(const struct vcp_vm *vm,
 		why = "its numatune mode is interleave: libvirt changes a running VM's nodeset only in strict or restrictive mode, and never the mode";
 	else if (vm->mem_auto)
 		why = "its numatune placement is auto: numad chooses its nodes";
+	else if (vm->mem_refused)
+		why = "libvirt refused to move its memory while it runs (said once; vcpackd asks again when it restarts or its tag changes)";
 	else if (vm->has_saved && !vm->has_saved_mem)
 		why = "its restore record predates memory moves and lacks the original nodeset ('vcpack restore', then apply again, records it)";
 	if (why) {

@@ -171,6 +171,10 @@ struct vcp_vm {
 	struct vcp_cpuset mem_nodes;
 	bool mem_auto;
 	bool has_saved_mem;	/* its record holds the original nodeset */
+	/* libvirt refused to move its memory while it runs (vcpackd's
+	 * memo, pinmemo.h): not asked again until it restarts or its tag
+	 * changes. */
+	bool mem_refused;
 };
 
 void vcp_vm_clear(struct vcp_vm *vm);

@@ -16,6 +16,7 @@ struct memo {
 	char *set;		/* what vcpackd set; NULL: nothing known */
 	char *respected;	/* foreign pins left alone; NULL: none */
 	bool said;		/* this foreign change was reported */
+	bool mem_refused;	/* libvirt refused to move its memory */
 };
 
 struct vcp_pin_memo {
@@ -95,6 +96,8 @@ size_t vcp_pin_memo_check(struct vcp_pin_memo *m, struct vcp_vm *vms,
 		struct memo *e = find(m, vms[i].name);
 		char *now;
 
+		if (e && e->mem_refused)
+			vms[i].mem_refused = true;
 		if (!e || (!e->set && !e->respected) || !vms[i].managed)
 			continue;
 		now = key_of(vms[i].vcpu_pins, vms[i].n_vcpus,
@@ -204,6 +207,18 @@ int vcp_pin_memo_record(struct vcp_pin_memo *m, const struct vcp_vm *vms,
 		free(e->set);
 		e->set = key;
 	}
+	for (size_t k = 0; k < res->n; k++) {
+		const struct vcp_action *a = &acts->a[res->e[k].action];
+		struct memo *e;
+
+		if (a->kind != VCP_ACT_SET_MEMORY || a->vm >= n_vms ||
+		    res->e[k].outcome != VCP_REFUSED)
+			continue;
+		e = get(m, vms[a->vm].name);
+		if (!e)
+			return -ENOMEM;
+		e->mem_refused = true;
+	}
 	return 0;
 }
 
@@ -217,4 +232,5 @@ void vcp_pin_memo_forget(struct vcp_pin_memo *m, const char *name)
 	free(e->respected);
 	e->set = e->respected = NULL;
 	e->said = false;
+	e->mem_refused = false;
 }

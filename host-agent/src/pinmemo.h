@@ -33,8 +33,11 @@ size_t vcp_pin_memo_check(struct vcp_pin_memo *m, struct vcp_vm *vms,
 			  size_t max);
 /*
  * After applying: remember, per VM, the pins now set: the observed ones
- * with every PIN action that was done laid over. VMs no longer listed
- * are forgotten. 0 or -ENOMEM.
+ * with every PIN action that was done laid over, and whether libvirt
+ * refused to move its memory (a SET_MEMORY REFUSED): vcp_pin_memo_check()
+ * then marks it vm->mem_refused, so the move is not asked for again
+ * every pass, until the VM is forgotten. VMs no longer listed are
+ * forgotten. 0 or -ENOMEM.
  */
 int vcp_pin_memo_record(struct vcp_pin_memo *m, const struct vcp_vm *vms,
 			size_t n_vms, const struct vcp_actions *acts,

@@ -246,6 +246,13 @@ static void test_diff_memory(void **state)
 	assert_int_equal(vcp_mem_follow(&vms[0], &p->vms[0], &why),
 			 VCP_MEMF_CANNOT);
 	assert_string_equal(why, "its numatune placement is auto: numad chooses its nodes");
+	/* refused before (vcpackd's memo): not asked again */
+	vms[0].mem_auto = false;
+	vms[0].mem_refused = true;
+	assert_int_equal(vcp_mem_follow(&vms[0], &p->vms[0], &why),
+			 VCP_MEMF_CANNOT);
+	assert_non_null(strstr(why, "libvirt refused to move its memory"));
+	vms[0].mem_refused = false;
 	/* no planned node, or unmanaged: memory stays by plan */
 	vms[0].mem_auto = false;
 	p->vms[0].mem_node = -1;

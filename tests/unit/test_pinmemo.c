@@ -124,6 +124,45 @@ static void test_respect(void **state)
 	vcp_pin_memo_free(m);
 }
 
+/* A refused memory move is not asked for again until forgotten. */
+static void test_memory_refused(void **state)
+{
+	struct vcp_pin_memo *m;
+	struct vcp_vm vms[2];
+	struct vcp_action a[1] = { { .kind = VCP_ACT_SET_MEMORY, .vm = 1 } };
+	struct vcp_outcome_entry e[1] = { { .action = 0,
+					    .outcome = VCP_REFUSED } };
+	struct vcp_actions acts = { a, 1 };
+	struct vcp_apply_result res = { e, 1, 0, 0, false };
+	const char *names[2];
+
+	assert_int_equal(vcp_pin_memo_new(&m), 0);
+	vm_init(&vms[0], "a");
+	vm_init(&vms[1], "b");
+	assert_int_equal(vcp_pin_memo_record(m, vms, 2, &acts, &res), 0);
+	vcp_vm_clear(&vms[0]);
+	vcp_vm_clear(&vms[1]);
+	vm_init(&vms[0], "a");
+	vm_init(&vms[1], "b");
+	assert_int_equal(vcp_pin_memo_check(m, vms, 2, false, names, 2), 0);
+	assert_false(vms[0].mem_refused);
+	assert_true(vms[1].mem_refused);
+	/* still so after a pass that did not ask */
+	res.n = 0;
+	assert_int_equal(vcp_pin_memo_record(m, vms, 2, &acts, &res), 0);
+	vms[1].mem_refused = false;
+	vcp_pin_memo_check(m, vms, 2, false, names, 2);
+	assert_true(vms[1].mem_refused);
+	/* forgotten (restart, tag change): asked again */
+	vcp_pin_memo_forget(m, "b");
+	vms[1].mem_refused = false;
+	vcp_pin_memo_check(m, vms, 2, false, names, 2);
+	assert_false(vms[1].mem_refused);
+	vcp_vm_clear(&vms[0]);
+	vcp_vm_clear(&vms[1]);
+	vcp_pin_memo_free(m);
+}
+
 static void test_forget_unlisted(void **state)
 {
 	struct vcp_pin_memo *m;
@@ -151,6 +190,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_restate),
 		cmocka_unit_test(test_respect),
+		cmocka_unit_test(test_memory_refused),
 		cmocka_unit_test(test_forget_unlisted),
 	};
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * test_virt_live.c - what virt.c writes for a running VM (pins, the record
- * of its original pins, the host record) goes to the running VM only:
+ * test_virt_live.c - what virt.c writes for a running VM (pins, the
+ * memory nodeset, the record of its original pins, the host record) goes
+ * to the running VM only:
  * where the VM has stopped meanwhile, the write fails as "gone" (-ENOENT)
  * instead of landing in its persistent definition. Against libvirt's
  * test driver in this process (tests/data/hosts/one-stopped.xml: one
@@ -154,6 +155,42 @@ static void test_running_vm_records_and_pins(void **state)
 	assert_null(err);
 }
 
+/* Memory: a stopped VM's move is "gone" (never its definition); a
+ * running VM's nodeset is moved live and read back with its mode, and a
+ * record holding a nodeset says so. */
+static void test_memory_live_only(void **state)
+{
+	struct fixture *f = *state;
+	struct vcp_cpuset vcpu[2], n0;
+	struct vcp_saved_pins s = saved_of(vcpu, "0-3");
+	struct vcp_vm *vms = NULL;
+	char *err = NULL;
+
+	set(&n0, "0");
+	assert_int_equal(vcp_virt_set_mem_nodes(f->v, "stopped", &n0, &err),
+			 -ENOENT);
+	assert_non_null(strstr(err, "'stopped'"));
+	free(err);
+	err = NULL;
+	list_running(f, &vms);
+	assert_int_equal(vms[0].mem_mode, VCP_MEM_NONE);
+	assert_false(vms[0].has_saved_mem);
+	vcp_vms_free(vms, 1);
+
+	assert_int_equal(vcp_virt_set_mem_nodes(f->v, "running", &n0, &err), 0);
+	s.has_memory = true;
+	s.mem_nodes = n0;
+	assert_int_equal(vcp_virt_set_saved(f->v, "running", &s, &err), 0);
+	list_running(f, &vms);
+	assert_int_equal(vms[0].mem_mode, VCP_MEM_STRICT);
+	assert_true(vcp_cpuset_equal(&vms[0].mem_nodes, &n0));
+	assert_false(vms[0].mem_auto);
+	assert_true(vms[0].has_saved);
+	assert_true(vms[0].has_saved_mem);
+	vcp_vms_free(vms, 1);
+	assert_null(err);
+}
+
 /* The owner's tag is another matter: a defined VM keeps it. */
 static void test_tag_of_stopped_vm_kept(void **state)
 {
@@ -176,6 +213,8 @@ int main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_running_vm_records_and_pins,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_memory_live_only, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_tag_of_stopped_vm_kept,
 						setup, teardown),
 	};
