@@ -331,6 +331,10 @@ static struct json_object *vm_json(const struct vcp_vm *vm,
 			       vcp_render_cpuset_json(&vm->emulator_pins));
 	json_object_object_add(o, "original_recorded",
 			       json_object_new_boolean(vm->has_saved));
+	json_object_object_add(o, "memory_mode",
+		json_object_new_string(vcp_mem_mode_name(vm->mem_mode)));
+	json_object_object_add(o, "memory_nodes",
+			       vcp_render_cpuset_json(&vm->mem_nodes));
 	return o;
 }
 

@@ -57,6 +57,8 @@ t_eq "apply: exit 0" 0 $rc
 t_match "apply: the move is done" "set-memory +strictvm .*\[done\]" "$out"
 t_eq "strictvm's memory on node 0, prefvm's where it was" "0 1" \
 	"$(nodeset strictvm) $(nodeset prefvm)"
+t_eq "status json: mode and nodes" "strict 0 preferred 1" \
+	"$(V --json status | jq -r '[.vms[]|select(.name=="strictvm" or .name=="prefvm")|"\(.memory_mode) \(.memory_nodes)"]|sort|reverse|join(" ")')"
 t_match "the record keeps the original nodeset" '<memory nodeset="1"/>' \
 	"$(virsh -c "$U" metadata strictvm "$NS")"
 js=$(V --json explain strictvm)
