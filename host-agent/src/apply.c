@@ -82,7 +82,8 @@ static int save_original(struct vcp_virt *v, const struct vcp_vm *vm,
 		/* a nodeset libvirt can put back live */
 		.has_memory = (vm->mem_mode == VCP_MEM_STRICT ||
 			       vm->mem_mode == VCP_MEM_RESTRICTIVE) &&
-			      !vm->mem_auto && !vcp_cpuset_empty(&vm->mem_nodes),
+			      !vm->mem_auto &&
+			      !vcp_cpuset_empty(&vm->mem_nodes),
 	};
 
 	return vcp_virt_set_saved(v, vm->name, &s, ret_err);

@@ -17,11 +17,11 @@ struct vcp_kernel;
 
 enum vcp_outcome {
 	VCP_DONE = 0,
-	VCP_FAILED,		/* permanent: the VM is left as it was */
-	VCP_RETRY,		/* transient: try again next cycle */
-	VCP_GONE,		/* the domain went away: skipped */
-	VCP_SKIPPED,		/* not tried: an earlier step of its VM failed */
-	VCP_ROLLED_BACK,	/* done, then undone after a later failure */
+	VCP_FAILED, /* permanent: the VM is left as it was */
+	VCP_RETRY, /* transient: try again next cycle */
+	VCP_GONE, /* the domain went away: skipped */
+	VCP_SKIPPED, /* not tried: an earlier step of its VM failed */
+	VCP_ROLLED_BACK, /* done, then undone after a later failure */
 	/* The driver will not do it (a memory move libvirt refuses:
 	 * mode, a session daemon without cgroups): left as it was, said,
 	 * and not a failure (counted neither done nor failed). */

@@ -880,8 +880,9 @@ static int report_plan(struct ctx *c, struct planned *p,
 			      vcp_render_map_json(p->cy.w.host, p->cy.w.vms, &p->after));
 		json_object_object_add(o, "actions", vcp_render_actions_json(
 			p->cy.w.vms, &p->cy.acts, res));
-		json_object_object_add(o, "memory", vcp_render_memory_json(
-			p->cy.w.vms, p->cy.plan));
+		json_object_object_add(o, "memory",
+				       vcp_render_memory_json(p->cy.w.vms,
+							      p->cy.plan));
 		if (res)
 			json_object_object_add(o, "vms", vcp_render_vms_json(
 				after_w->host, after_w->vms, after_w->n_vms,

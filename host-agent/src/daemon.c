@@ -185,7 +185,8 @@ static char *failures_of(const struct vcp_cycle *cy,
 
 	for (size_t i = 0; i < res->n; i++)
 		if ((res->e[i].outcome == VCP_FAILED ||
-		     res->e[i].outcome == VCP_REFUSED) && res->e[i].msg)
+		     res->e[i].outcome == VCP_REFUSED) &&
+		    res->e[i].msg)
 			g_string_append_printf(s, "%s\n", res->e[i].msg);
 	for (size_t i = 0; i < cy->w.n_issues; i++)
 		g_string_append_printf(s, "'%s': %s\n", cy->w.issues[i].vm,

@@ -13,20 +13,20 @@
 #include "model.h"
 
 enum vcp_act_kind {
-	VCP_ACT_SAVE = 0,	/* record the VM's original pins first */
+	VCP_ACT_SAVE = 0, /* record the VM's original pins first */
 	VCP_ACT_PIN_EMULATOR,
 	VCP_ACT_PIN_VCPU,
-	VCP_ACT_SET_CLASS,	/* cpu.consolidate of the VM's cgroup */
-	VCP_ACT_SET_LEVEL,	/* sched_mc_power_savings */
-	VCP_ACT_SET_MEMORY,	/* the nodeset of its <numatune><memory> */
+	VCP_ACT_SET_CLASS, /* cpu.consolidate of the VM's cgroup */
+	VCP_ACT_SET_LEVEL, /* sched_mc_power_savings */
+	VCP_ACT_SET_MEMORY, /* the nodeset of its <numatune><memory> */
 };
 
 struct vcp_action {
 	enum vcp_act_kind kind;
 	size_t vm;		/* index into the VMs (not for SET_LEVEL) */
 	unsigned int vcpu;	/* PIN_VCPU only */
-	struct vcp_cpuset from;	/* PIN_*: current pins; SET_MEMORY: nodes */
-	struct vcp_cpuset to;	/* PIN_*: planned pins; SET_MEMORY: nodes */
+	struct vcp_cpuset from; /* PIN_*: current pins; SET_MEMORY: nodes */
+	struct vcp_cpuset to; /* PIN_*: planned pins; SET_MEMORY: nodes */
 	bool has_from_class;
 	enum vcp_class from_class;
 	enum vcp_class to_class;
@@ -40,10 +40,10 @@ struct vcp_actions {
 };
 
 enum vcp_mem_follow {
-	VCP_MEMF_STAYS = 0,	/* the plan leaves its memory (mem_node -1) */
-	VCP_MEMF_THERE,		/* already on the planned node */
-	VCP_MEMF_MOVES,		/* a SET_MEMORY action moves it there */
-	VCP_MEMF_CANNOT,	/* planned elsewhere, but it cannot follow */
+	VCP_MEMF_STAYS = 0, /* the plan leaves its memory (mem_node -1) */
+	VCP_MEMF_THERE, /* already on the planned node */
+	VCP_MEMF_MOVES, /* a SET_MEMORY action moves it there */
+	VCP_MEMF_CANNOT, /* planned elsewhere, but it cannot follow */
 };
 
 /*

@@ -170,8 +170,10 @@ static void memory_part(struct json_object *o, const struct vcp_host *h,
 			const struct vcp_policy *pol)
 {
 	static const char *const names[] = {
-		[VCP_MEMF_STAYS] = "stays", [VCP_MEMF_THERE] = "there",
-		[VCP_MEMF_MOVES] = "moves", [VCP_MEMF_CANNOT] = "cannot",
+		[VCP_MEMF_STAYS] = "stays",
+		[VCP_MEMF_THERE] = "there",
+		[VCP_MEMF_MOVES] = "moves",
+		[VCP_MEMF_CANNOT] = "cannot",
 	};
 	const char *why = NULL;
 	enum vcp_mem_follow f = vcp_mem_follow(vm, vp, &why);
@@ -181,29 +183,34 @@ static void memory_part(struct json_object *o, const struct vcp_host *h,
 		nodes[0] = '\0';
 	switch (f) {
 	case VCP_MEMF_STAYS:
-		why = h->n_nodes < 2 ? "this host has one NUMA node: memory has nowhere to go" :
-		      !pol->memory_follows ? "the policy's memory_follows is false: no VM's memory is moved" :
-		      "the plan places it on no single package, so its memory stays where it is";
+		why = h->n_nodes < 2 ?
+			      "this host has one NUMA node: memory has nowhere to go" :
+		      !pol->memory_follows ?
+			      "the policy's memory_follows is false: no VM's memory is moved" :
+			      "the plan places it on no single package, so its memory stays where it is";
 		break;
 	case VCP_MEMF_THERE:
 		why = "already on its package's node";
 		break;
 	case VCP_MEMF_MOVES:
-		snprintf(buf, sizeof(buf), "follows its vCPUs to node %d (its package's), live through libvirt's numatune (%s mode); restore puts nodes %s back",
-			 vp->mem_node, vcp_mem_mode_name(vm->mem_mode),
-			 nodes[0] ? nodes : "?");
+		snprintf(
+			buf, sizeof(buf),
+			"follows its vCPUs to node %d (its package's), live through libvirt's numatune (%s mode); restore puts nodes %s back",
+			vp->mem_node, vcp_mem_mode_name(vm->mem_mode),
+			nodes[0] ? nodes : "?");
 		why = buf;
 		break;
 	case VCP_MEMF_CANNOT:
 		break;
 	}
 	json_object_object_add(o, "memory", str(names[f]));
-	json_object_object_add(o, "memory_node", vp->mem_node >= 0 ?
-			       json_object_new_int(vp->mem_node) : NULL);
+	json_object_object_add(
+		o, "memory_node",
+		vp->mem_node >= 0 ? json_object_new_int(vp->mem_node) : NULL);
 	json_object_object_add(o, "memory_mode",
 			       str(vcp_mem_mode_name(vm->mem_mode)));
-	json_object_object_add(o, "memory_nodes_now", nodes[0] ?
-			       str(nodes) : NULL);
+	json_object_object_add(o, "memory_nodes_now",
+			       nodes[0] ? str(nodes) : NULL);
 	json_object_object_add(o, "memory_reason", str(why));
 }
 

@@ -107,7 +107,7 @@ int vcp_host_package_of(const struct vcp_host *h, unsigned int cpu);
  * (there cpuset.mems of its cgroup carries it); the mode itself never
  * changes while it runs. */
 enum vcp_mem_mode {
-	VCP_MEM_NONE = 0,	/* no <numatune><memory>: nothing to change */
+	VCP_MEM_NONE = 0, /* no <numatune><memory>: nothing to change */
 	VCP_MEM_STRICT,
 	VCP_MEM_RESTRICTIVE,
 	VCP_MEM_PREFERRED,
@@ -170,7 +170,7 @@ struct vcp_vm {
 	enum vcp_mem_mode mem_mode;
 	struct vcp_cpuset mem_nodes;
 	bool mem_auto;
-	bool has_saved_mem;	/* its record holds the original nodeset */
+	bool has_saved_mem; /* its record holds the original nodeset */
 	/* libvirt refused to move its memory while it runs (vcpackd's
 	 * memo, pinmemo.h): not asked again until it restarts or its tag
 	 * changes. */

@@ -16,7 +16,7 @@ struct memo {
 	char *set;		/* what vcpackd set; NULL: nothing known */
 	char *respected;	/* foreign pins left alone; NULL: none */
 	bool said;		/* this foreign change was reported */
-	bool mem_refused;	/* libvirt refused to move its memory */
+	bool mem_refused; /* libvirt refused to move its memory */
 };
 
 struct vcp_pin_memo {

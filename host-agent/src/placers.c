@@ -107,7 +107,7 @@ int vcp_domxml_numatune(const char *xml, enum vcp_mem_mode *ret_mode,
 	vcp_cpuset_zero(&nodes);
 	doc = xmlReadMemory(xml, (int)strlen(xml), "domain.xml", NULL,
 			    XML_PARSE_NONET | XML_PARSE_NOERROR |
-			    XML_PARSE_NOWARNING);
+				    XML_PARSE_NOWARNING);
 	root = doc ? xmlDocGetRootElement(doc) : NULL;
 	if (!root || !named(root, "domain"))
 		r = -EINVAL;

@@ -331,7 +331,8 @@ static struct json_object *vm_json(const struct vcp_vm *vm,
 			       vcp_render_cpuset_json(&vm->emulator_pins));
 	json_object_object_add(o, "original_recorded",
 			       json_object_new_boolean(vm->has_saved));
-	json_object_object_add(o, "memory_mode",
+	json_object_object_add(
+		o, "memory_mode",
 		json_object_new_string(vcp_mem_mode_name(vm->mem_mode)));
 	json_object_object_add(o, "memory_nodes",
 			       vcp_render_cpuset_json(&vm->mem_nodes));
@@ -401,7 +402,8 @@ void vcp_render_memory_text(FILE *f, const struct vcp_vm *vms,
 	for (size_t i = 0; i < plan->n_vms; i++)
 		if (vcp_mem_follow(&vms[i], &plan->vms[i], &why) ==
 		    VCP_MEMF_CANNOT)
-			fprintf(f, "  memory stays: '%s' (planned node %d): %s\n",
+			fprintf(f,
+				"  memory stays: '%s' (planned node %d): %s\n",
 				vms[i].name, plan->vms[i].mem_node, why);
 }
 
@@ -409,26 +411,32 @@ struct json_object *vcp_render_memory_json(const struct vcp_vm *vms,
 					   const struct vcp_plan *plan)
 {
 	static const char *const names[] = {
-		[VCP_MEMF_STAYS] = "stays", [VCP_MEMF_THERE] = "there",
-		[VCP_MEMF_MOVES] = "moves", [VCP_MEMF_CANNOT] = "cannot",
+		[VCP_MEMF_STAYS] = "stays",
+		[VCP_MEMF_THERE] = "there",
+		[VCP_MEMF_MOVES] = "moves",
+		[VCP_MEMF_CANNOT] = "cannot",
 	};
 	struct json_object *arr = json_object_new_array();
 
 	for (size_t i = 0; i < plan->n_vms; i++) {
 		const char *why = NULL;
-		enum vcp_mem_follow m = vcp_mem_follow(&vms[i], &plan->vms[i],
-						       &why);
+		enum vcp_mem_follow m =
+			vcp_mem_follow(&vms[i], &plan->vms[i], &why);
 		struct json_object *o;
 
 		if (plan->vms[i].mem_node < 0)
 			continue;
 		o = json_object_new_object();
-		json_object_object_add(o, "vm", json_object_new_string(vms[i].name));
-		json_object_object_add(o, "node",
-				       json_object_new_int(plan->vms[i].mem_node));
-		json_object_object_add(o, "memory", json_object_new_string(names[m]));
-		json_object_object_add(o, "reason", m == VCP_MEMF_CANNOT ?
-				       json_object_new_string(why) : NULL);
+		json_object_object_add(o, "vm",
+				       json_object_new_string(vms[i].name));
+		json_object_object_add(
+			o, "node", json_object_new_int(plan->vms[i].mem_node));
+		json_object_object_add(o, "memory",
+				       json_object_new_string(names[m]));
+		json_object_object_add(o, "reason",
+				       m == VCP_MEMF_CANNOT ?
+					       json_object_new_string(why) :
+					       NULL);
 		json_object_array_add(arr, o);
 	}
 	return arr;

@@ -271,31 +271,33 @@ static int set_off_host(const struct vcp_cpuset *set,
 		what, rec, on);
 }
 
-static int memory_fits(const struct vcp_saved_pins *s,
-		       const struct vcp_vm *vm, const struct vcp_host *host,
-		       char **ret_err)
+static int memory_fits(const struct vcp_saved_pins *s, const struct vcp_vm *vm,
+		       const struct vcp_host *host, char **ret_err)
 {
 	struct vcp_cpuset nodes;
 	char rec[256], on[256];
 
 	if (vm->mem_mode != VCP_MEM_STRICT &&
 	    vm->mem_mode != VCP_MEM_RESTRICTIVE)
-		return vcp_err(ret_err, -EINVAL,
-			       "the record holds memory nodes, but the VM's memory mode is %s, whose nodeset libvirt cannot change while it runs",
-			       vcp_mem_mode_name(vm->mem_mode));
+		return vcp_err(
+			ret_err, -EINVAL,
+			"the record holds memory nodes, but the VM's memory mode is %s, whose nodeset libvirt cannot change while it runs",
+			vcp_mem_mode_name(vm->mem_mode));
 	vcp_cpuset_zero(&nodes);
 	for (size_t i = 0; i < host->n_cpus; i++)
 		if (host->cpus[i].node >= 0)
-			vcp_cpuset_set(&nodes, (unsigned int)host->cpus[i].node);
+			vcp_cpuset_set(&nodes,
+				       (unsigned int)host->cpus[i].node);
 	if (vcp_cpuset_subset(&s->mem_nodes, &nodes))
 		return 0;
 	if (vcp_cpuset_format(&s->mem_nodes, rec, sizeof(rec)) < 0)
 		snprintf(rec, sizeof(rec), "(a long list)");
 	if (vcp_cpuset_format(&nodes, on, sizeof(on)) < 0)
 		snprintf(on, sizeof(on), "(a long list)");
-	return vcp_err(ret_err, -EINVAL,
-		       "the recorded memory nodes %s are not all on this host (nodes: %s)",
-		       rec, on);
+	return vcp_err(
+		ret_err, -EINVAL,
+		"the recorded memory nodes %s are not all on this host (nodes: %s)",
+		rec, on);
 }
 
 int vcp_saved_pins_fit(const struct vcp_saved_pins *s, const struct vcp_vm *vm,
@@ -571,8 +573,7 @@ static int add_emulator(xmlNodePtr el, struct vcp_saved_pins *s,
 	return r;
 }
 
-static int add_memory(xmlNodePtr el, struct vcp_saved_pins *s,
-		      char **ret_err)
+static int add_memory(xmlNodePtr el, struct vcp_saved_pins *s, char **ret_err)
 {
 	const char *nodeset = NULL;
 	struct vcp_cpuset set;

@@ -749,8 +749,9 @@ int vcp_virt_set_mem_nodes(struct vcp_virt *v, const char *name,
 		r = -ENOMEM;
 	} else if (virDomainSetNumaParameters(d, params, n,
 					      VIR_DOMAIN_AFFECT_LIVE) < 0) {
-		r = fail(ret_err, "Failed to move the memory of '%s' to node %s",
-			 name, buf);
+		r = fail(ret_err,
+			 "Failed to move the memory of '%s' to node %s", name,
+			 buf);
 		/* "requires strict or restrictive numa mode", "cgroup cpuset
 		 * controller is required": refused, though it still runs */
 		if (r == -ENOENT && virDomainIsActive(d) == 1)

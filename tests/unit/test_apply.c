@@ -340,7 +340,8 @@ static void test_class_level(void **state)
 
 static struct vcp_action mem(size_t vm, const char *from, const char *to)
 {
-	struct vcp_action a = { .kind = VCP_ACT_SET_MEMORY, .vm = vm,
+	struct vcp_action a = { .kind = VCP_ACT_SET_MEMORY,
+				.vm = vm,
 				.from_level = -1 };
 
 	if (*from)
@@ -430,7 +431,7 @@ static void test_memory_failure_and_rollback(void **state)
 	strict_on_node0(f);
 	vm = &f->w.vms[f->test];
 	a[0] = pin(VCP_ACT_PIN_VCPU, f->test, 0, &vm->vcpu_pins[0], "0");
-	a[1] = mem(f->test, "0", "");	/* no node: libvirt is not asked */
+	a[1] = mem(f->test, "0", ""); /* no node: libvirt is not asked */
 	a[2] = pin(VCP_ACT_PIN_VCPU, f->test, 1, &vm->vcpu_pins[1], "1");
 	assert_int_equal(vcp_apply_actions(f->v, NULL, f->w.host, f->w.vms,
 					   &acts, &res),
@@ -475,12 +476,12 @@ static void test_memory_refused(void **state)
 	strict_on_node0(f);
 	assert_int_equal(vcp_virt_open("test:///default", true, &ro, &err), 0);
 	a[0] = mem(f->test, "0", "1");
-	assert_int_equal(vcp_apply_actions(ro, NULL, f->w.host, f->w.vms,
-					   &acts, &res),
+	assert_int_equal(vcp_apply_actions(ro, NULL, f->w.host, f->w.vms, &acts,
+					   &res),
 			 0);
 	assert_int_equal(res.e[0].outcome, VCP_REFUSED);
-	assert_non_null(strstr(res.e[0].msg,
-			       "Failed to move the memory of 'test' to node 1"));
+	assert_non_null(strstr(
+		res.e[0].msg, "Failed to move the memory of 'test' to node 1"));
 	assert_int_equal(res.n_failed, 0);
 	assert_int_equal(res.n_done, 0);
 	vcp_apply_result_clear(&res);
@@ -513,8 +514,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_memory_apply_restore,
 						setup, teardown),
-		cmocka_unit_test_setup_teardown(test_memory_failure_and_rollback,
-						setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_memory_failure_and_rollback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_memory_refused, setup,
 						teardown),
 		cmocka_unit_test(test_outcome_names),

@@ -204,7 +204,9 @@ static void test_diff_memory(void **state)
 	assert_string_equal(vcp_act_kind_name(a.a[3].kind), "set-memory");
 	assert_int_equal(vcp_mem_follow(&vms[1], &p->vms[1], &why),
 			 VCP_MEMF_CANNOT);
-	assert_string_equal(why, "its numatune mode is preferred: libvirt changes a running VM's nodeset only in strict or restrictive mode, and never the mode");
+	assert_string_equal(
+		why,
+		"its numatune mode is preferred: libvirt changes a running VM's nodeset only in strict or restrictive mode, and never the mode");
 	vcp_actions_clear(&a);
 
 	/* pins as planned, memory not yet: a save, then memory alone */
@@ -245,7 +247,8 @@ static void test_diff_memory(void **state)
 	vms[0].mem_nodes = S("0");
 	assert_int_equal(vcp_mem_follow(&vms[0], &p->vms[0], &why),
 			 VCP_MEMF_CANNOT);
-	assert_string_equal(why, "its numatune placement is auto: numad chooses its nodes");
+	assert_string_equal(
+		why, "its numatune placement is auto: numad chooses its nodes");
 	/* refused before (vcpackd's memo): not asked again */
 	vms[0].mem_auto = false;
 	vms[0].mem_refused = true;

@@ -167,8 +167,9 @@ static void test_memory(void **state)
 	load(&f, 2);
 	o = explain(&f, "batch");
 	assert_string_equal(s_of(o, "memory"), "stays");
-	assert_string_equal(s_of(o, "memory_reason"),
-			    "this host has one NUMA node: memory has nowhere to go");
+	assert_string_equal(
+		s_of(o, "memory_reason"),
+		"this host has one NUMA node: memory has nowhere to go");
 	assert_null(json_object_object_get(o, "memory_node"));
 	json_object_put(o);
 	unload(&f);
@@ -177,13 +178,14 @@ static void test_memory(void **state)
 	node = f.plan->vms[0].mem_node;
 	assert_true(node >= 0);
 	f.w.vms[0].mem_mode = VCP_MEM_STRICT;
-	assert_int_equal(vcp_cpuset_parse(node ? "0" : "1",
-					  &f.w.vms[0].mem_nodes), 0);
+	assert_int_equal(
+		vcp_cpuset_parse(node ? "0" : "1", &f.w.vms[0].mem_nodes), 0);
 	f.w.vms[1].mem_mode = VCP_MEM_PREFERRED;
 	o = explain(&f, "a");
 	assert_string_equal(s_of(o, "memory"), "moves");
-	assert_int_equal(json_object_get_int(
-				 json_object_object_get(o, "memory_node")), node);
+	assert_int_equal(
+		json_object_get_int(json_object_object_get(o, "memory_node")),
+		node);
 	assert_string_equal(s_of(o, "memory_mode"), "strict");
 	assert_string_equal(s_of(o, "memory_nodes_now"), node ? "0" : "1");
 	assert_non_null(strstr(s_of(o, "memory_reason"), "follows its vCPUs"));
@@ -196,13 +198,15 @@ static void test_memory(void **state)
 	/* the policy turns it off: the plan leaves memory, and says why */
 	vcp_plan_free(f.plan);
 	f.pol.memory_follows = false;
-	assert_int_equal(vcp_plan_compute(f.w.host, f.w.vms, f.w.n_vms,
-					  &f.pol, &f.plan), 0);
+	assert_int_equal(vcp_plan_compute(f.w.host, f.w.vms, f.w.n_vms, &f.pol,
+					  &f.plan),
+			 0);
 	assert_int_equal(f.plan->vms[0].mem_node, -1);
 	o = explain(&f, "a");
 	assert_string_equal(s_of(o, "memory"), "stays");
-	assert_string_equal(s_of(o, "memory_reason"),
-			    "the policy's memory_follows is false: no VM's memory is moved");
+	assert_string_equal(
+		s_of(o, "memory_reason"),
+		"the policy's memory_follows is false: no VM's memory is moved");
 	json_object_put(o);
 	unload(&f);
 }

@@ -54,39 +54,55 @@ static void test_numatune(void **state)
 	bool aut = true;
 
 	assert_int_equal(vcp_domxml_numatune("<domain><vcpu>2</vcpu></domain>",
-					     &m, &n, &aut), 0);
+					     &m, &n, &aut),
+			 0);
 	assert_int_equal(m, VCP_MEM_NONE);
 	assert_true(vcp_cpuset_empty(&n));
 	assert_false(aut);
-	assert_int_equal(vcp_domxml_numatune(
-		"<domain><numatune><memory nodeset='0-1'/></numatune></domain>",
-		&m, &n, &aut), 0);
+	assert_int_equal(
+		vcp_domxml_numatune(
+			"<domain><numatune><memory nodeset='0-1'/></numatune></domain>",
+			&m, &n, &aut),
+		0);
 	assert_int_equal(m, VCP_MEM_STRICT);
 	assert_int_equal(vcp_cpuset_parse("0-1", &want), 0);
 	assert_true(vcp_cpuset_equal(&n, &want));
-	assert_int_equal(vcp_domxml_numatune(
-		"<domain><numatune><memory mode='restrictive' nodeset='1'/>"
-		"<memnode cellid='0' mode='strict' nodeset='0'/></numatune></domain>",
-		&m, &n, &aut), 0);
+	assert_int_equal(
+		vcp_domxml_numatune(
+			"<domain><numatune><memory mode='restrictive' nodeset='1'/>"
+			"<memnode cellid='0' mode='strict' nodeset='0'/></numatune></domain>",
+			&m, &n, &aut),
+		0);
 	assert_int_equal(m, VCP_MEM_RESTRICTIVE);
-	assert_int_equal(vcp_domxml_numatune(
-		"<domain><numatune><memory mode='interleave' placement='auto'/>"
-		"</numatune></domain>", &m, &n, &aut), 0);
+	assert_int_equal(
+		vcp_domxml_numatune(
+			"<domain><numatune><memory mode='interleave' placement='auto'/>"
+			"</numatune></domain>",
+			&m, &n, &aut),
+		0);
 	assert_int_equal(m, VCP_MEM_INTERLEAVE);
 	assert_true(aut);
 	assert_true(vcp_cpuset_empty(&n));
-	assert_int_equal(vcp_domxml_numatune(
-		"<domain><numatune><memory mode='preferred' nodeset='0'/>"
-		"</numatune></domain>", &m, &n, &aut), 0);
+	assert_int_equal(
+		vcp_domxml_numatune(
+			"<domain><numatune><memory mode='preferred' nodeset='0'/>"
+			"</numatune></domain>",
+			&m, &n, &aut),
+		0);
 	assert_int_equal(m, VCP_MEM_PREFERRED);
 	assert_string_equal(vcp_mem_mode_name(m), "preferred");
 	/* untouched on failure */
-	assert_int_equal(vcp_domxml_numatune(
-		"<domain><numatune><memory mode='loose' nodeset='0'/>"
-		"</numatune></domain>", &m, &n, &aut), -EINVAL);
-	assert_int_equal(vcp_domxml_numatune(
-		"<domain><numatune><memory nodeset='x'/></numatune></domain>",
-		&m, &n, &aut), -EINVAL);
+	assert_int_equal(
+		vcp_domxml_numatune(
+			"<domain><numatune><memory mode='loose' nodeset='0'/>"
+			"</numatune></domain>",
+			&m, &n, &aut),
+		-EINVAL);
+	assert_int_equal(
+		vcp_domxml_numatune(
+			"<domain><numatune><memory nodeset='x'/></numatune></domain>",
+			&m, &n, &aut),
+		-EINVAL);
 	assert_int_equal(vcp_domxml_numatune("<network/>", &m, &n, &aut),
 			 -EINVAL);
 	assert_int_equal(m, VCP_MEM_PREFERRED);

@@ -180,8 +180,8 @@ static void test_round_trip(void **state)
 
 	parse_ok(full, &p);
 	o = vcp_policy_to_json(&p);
-	assert_string_equal(json_object_to_json_string_ext(o,
-		JSON_C_TO_STRING_PLAIN),
+	assert_string_equal(
+		json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
 		"{\"priorities\":{\"high\":\"balanced\",\"normal\":\"pack\","
 		"\"low\":\"pack\"},\"level\":1,\"windows\":[{\"days\":[\"Sat\","
 		"\"Sun\"],\"from\":\"00:00\",\"to\":\"24:00\",\"level\":2},"

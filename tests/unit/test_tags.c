@@ -290,9 +290,11 @@ static void test_pins_fit(void **state)
 static void test_pins_fit_memory(void **state)
 {
 	struct vcp_cpuset sets[1];
-	struct vcp_saved_pins s = { .n_vcpus = 1, .vcpu = sets,
+	struct vcp_saved_pins s = { .n_vcpus = 1,
+				    .vcpu = sets,
 				    .has_memory = true };
-	struct vcp_vm vm = { .name = "vm", .n_vcpus = 1,
+	struct vcp_vm vm = { .name = "vm",
+			     .n_vcpus = 1,
 			     .mem_mode = VCP_MEM_STRICT };
 	struct vcp_cpu cpus[2] = { { .id = 0, .node = 0 },
 				   { .id = 1, .node = 1 } };
@@ -309,7 +311,8 @@ static void test_pins_fit_memory(void **state)
 
 	assert_int_equal(vcp_cpuset_parse("1-3", &s.mem_nodes), 0);
 	assert_int_equal(vcp_saved_pins_fit(&s, &vm, &host, &err), -EINVAL);
-	assert_string_equal(err,
+	assert_string_equal(
+		err,
 		"the recorded memory nodes 1-3 are not all on this host (nodes: 0-1)");
 	free(err);
 	err = NULL;
@@ -317,7 +320,8 @@ static void test_pins_fit_memory(void **state)
 	assert_int_equal(vcp_cpuset_parse("1", &s.mem_nodes), 0);
 	vm.mem_mode = VCP_MEM_PREFERRED;
 	assert_int_equal(vcp_saved_pins_fit(&s, &vm, &host, &err), -EINVAL);
-	assert_string_equal(err,
+	assert_string_equal(
+		err,
 		"the record holds memory nodes, but the VM's memory mode is preferred, whose nodeset libvirt cannot change while it runs");
 	free(err);
 }
@@ -468,17 +472,21 @@ static void test_pins_errors(void **state)
 		     "emulator: bad cpuset 'x'");
 	pins_refused("<original>" V0 "<emulator cpuset=\"1\"/><emulator cpuset=\"1\"/></original>",
 		     "duplicate element 'emulator'");
-	pins_refused("<original>" V0 "<memory nodeset=\"1\"/><memory nodeset=\"1\"/></original>",
-		     "duplicate element 'memory'");
+	pins_refused(
+		"<original>" V0
+		"<memory nodeset=\"1\"/><memory nodeset=\"1\"/></original>",
+		"duplicate element 'memory'");
 	pins_refused("<original>" V0 "<memory nodeset=\"\"/></original>",
 		     "memory: bad nodeset ''");
 	pins_refused("<original>" V0 "<memory nodeset=\"0,x\"/></original>",
 		     "memory: bad nodeset '0,x'");
 	pins_refused("<original>" V0 "<memory/></original>",
 		     "'memory' without a nodeset");
-	pins_refused("<original>" V0 "<memory nodeset=\"0\" mode=\"strict\"/></original>",
+	pins_refused("<original>" V0
+		     "<memory nodeset=\"0\" mode=\"strict\"/></original>",
 		     "unknown attribute 'mode'");
-	pins_refused("<original>" V0 "<memory nodeset=\"0\"><x/></memory></original>",
+	pins_refused("<original>" V0
+		     "<memory nodeset=\"0\"><x/></memory></original>",
 		     "unexpected element 'x' inside 'memory'");
 	pins_refused("<original>" V0 "<iothread id=\"1\" cpuset=\"0\"/></original>",
 		     "unexpected element 'iothread' inside 'original'");
@@ -582,26 +590,38 @@ static const struct {
 	const char *file;
 	const char *msg;
 } invalid_examples[] = {
-	{ "child-element-invalid.xml", "unexpected element 'foo' inside 'consolidation'" },
-	{ "class-bad-value-invalid.xml", "class 'packed' is not one of spread, balanced, pack" },
-	{ "namespaced-attribute-invalid.xml", "unknown attribute 'vcpack:priority'" },
-	{ "no-attributes-invalid.xml", "'consolidation' needs a priority or a class attribute" },
+	{ "child-element-invalid.xml",
+	  "unexpected element 'foo' inside 'consolidation'" },
+	{ "class-bad-value-invalid.xml",
+	  "class 'packed' is not one of spread, balanced, pack" },
+	{ "namespaced-attribute-invalid.xml",
+	  "unknown attribute 'vcpack:priority'" },
+	{ "no-attributes-invalid.xml",
+	  "'consolidation' needs a priority or a class attribute" },
 	{ "other-element-invalid.xml", "unexpected element 'policy'" },
-	{ "padded-value-invalid.xml", "priority ' low' is not one of high, normal, low" },
-	{ "priority-bad-value-invalid.xml", "priority 'urgent' is not one of high, normal, low" },
-	{ "host-bad-mode-invalid.xml", "mode 'turbo' is not one of pin, kernel, scx" },
+	{ "padded-value-invalid.xml",
+	  "priority ' low' is not one of high, normal, low" },
+	{ "priority-bad-value-invalid.xml",
+	  "priority 'urgent' is not one of high, normal, low" },
+	{ "host-bad-mode-invalid.xml",
+	  "mode 'turbo' is not one of pin, kernel, scx" },
 	{ "host-no-level-invalid.xml", "'host' needs mode, level and at" },
 	{ "host-bad-time-invalid.xml", "at '-5' is not a time in seconds" },
 	{ "host-child-invalid.xml", "unexpected element 'vm' inside 'host'" },
 	{ "state-bad-cpuset-invalid.xml", "vcpu 0: bad cpuset '0-3,'" },
 	{ "state-memory-bad-nodeset-invalid.xml", "memory: bad nodeset '0-'" },
 	{ "state-no-vcpu-invalid.xml", "'original' records no vcpu" },
-	{ "state-unknown-element-invalid.xml", "unexpected element 'iothread' inside 'original'" },
-	{ "state-version-2-invalid.xml", "unsupported version '2' (vcpack reads 1)" },
-	{ "state-wrong-namespace-invalid.xml", "wrong namespace 'urn:vcpack:metadata:1'" },
-	{ "text-content-invalid.xml", "unexpected text inside 'consolidation'" },
+	{ "state-unknown-element-invalid.xml",
+	  "unexpected element 'iothread' inside 'original'" },
+	{ "state-version-2-invalid.xml",
+	  "unsupported version '2' (vcpack reads 1)" },
+	{ "state-wrong-namespace-invalid.xml",
+	  "wrong namespace 'urn:vcpack:metadata:1'" },
+	{ "text-content-invalid.xml",
+	  "unexpected text inside 'consolidation'" },
 	{ "unknown-attribute-invalid.xml", "unknown attribute 'colour'" },
-	{ "wrong-namespace-invalid.xml", "wrong namespace 'urn:vcpack:metadata:2'" },
+	{ "wrong-namespace-invalid.xml",
+	  "wrong namespace 'urn:vcpack:metadata:2'" },
 };
 
 #define N_INVALID (sizeof(invalid_examples) / sizeof(invalid_examples[0]))

@@ -207,12 +207,12 @@ static void test_tag_of_stopped_vm_kept(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_record_of_stopped_vm_refused,
-						setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_record_of_stopped_vm_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pins_of_stopped_vm_refused,
 						setup, teardown),
-		cmocka_unit_test_setup_teardown(test_running_vm_records_and_pins,
-						setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_running_vm_records_and_pins, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_memory_live_only, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_tag_of_stopped_vm_kept,
