@@ -901,7 +901,7 @@ static int report_plan(struct ctx *c, struct planned *p,
 			   c->wide);
 	printf(res ? "actions:\n" : "actions (dry run, nothing changed):\n");
 	vcp_render_actions_fit(stdout, p->cy.w.vms, &p->cy.acts, res, c->wide);
-	vcp_render_memory_text(stdout, p->cy.w.vms, p->cy.plan);
+	vcp_render_memory_text(stdout, p->cy.w.vms, p->cy.plan, c->wide);
 	if (res) {
 		printf("after (as libvirt now reports it):\n");
 		vcp_render_map_fit(stdout, after_w->host, after_w->vms, after_map,

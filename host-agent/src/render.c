@@ -394,17 +394,59 @@ struct json_object *vcp_render_actions_json(const struct vcp_vm *vms,
 	return arr;
 }
 
-void vcp_render_memory_text(FILE *f, const struct vcp_vm *vms,
-			    const struct vcp_plan *plan)
+/* @head, then @text word by word, lines after the first indented by 4,
+ * within VCP_RENDER_COLS unless @wide. */
+static void put_wrapped(FILE *f, const char *head, const char *text,
+			bool wide)
 {
+	size_t col = strlen(head);
+
+	fputs(head, f);
+	for (const char *p = text; *p;) {
+		size_t n = strcspn(p, " ");
+
+		if (!wide && col + 1 + n > VCP_RENDER_COLS) {
+			fputs("\n   ", f);
+			col = 3;
+		}
+		fprintf(f, " %.*s", (int)n, p);
+		col += 1 + n;
+		p += n;
+		p += strspn(p, " ");
+	}
+	fputc('\n', f);
+}
+
+void vcp_render_memory_text(FILE *f, const struct vcp_vm *vms,
+			    const struct vcp_plan *plan, bool wide)
+{
+	char head[128], nb[VCP_RENDER_NAME_W + 1], why_none[256];
+	size_t none = 0;
 	const char *why;
 
-	for (size_t i = 0; i < plan->n_vms; i++)
-		if (vcp_mem_follow(&vms[i], &plan->vms[i], &why) ==
+	for (size_t i = 0; i < plan->n_vms; i++) {
+		if (vcp_mem_follow(&vms[i], &plan->vms[i], &why) !=
 		    VCP_MEMF_CANNOT)
-			fprintf(f,
-				"  memory stays: '%s' (planned node %d): %s\n",
-				vms[i].name, plan->vms[i].mem_node, why);
+			continue;
+		if (vms[i].mem_mode == VCP_MEM_NONE) {
+			none++;
+			continue;
+		}
+		snprintf(head, sizeof(head),
+			 "  memory stays: '%s' (planned node %d):",
+			 wide ? vms[i].name :
+				vcp_render_shorten(vms[i].name,
+						   VCP_RENDER_NAME_W, nb,
+						   sizeof(nb)),
+			 plan->vms[i].mem_node);
+		put_wrapped(f, head, why, wide);
+	}
+	if (!none)
+		return;
+	snprintf(why_none, sizeof(why_none),
+		 "%zu VM%s planned on one node %s no <numatune><memory>: libvirt moves a running VM's memory only in strict or restrictive mode ('vcpack explain VM')",
+		 none, none == 1 ? "" : "s", none == 1 ? "has" : "have");
+	put_wrapped(f, "  memory stays:", why_none, wide);
 }
 
 struct json_object *vcp_render_memory_json(const struct vcp_vm *vms,

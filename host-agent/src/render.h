@@ -64,13 +64,16 @@ struct json_object *vcp_render_cpuset_json(const struct vcp_cpuset *s);
 
 /*
  * Where memory cannot follow the plan (vcp_mem_follow() says CANNOT):
- * "  memory stays: 'VM' (planned node N): REASON", one line per VM;
+ * "  memory stays: 'VM' (planned node N): REASON" per VM that has a
+ * <numatune><memory> (wrapped within VCP_RENDER_COLS unless @wide), then
+ * one line counting the VMs that have none (on a multi-node host where
+ * no VM has one, that is every gathered VM: one line, not one each);
  * nothing where all memory follows or stays by plan. The JSON form is
  * an array of {"vm", "node", "memory": stays|there|moves|cannot,
  * "reason"} for every VM with a planned node.
  */
 void vcp_render_memory_text(FILE *f, const struct vcp_vm *vms,
-			    const struct vcp_plan *plan);
+			    const struct vcp_plan *plan, bool wide);
 struct json_object *vcp_render_memory_json(const struct vcp_vm *vms,
 					   const struct vcp_plan *plan);
 

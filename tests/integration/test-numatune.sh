@@ -41,6 +41,9 @@ t_eq "nodesets as defined" "1 1" "$(nodeset strictvm) $(nodeset prefvm)"
 out=$(V plan 2>&1)
 t_match "plan: strictvm's memory moves to node 0" "set-memory +strictvm +memory nodes 1 -> 0" "$out"
 t_match "plan: prefvm's memory stays, and why" "memory stays: 'prefvm' \(planned node 0\): its numatune mode is preferred" "$out"
+t_match "plan: one line for the VM without numatune" "memory stays: 1 VM planned on one node has no <numatune><memory>" "$out"
+t_eq "plan: the memory lines within 100 columns" "" \
+	"$(echo "$out" | sed -n '/^  memory stays/,/^  [^ ]/p' | awk 'length > 100')"
 js=$(V --json plan)
 t_eq "plan json: memory per VM (the driver's own 'test' has no numatune)" \
 	'[["prefvm","cannot"],["strictvm","moves"],["test","cannot"]]' \
