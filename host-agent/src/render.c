@@ -396,8 +396,7 @@ struct json_object *vcp_render_actions_json(const struct vcp_vm *vms,
 
 /* @head, then @text word by word, lines after the first indented by 4,
  * within VCP_RENDER_COLS unless @wide. */
-static void put_wrapped(FILE *f, const char *head, const char *text,
-			bool wide)
+static void put_wrapped(FILE *f, const char *head, const char *text, bool wide)
 {
 	size_t col = strlen(head);
 
@@ -443,9 +442,10 @@ void vcp_render_memory_text(FILE *f, const struct vcp_vm *vms,
 	}
 	if (!none)
 		return;
-	snprintf(why_none, sizeof(why_none),
-		 "%zu VM%s planned on one node %s no <numatune><memory>: libvirt moves a running VM's memory only in strict or restrictive mode ('vcpack explain VM')",
-		 none, none == 1 ? "" : "s", none == 1 ? "has" : "have");
+	snprintf(
+		why_none, sizeof(why_none),
+		"%zu VM%s planned on one node %s no <numatune><memory>: libvirt moves a running VM's memory only in strict or restrictive mode ('vcpack explain VM')",
+		none, none == 1 ? "" : "s", none == 1 ? "has" : "have");
 	put_wrapped(f, "  memory stays:", why_none, wide);
 }
 
