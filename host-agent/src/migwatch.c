@@ -7,7 +7,11 @@
  * either: every tick it checks the timeout and the stop flag, asks for
  * virDomainAbortJob once when either is due, and passes the latest
  * progress to the caller's callback. All libvirt calls go through
- * virt.c on the caller's two connections (libvirt's are thread-safe).
+ * virt.c. The poll has a read-only connection of its own to the source:
+ * on the connection that carries the migration, libvirt 9.0 answered a
+ * job query only when the migration ended (seen: 8 s and more, while
+ * another connection was answered in 0.1 s); without that connection
+ * there is no progress, the rest works.
  */
 #include "migwatch.h"
 
@@ -22,6 +26,7 @@
 
 struct run {
 	struct vcp_virt *src, *dst;
+	struct vcp_virt *query;		/* the progress poll's connection */
 	const char *name;
 	const struct vcp_migrate_opts *o;
 	double tick_s;
@@ -80,7 +85,7 @@ static void *poll_main(void *arg)
 		bool ok;
 
 		pthread_mutex_unlock(&rn->mu);
-		ok = vcp_virt_job_progress(rn->src, rn->name, &p) == 0 &&
+		ok = vcp_virt_job_progress(rn->query, rn->name, &p) == 0 &&
 		     p.active;
 		pthread_mutex_lock(&rn->mu);
 		if (ok && !rn->done) {
@@ -165,6 +170,7 @@ int vcp_mig_run(struct vcp_virt *src, struct vcp_virt *dst, const char *name,
 			  .tick_s = (w->tick_ms ? w->tick_ms : 250) / 1000.0 };
 	struct vcp_mig_result res = { .end = VCP_MIG_FAILED };
 	pthread_t mig, poll;
+	char *qerr = NULL;
 	bool polling;
 	double t0 = mono_s();
 	enum vcp_mig_end why;
@@ -180,11 +186,16 @@ int vcp_mig_run(struct vcp_virt *src, struct vcp_virt *dst, const char *name,
 		*ret = res;
 		return -EAGAIN;
 	}
-	polling = pthread_create(&poll, NULL, poll_main, &rn) == 0;
+	/* its own connection: libvirt holds a job query made on the
+	 * connection that carries the migration until the migration ends */
+	polling = vcp_virt_open(vcp_virt_uri(src), true, &rn.query, &qerr) == 0 &&
+		  pthread_create(&poll, NULL, poll_main, &rn) == 0;
+	free(qerr);
 	why = watch(&rn, w, t0);
 	pthread_join(mig, NULL);
 	if (polling)
 		pthread_join(poll, NULL);
+	vcp_virt_close(rn.query);
 	pthread_cond_destroy(&rn.cv);
 	pthread_mutex_destroy(&rn.mu);
 	res.secs = mono_s() - t0;
