@@ -51,14 +51,18 @@ bool vcp_mig_line_due(double t0, double last, double now, double every_s)
 int vcp_mig_why(char *buf, size_t n, const struct vcp_mig_result *res,
 		unsigned int timeout_s, const char *source)
 {
-	const char *where = res->on_source ? "the guest stays running on" :
-			    "the guest is NOT running on";
+	char why[32];
 
 	if (res->end == VCP_MIG_TIMED_OUT)
-		return snprintf(buf, n, "timed out after %u s: migration aborted; %s %s",
-				timeout_s, where, source);
-	if (res->end == VCP_MIG_STOPPED)
-		return snprintf(buf, n, "interrupted: migration aborted; %s %s",
-				where, source);
-	return snprintf(buf, n, "%s", "");
+		snprintf(why, sizeof(why), "timed out after %u s", timeout_s);
+	else if (res->end == VCP_MIG_STOPPED)
+		snprintf(why, sizeof(why), "interrupted");
+	else
+		return snprintf(buf, n, "%s", "");
+	if (!res->source_known)
+		return snprintf(buf, n, "%s: migration aborted; %s did not answer: where the guest runs is not known",
+				why, source);
+	return snprintf(buf, n, "%s: migration aborted; the guest %s on %s", why,
+			res->on_source ? "stays running" : "is NOT running",
+			source);
 }

@@ -104,6 +104,7 @@ static enum vcp_mig_end watch(struct run *rn, const struct vcp_mig_watch *w,
 			      double t0)
 {
 	enum vcp_mig_end why = VCP_MIG_MOVED;	/* no abort asked */
+	bool aborted = false;
 	unsigned long seen = 0;
 
 	pthread_mutex_lock(&rn->mu);
@@ -116,19 +117,20 @@ static enum vcp_mig_end watch(struct run *rn, const struct vcp_mig_watch *w,
 		if (rn->done)
 			break;
 		secs = mono_s() - t0;
-		if (why == VCP_MIG_MOVED) {
-			if (w->stop && *w->stop)
-				why = VCP_MIG_STOPPED;
-			else if (vcp_mig_past(w->timeout_s, secs))
-				why = VCP_MIG_TIMED_OUT;
-			if (why != VCP_MIG_MOVED) {
-				char *err = NULL;
+		if (why == VCP_MIG_MOVED && w->stop && *w->stop)
+			why = VCP_MIG_STOPPED;
+		else if (why == VCP_MIG_MOVED &&
+			 vcp_mig_past(w->timeout_s, secs))
+			why = VCP_MIG_TIMED_OUT;
+		/* until libvirt takes it: before QEMU's job starts there is
+		 * no job to abort yet */
+		if (why != VCP_MIG_MOVED && !aborted) {
+			char *err = NULL;
 
-				pthread_mutex_unlock(&rn->mu);
-				vcp_virt_abort_job(rn->src, rn->name, &err);
-				free(err);	/* its outcome is the migration's */
-				pthread_mutex_lock(&rn->mu);
-			}
+			pthread_mutex_unlock(&rn->mu);
+			aborted = vcp_virt_abort_job(rn->src, rn->name, &err) == 0;
+			free(err);	/* its outcome is the migration's */
+			pthread_mutex_lock(&rn->mu);
 		}
 		if (w->progress && rn->seq != seen && !rn->done) {
 			struct vcp_job_progress p = rn->p;
@@ -143,6 +145,23 @@ static enum vcp_mig_end watch(struct run *rn, const struct vcp_mig_watch *w,
 	pthread_cond_broadcast(&rn->cv);
 	pthread_mutex_unlock(&rn->mu);
 	return why;
+}
+
+/* Is the guest running on the source? Asked again on a new connection
+ * when the old one is gone: a Ctrl-C on a terminal also reaches the ssh
+ * of a qemu+ssh:// connection. False: the source did not answer. */
+static bool source_state(struct vcp_virt *src, const char *name,
+			 bool *ret_running)
+{
+	struct vcp_virt *again = NULL;
+	char *err = NULL;
+	bool known = vcp_virt_domain_state(src, name, ret_running) == 0;
+
+	if (!known && vcp_virt_open(vcp_virt_uri(src), true, &again, &err) == 0)
+		known = vcp_virt_domain_state(again, name, ret_running) == 0;
+	vcp_virt_close(again);
+	free(err);
+	return known;
 }
 
 static int run_init(struct run *rn)
@@ -205,8 +224,7 @@ int vcp_mig_run(struct vcp_virt *src, struct vcp_virt *dst, const char *name,
 		res.too_late = why != VCP_MIG_MOVED;
 	} else if (why != VCP_MIG_MOVED) {
 		res.end = why;
-		if (vcp_virt_domain_state(src, name, &res.on_source) < 0)
-			res.on_source = false;
+		res.source_known = source_state(src, name, &res.on_source);
 		free(rn.err);
 		rn.err = NULL;
 		rn.r = -ECANCELED;

@@ -38,9 +38,9 @@ struct vcp_mig_result {
 	 * completed first (QEMU holds an abort through its last phase). */
 	bool too_late;
 	enum vcp_mig_end asked;	/* then: why the abort was asked */
-	/* TIMED_OUT, STOPPED: the source's libvirt says the guest runs
-	 * there (false: it does not, or the source did not answer). */
-	bool on_source;
+	/* TIMED_OUT, STOPPED: the source's libvirt answered (source_known)
+	 * that the guest runs there (on_source). */
+	bool source_known, on_source;
 };
 
 /*

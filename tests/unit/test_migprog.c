@@ -90,7 +90,7 @@ static void test_line_due(void **state)
 static void test_why(void **state)
 {
 	struct vcp_mig_result res = { .end = VCP_MIG_TIMED_OUT,
-				      .on_source = true };
+				      .source_known = true, .on_source = true };
 	char buf[160];
 
 	(void)state;
@@ -100,6 +100,9 @@ static void test_why(void **state)
 	res.on_source = false;
 	vcp_mig_why(buf, sizeof(buf), &res, 4, "a");
 	assert_string_equal(buf, "interrupted: migration aborted; the guest is NOT running on a");
+	res.source_known = false;
+	vcp_mig_why(buf, sizeof(buf), &res, 4, "a");
+	assert_string_equal(buf, "interrupted: migration aborted; a did not answer: where the guest runs is not known");
 }
 
 /* The test driver cannot migrate: libvirt's refusal is a failure with
