@@ -101,7 +101,7 @@ static void *poll_main(void *arg)
 
 /* The caller's thread until the migration answers. */
 static enum vcp_mig_end watch(struct run *rn, const struct vcp_mig_watch *w,
-			      double t0)
+			      double t0, bool *ret_aborted)
 {
 	enum vcp_mig_end why = VCP_MIG_MOVED;	/* no abort asked */
 	bool aborted = false;
@@ -144,6 +144,7 @@ static enum vcp_mig_end watch(struct run *rn, const struct vcp_mig_watch *w,
 	rn->quit = true;
 	pthread_cond_broadcast(&rn->cv);
 	pthread_mutex_unlock(&rn->mu);
+	*ret_aborted = aborted;
 	return why;
 }
 
@@ -193,24 +194,27 @@ int vcp_mig_run(struct vcp_virt *src, struct vcp_virt *dst, const char *name,
 	bool polling;
 	double t0 = mono_s();
 	enum vcp_mig_end why;
+	bool aborted;
 	int r = run_init(&rn);
 
 	if (r < 0) {
 		*ret = res;
 		return r;
 	}
+	/* its own connection: libvirt holds a job query made on the
+	 * connection that carries the migration until the migration ends */
+	if (vcp_virt_open(vcp_virt_uri(src), true, &rn.query, &qerr) < 0)
+		rn.query = NULL;
+	free(qerr);
 	if (pthread_create(&mig, NULL, migrate_main, &rn)) {
+		vcp_virt_close(rn.query);
 		pthread_cond_destroy(&rn.cv);
 		pthread_mutex_destroy(&rn.mu);
 		*ret = res;
 		return -EAGAIN;
 	}
-	/* its own connection: libvirt holds a job query made on the
-	 * connection that carries the migration until the migration ends */
-	polling = vcp_virt_open(vcp_virt_uri(src), true, &rn.query, &qerr) == 0 &&
-		  pthread_create(&poll, NULL, poll_main, &rn) == 0;
-	free(qerr);
-	why = watch(&rn, w, t0);
+	polling = rn.query && pthread_create(&poll, NULL, poll_main, &rn) == 0;
+	why = watch(&rn, w, t0, &aborted);
 	pthread_join(mig, NULL);
 	if (polling)
 		pthread_join(poll, NULL);
@@ -222,7 +226,9 @@ int vcp_mig_run(struct vcp_virt *src, struct vcp_virt *dst, const char *name,
 	if (rn.r == 0) {
 		res.end = VCP_MIG_MOVED;
 		res.too_late = why != VCP_MIG_MOVED;
-	} else if (why != VCP_MIG_MOVED) {
+	} else if (why != VCP_MIG_MOVED && aborted) {
+		/* failed once libvirt took the abort: libvirt's message is
+		 * "canceled by client"; ours says why and where it is */
 		res.end = why;
 		res.source_known = source_state(src, name, &res.on_source);
 		free(rn.err);

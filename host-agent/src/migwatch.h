@@ -47,8 +47,9 @@ struct vcp_mig_result {
  * Migrate @name from @src to @dst with @o (vcp_virt_migrate on another
  * thread), watched as @w says. Returns 0 (moved; *ret says if too
  * late to abort), -ECANCELED (aborted: TIMED_OUT or STOPPED; the
- * migration failed after virDomainAbortJob) or libvirt's -errno with
- * *ret_err. *ret is always filled. The progress poll runs on its own
+ * migration failed after libvirt took virDomainAbortJob) or libvirt's
+ * -errno with *ret_err (FAILED, also when it failed before an abort
+ * asked for got through). *ret is always filled. The progress poll runs on its own
  * thread, so a poll that libvirt holds never delays the abort.
  */
 int vcp_mig_run(struct vcp_virt *src, struct vcp_virt *dst, const char *name,
