@@ -11,7 +11,8 @@
 # it never meets): its progress shown (a line kept up to date on a
 # terminal, plain lines otherwise), aborted at its timeout, by SIGINT
 # (exit 130) and by SIGTERM (exit 143), the guest running on its source
-# each time with nothing left on the destination.
+# each time with nothing left on the destination; the standby loop's
+# drain (one round) aborted at the fleet file's migration_timeout alike.
 B=$1
 KERNEL=$2
 here=$(cd "$(dirname "$0")" && pwd)
@@ -145,6 +146,23 @@ t_eq "SIGTERM: JSON says aborted, by whom, nothing moved" \
 	"aborted|interrupted: migration aborted; the guest stays running on a|SIGTERM|0|1|0" \
 	"$(jq -r '"\(.steps[0].outcome)|\(.steps[0].message)|\(.stopped_by)|\(.moved)|\(.failed)|\(.not_started)"' "$T_TMP/term.json")"
 stays SIGTERM
+
+# the standby loop migrates through the same step: one round (apply with
+# a "standby" object), the fleet file's migration_timeout and bandwidth
+# (the standby command is never run: the drain fails first)
+jq '.defaults += {"migration_timeout": 6, "bandwidth": 1} |
+    .standby = {"low_hold": 0, "high_hold": 0, "min_spare_hosts": 0,
+                "wake_deadline": 10, "host_defaults": {"action": "command",
+                "standby_command": ["true"], "wake_command": ["true"]}}' \
+	"$T_TMP/fleet.json" >"$T_TMP/sb.json"
+slow_down
+out=$("$B/vcpack" fleet --hosts "$T_TMP/sb.json" --sample 0 --state "$T_TMP/sb-state.json" \
+	apply --yes 2>&1); rc=$?
+echo "$out" | sed 's/^/  | /'
+t_eq "standby loop: exit 1 (a failed move)" 1 $rc
+t_match "standby loop: the move aborted at the file's timeout, the guest on its source" \
+	"slow: migration a -> b failed: timed out after 6 s: migration aborted; the guest stays running on a; no more moves from a" "$out"
+stays "standby loop"
 virsh -q -c "$U_a" destroy slow >/dev/null; virsh -q -c "$U_a" undefine slow >/dev/null
 
 # a migration that fails: b already defines a domain named like a's guest
