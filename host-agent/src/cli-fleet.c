@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <fnmatch.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <dirent.h>
@@ -34,6 +35,8 @@
 #include "fleetstate.h"
 #include "fleetwatts.h"
 #include "kernel.h"
+#include "migprog.h"
+#include "migwatch.h"
 #include "planner.h"
 #include "policy.h"
 #include "report.h"
@@ -67,6 +70,7 @@ struct fopts {
 	const char *plan;	/* apply --plan FILE */
 	bool tls, auto_converge;	/* or from the file */
 	int bandwidth;		/* MiB/s; -1: from the file */
+	int mig_timeout;	/* s per migration; -1: from the file */
 	bool json;
 	int sample_ms;		/* -1: the global --sample */
 	bool has_tag;
@@ -116,7 +120,11 @@ static const char *const fleet_usage =
 	"                         --plan FILE applies a saved plan as saved,\n"
 	"                         refused (exit 2) if a host or VM changed;\n"
 	"                         --tls, --bandwidth MIB_S, --auto-converge\n"
-	"                         (also fleet file defaults) go to libvirt\n"
+	"                         (also fleet file defaults) go to libvirt;\n"
+	"                         each migration shows its progress, and is\n"
+	"                         aborted (the guest stays on its source) past\n"
+	"                         --migration-timeout S or on Ctrl-C/SIGTERM,\n"
+	"                         which also stop the rest (exit 130/143)\n"
 	"  run [--interval S] [--rounds N] [--state FILE]\n"
 	"                         the standby loop (needs a \"standby\" object):\n"
 	"                         rounds until SIGTERM/SIGINT; each drains,\n"
@@ -175,6 +183,7 @@ static int parse_opts(int argc, char **argv, struct fopts *fo,
 		{ "tls", no_argument, NULL, 'T' },
 		{ "auto-converge", no_argument, NULL, 'A' },
 		{ "bandwidth", required_argument, NULL, 'B' },
+		{ "migration-timeout", required_argument, NULL, 'M' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "sample", required_argument, NULL, 's' },
 		{ "state", required_argument, NULL, 'F' },
@@ -185,7 +194,8 @@ static int parse_opts(int argc, char **argv, struct fopts *fo,
 	};
 	int o, r = 0;
 
-	fo->concurrency = fo->timeout = fo->sample_ms = fo->bandwidth = -1;
+	fo->concurrency = fo->timeout = fo->sample_ms = fo->bandwidth =
+		fo->mig_timeout = -1;
 	fo->rounds = fo->interval = -1;
 	optind = 0;
 	while (r == 0 && (o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -201,6 +211,10 @@ static int parse_opts(int argc, char **argv, struct fopts *fo,
 		case 'B':
 			r = parse_int_opt("bandwidth", optarg, 1, 1000000,
 					  &fo->bandwidth);
+			break;
+		case 'M':
+			r = parse_int_opt("migration-timeout", optarg, 0, 86400,
+					  &fo->mig_timeout);
 			break;
 		case 'j': fo->json = true; break;
 		case 's':
@@ -1349,6 +1363,9 @@ static struct json_object *migration_json(const struct fctx *f)
 	json_object_object_add(m, "flags", fl);
 	json_object_object_add(m, "bandwidth_mib_s", o.bandwidth_mib ?
 			       json_object_new_int64(o.bandwidth_mib) : NULL);
+	json_object_object_add(m, "timeout_s", f->cfg.migration_timeout_s ?
+			       json_object_new_int64(f->cfg.migration_timeout_s) :
+			       NULL);
 	return m;
 }
 
@@ -1363,6 +1380,9 @@ static void migration_text(const struct fctx *f, FILE *fp)
 		fprintf(fp, " %s", names[k]);
 	if (o.bandwidth_mib)
 		fprintf(fp, "; bandwidth %u MiB/s", o.bandwidth_mib);
+	if (f->cfg.migration_timeout_s)
+		fprintf(fp, "; each aborted after %u s",
+			f->cfg.migration_timeout_s);
 	fputc('\n', fp);
 }
 
@@ -1521,7 +1541,20 @@ struct mover {
 	bool *failed;			/* by host: stop its migrations */
 	struct json_object *steps;
 	size_t moved, n_failed, skipped;
+	size_t k, n;			/* the step under way, of n */
+	const struct step *cur;
+	bool drawn;			/* a progress line is on the terminal */
+	double last_line;		/* s: the last plain progress line */
 };
+
+/* SIGINT/SIGTERM while apply migrates: the signal's number. The
+ * migration in flight is aborted and no other starts. */
+static volatile sig_atomic_t stop_sig;
+
+static void on_stop(int sig)
+{
+	stop_sig = sig;
+}
 
 static struct vcp_virt *conn_of(struct mover *mv, size_t h, char **err)
 {
@@ -1538,9 +1571,14 @@ static void step_out(struct mover *mv, const char *vm, size_t from,
 	const struct vcp_fleet_cfg *cfg = &mv->f->cfg;
 	struct json_object *o;
 
+	if (mv->drawn) {
+		fputs("\r\033[K", stderr);	/* the progress line */
+		fflush(stderr);
+		mv->drawn = false;
+	}
 	if (!mv->f->json) {
-		printf("  %-24s %s -> %s: %s", vm, cfg->hosts[from].name,
-		       cfg->hosts[to].name, outcome);
+		printf("  %zu/%zu %-24s %s -> %s: %s", mv->k + 1, mv->n, vm,
+		       cfg->hosts[from].name, cfg->hosts[to].name, outcome);
 		if (secs > 0)
 			printf(" (%.1f s)", secs);
 		printf("%s%s\n", msg ? ": " : "", msg ? msg : "");
@@ -1586,11 +1624,37 @@ struct step {
 	size_t from, to;
 };
 
+/* The migration's own progress on stderr: one line kept up to date on
+ * a terminal, else a plain line every 5 s. */
+static void on_progress(void *opaque, const struct vcp_job_progress *p,
+			double secs)
+{
+	struct mover *mv = opaque;
+	const struct step *st = mv->cur;
+	const struct vcp_fleet_cfg *cfg = &mv->f->cfg;
+	bool tty = isatty(STDERR_FILENO);
+	char txt[160];
+
+	if (!tty && !vcp_mig_line_due(0, mv->last_line, secs, 5))
+		return;
+	vcp_mig_progress_text(txt, sizeof(txt), p, secs);
+	fprintf(stderr, "%s  %zu/%zu %s %s -> %s: %s%s", tty ? "\r\033[K" : "",
+		mv->k + 1, mv->n, st->vm, cfg->hosts[st->from].name,
+		cfg->hosts[st->to].name, txt, tty ? "" : "\n");
+	fflush(stderr);
+	mv->drawn = tty;
+	mv->last_line = secs;
+}
+
 static void one_move(struct mover *mv, const struct step *st)
 {
 	const char *vm = st->vm;
 	struct vcp_migrate_opts o = migrate_opts(mv->f, st->to);
-	char *err = NULL;
+	struct vcp_mig_watch w = { .timeout_s = mv->f->cfg.migration_timeout_s,
+				   .stop = &stop_sig, .progress = on_progress,
+				   .opaque = mv };
+	struct vcp_mig_result res = { 0 };
+	char *err = NULL, why[256] = "";
 	const char *bad = NULL;
 	double t0 = mono_s();
 	int r = 0;
@@ -1603,18 +1667,32 @@ static void one_move(struct mover *mv, const struct step *st)
 	}
 	if (!conn_of(mv, st->from, &err) || !conn_of(mv, st->to, &err))
 		r = -EIO;
+	mv->cur = st;
+	mv->last_line = -1;
 	if (r == 0)
-		r = vcp_virt_migrate(mv->conn[st->from], mv->conn[st->to], vm,
-				     &o, &err);
+		r = vcp_mig_run(mv->conn[st->from], mv->conn[st->to], vm, &o,
+				&w, &res, &err);
 	if (r == 0)
 		bad = check_moved(mv, st->from, st->to, vm);
-	if (r < 0 || bad) {
+	if (r == 0 && !bad && res.too_late)
+		snprintf(why, sizeof(why), "%s, but it completed before the abort took effect",
+			 res.asked == VCP_MIG_STOPPED ? "interrupted" :
+			 "past its timeout");
+	if (r == -ECANCELED) {
+		vcp_mig_why(why, sizeof(why), &res, w.timeout_s,
+			    mv->f->cfg.hosts[st->from].name);
+		step_out(mv, vm, st->from, st->to, "aborted", why,
+			 mono_s() - t0);
+		mv->failed[st->from] = true;
+		mv->n_failed++;
+	} else if (r < 0 || bad) {
 		step_out(mv, vm, st->from, st->to, "failed", bad ? bad :
 			 err ? err : strerror(-r), mono_s() - t0);
 		mv->failed[st->from] = true;
 		mv->n_failed++;
 	} else {
-		step_out(mv, vm, st->from, st->to, "moved", NULL, mono_s() - t0);
+		step_out(mv, vm, st->from, st->to, "moved", *why ? why : NULL,
+			 mono_s() - t0);
 		mv->moved++;
 	}
 	free(err);
@@ -1659,6 +1737,23 @@ static void mover_clear(struct mover *mv)
 	free(mv->failed);
 }
 
+/* SIGINT and SIGTERM set stop_sig while @on (no SA_RESTART); then back
+ * to what they were. */
+static void catch_stop(bool on)
+{
+	static struct sigaction old_int, old_term;
+	struct sigaction sa = { .sa_handler = on_stop };
+
+	if (on) {
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGINT, &sa, &old_int);
+		sigaction(SIGTERM, &sa, &old_term);
+	} else {
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGTERM, &old_term, NULL);
+	}
+}
+
 /* Ask (unless --yes), then carry @st out in order and report. */
 static int run_steps(struct mover *mv, const struct step *st, size_t n)
 {
@@ -1671,10 +1766,22 @@ static int run_steps(struct mover *mv, const struct step *st, size_t n)
 	mv->steps = json_object_new_array();
 	if (!f->json)
 		printf("fleet apply: %zu migrations, one at a time\n", n);
-	for (size_t k = 0; k < n; k++)
-		one_move(mv, &st[k]);
+	catch_stop(true);
+	mv->n = n;
+	for (mv->k = 0; mv->k < n && !stop_sig; mv->k++)
+		one_move(mv, &st[mv->k]);
+	catch_stop(false);
+	if (stop_sig && !f->json)
+		printf("fleet apply: stopped by %s: %zu migrations not started\n",
+		       stop_sig == SIGTERM ? "SIGTERM" : "SIGINT", n - mv->k);
 	if (f->json) {
 		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "stopped_by", !stop_sig ? NULL :
+			json_object_new_string(stop_sig == SIGTERM ? "SIGTERM" :
+					       "SIGINT"));
+		json_object_object_add(o, "not_started",
+				       json_object_new_int((int)(n - mv->k)));
 
 		json_object_object_add(o, "moved", json_object_new_int((int)mv->moved));
 		json_object_object_add(o, "failed", json_object_new_int((int)mv->n_failed));
@@ -1686,6 +1793,8 @@ static int run_steps(struct mover *mv, const struct step *st, size_t n)
 		printf("fleet apply: %zu moved, %zu failed, %zu skipped\n",
 		       mv->moved, mv->n_failed, mv->skipped);
 	}
+	if (stop_sig)
+		return 128 + stop_sig;
 	return mv->n_failed ? EXIT_PARTIAL : 0;
 }
 
@@ -2078,6 +2187,8 @@ static int load_cfg(struct fctx *f)
 	f->cfg.auto_converge = f->cfg.auto_converge || f->o.auto_converge;
 	if (f->o.bandwidth > 0)
 		f->cfg.bandwidth_mib = (unsigned int)f->o.bandwidth;
+	if (f->o.mig_timeout >= 0)
+		f->cfg.migration_timeout_s = (unsigned int)f->o.mig_timeout;
 	return 0;
 }
 

@@ -10,7 +10,7 @@
  *    "defaults": {"concurrency": 16, "timeout": 10, "move_spread": false,
  *                 "mem_reserve": 0.1, "p2p": false, "tls": false,
  *                 "bandwidth": 100, "auto_converge": false, "package_watts": 40,
- *                 "host_watts": 100}}
+ *                 "host_watts": 100, "migration_timeout": 600}}
  *
  * name defaults to the URI's host part (user@ dropped), or the whole URI
  * when it has none (qemu:///system); names must be unique. accepts false
@@ -248,6 +248,9 @@ static int default_key(const struct vcp_jkey *c, const char *key,
 		return vcp_jget_bool(c, path, v, &cfg->auto_converge);
 	if (!strcmp(key, "bandwidth"))
 		return vcp_jget_uint(c, path, v, 1, 1000000, &cfg->bandwidth_mib);
+	if (!strcmp(key, "migration_timeout"))
+		return vcp_jget_uint(c, path, v, 0, 86400,
+				     &cfg->migration_timeout_s);
 	if (!strcmp(key, "package_watts"))
 		return vcp_jget_num(c, path, v, 0, 10000, &cfg->package_watts);
 	if (!strcmp(key, "host_watts"))

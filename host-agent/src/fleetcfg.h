@@ -41,6 +41,7 @@ struct vcp_fleet_cfg {
 	bool tls;			/* migration stream over TLS */
 	bool auto_converge;		/* throttle a guest that dirties fast */
 	unsigned int bandwidth_mib;	/* MiB/s a migration may use; 0: any */
+	unsigned int migration_timeout_s;	/* aborted past it; 0: never */
 	double package_watts;		/* modelled saving per package asleep */
 	double host_watts;		/* and per host emptied, beyond that */
 	struct vcp_sb_cfg standby;	/* the "standby" object (standbycfg.c) */

@@ -21,8 +21,12 @@
  *            must stop answering within wake_deadline. A failed action,
  *            or a host that goes on answering, is failed.
  * A failed host is never chosen again (standby.c) until `fleet clear`.
- * SIGTERM/SIGINT set the stop flag: the loop finishes the step under way
- * (a migration, a command up to its timeout) and stops before the next.
+ * SIGTERM/SIGINT set the stop flag: the loop aborts a migration in flight
+ * (virDomainAbortJob: the guest stays on its source), or finishes the
+ * step under way (a command up to its timeout), and stops before the
+ * next. A migration past defaults.migration_timeout is aborted the same
+ * way (migwatch.c, shared with `fleet apply`); while one runs, its
+ * progress is logged every 10 s.
  * The loop does not print: every line goes to the caller's log op.
  */
 #include "fleetloop.h"
@@ -38,6 +42,8 @@
 #include "errmsg.h"
 #include "fleet.h"
 #include "fleetstate.h"
+#include "migprog.h"
+#include "migwatch.h"
 #include "powercmd.h"
 #include "virt.h"
 
@@ -387,16 +393,49 @@ static struct vcp_migrate_opts mopts(const struct vcp_fleet_cfg *c, size_t to)
 		.bandwidth_mib = c->bandwidth_mib };
 }
 
+struct mig_log {
+	struct rnd *rd;
+	const char *vm;
+	size_t from, to;
+	double last;		/* s: the last progress line */
+};
+
+static void mig_progress(void *opaque, const struct vcp_job_progress *p,
+			 double secs)
+{
+	struct mig_log *ml = opaque;
+	char txt[160];
+
+	if (!vcp_mig_line_due(0, ml->last, secs, 10))
+		return;
+	ml->last = secs;
+	vcp_mig_progress_text(txt, sizeof(txt), p, secs);
+	say(ml->rd->l, false, "%s: migrating %s -> %s: %s", ml->vm,
+	    name(ml->rd, ml->from), name(ml->rd, ml->to), txt);
+}
+
+/* 0 moved, -ECANCELED aborted (timeout, stop: *err says why and where
+ * the guest is), else failed. */
 static int migrate(struct rnd *rd, const char *vm, size_t from, size_t to,
 		   char **err)
 {
 	struct vcp_migrate_opts o = mopts(rd->l->cfg, to);
+	struct mig_log ml = { rd, vm, from, to, -1 };
+	struct vcp_mig_watch w = { .timeout_s = rd->l->cfg->migration_timeout_s,
+				   .stop = rd->l->stop, .progress = mig_progress,
+				   .opaque = &ml };
+	struct vcp_mig_result res;
 	bool run_to = false, run_from = false;
+	char why[256];
 	int r;
 
 	if (!conn_of(rd, from, err) || !conn_of(rd, to, err))
 		return -EIO;
-	r = vcp_virt_migrate(rd->conn[from], rd->conn[to], vm, &o, err);
+	r = vcp_mig_run(rd->conn[from], rd->conn[to], vm, &o, &w, &res, err);
+	if (r == -ECANCELED) {
+		vcp_mig_why(why, sizeof(why), &res, w.timeout_s, name(rd, from));
+		return (*err = strf("%s", why)) ? r : -ENOMEM;
+	}
 	if (r < 0)
 		return r;
 	if (vcp_virt_domain_state(rd->conn[to], vm, &run_to) < 0 || !run_to)

@@ -1166,3 +1166,49 @@ int vcp_virt_domain_uuid(struct vcp_virt *v, const char *name,
 	*ret_running = active == 1;
 	return 0;
 }
+
+int vcp_virt_job_progress(struct vcp_virt *v, const char *name,
+			  struct vcp_job_progress *ret)
+{
+	virDomainPtr d = virDomainLookupByName(v->conn, name);
+	virTypedParameterPtr params = NULL;
+	struct vcp_job_progress p = { 0 };
+	int type = 0, n = 0;
+
+	if (!d) {
+		virResetLastError();
+		return -ENOENT;
+	}
+	if (virDomainGetJobStats(d, &type, &params, &n, 0) < 0) {
+		virDomainFree(d);
+		virResetLastError();
+		return -EIO;
+	}
+	p.active = type != VIR_DOMAIN_JOB_NONE;
+	virTypedParamsGetULLong(params, n, VIR_DOMAIN_JOB_DATA_TOTAL, &p.total);
+	virTypedParamsGetULLong(params, n, VIR_DOMAIN_JOB_DATA_PROCESSED,
+				&p.processed);
+	virTypedParamsGetULLong(params, n, VIR_DOMAIN_JOB_DATA_REMAINING,
+				&p.remaining);
+	virTypedParamsGetULLong(params, n, VIR_DOMAIN_JOB_MEMORY_BPS, &p.bps);
+	virTypedParamsGetULLong(params, n, VIR_DOMAIN_JOB_TIME_ELAPSED,
+				&p.elapsed_ms);
+	virTypedParamsFree(params, n);
+	virDomainFree(d);
+	virResetLastError();
+	*ret = p;
+	return 0;
+}
+
+int vcp_virt_abort_job(struct vcp_virt *v, const char *name, char **ret_err)
+{
+	int r = 0;
+	virDomainPtr d = lookup(v, name, ret_err, &r);
+
+	if (!d)
+		return r;
+	if (virDomainAbortJob(d) < 0)
+		r = fail(ret_err, "Failed to abort the job of '%s'", name);
+	virDomainFree(d);
+	return r;
+}

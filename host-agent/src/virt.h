@@ -163,6 +163,23 @@ size_t vcp_virt_migrate_flags(const struct vcp_migrate_opts *o,
 int vcp_virt_migrate(struct vcp_virt *src, struct vcp_virt *dst,
 		     const char *name, const struct vcp_migrate_opts *o,
 		     char **ret_err);
+/* A migration's own progress, as its source libvirtd reports it
+ * (virDomainGetJobStats); each figure is 0 when libvirt gives none. */
+struct vcp_job_progress {
+	bool active;		/* a job runs on the domain */
+	unsigned long long total, processed, remaining;	/* bytes */
+	unsigned long long bps;		/* transfer rate, bytes/s */
+	unsigned long long elapsed_ms;
+};
+
+/* The job of @name on @v. May be called while another thread migrates
+ * it over the same connection; libvirt may hold the call while QEMU
+ * finishes the migration. 0, -ENOENT, -EIO. */
+int vcp_virt_job_progress(struct vcp_virt *v, const char *name,
+			  struct vcp_job_progress *ret);
+/* Abort the job of @name (virDomainAbortJob): a migration in flight
+ * ends failed and the guest keeps running on @v. */
+int vcp_virt_abort_job(struct vcp_virt *v, const char *name, char **ret_err);
 /* Does @name exist on @v, and is it running? -ENOENT if not defined. */
 /*
  * The name of the domain @spec names as virsh takes it: an ID (digits),

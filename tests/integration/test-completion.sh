@@ -65,6 +65,7 @@ t_eq "tag: classes" "balanced pack spread" "$(comp _vcpack "$V" tag web --class 
 t_eq "tag: its options" "--class --connect" "$(comp _vcpack "$V" tag web --c)"
 t_eq "fleet: its commands" "plan" "$(comp _vcpack "$V" fleet --hosts f.json pl)"
 t_eq "fleet apply: its options" "--yes" "$(comp _vcpack "$V" fleet apply --y)"
+t_eq "fleet apply: --migration-timeout" "--migration-timeout" "$(comp _vcpack "$V" fleet apply --mig)"
 t_eq "fleet: run and clear" "clear" "$(comp _vcpack "$V" fleet --hosts f.json cl)"
 t_eq "fleet run: its options" "--interval" "$(comp _vcpack "$V" fleet run --int)"
 t_eq "no domains without an answer" "" "$(comp _vcpack "$V" --connect "test:///$T_TMP/nonesuch.xml" tag "")"

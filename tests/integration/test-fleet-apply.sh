@@ -79,6 +79,8 @@ t_eq "answer y: exit 1 (its steps failed)" 1 $rc
 t_match "answer y: it goes ahead (the test driver cannot migrate)" \
 	"g1 +h2 -> h1: failed" "$out"
 t_match "answer y: the host's next step skipped" "g2 +h2 -> h1: skipped" "$out"
+t_match "answer y: each step numbered k/N" "1/2 g1 +h2 -> h1: failed.*2/2 g2 +h2 -> h1: skipped" \
+	"$(echo "$out" | sed -n '/one at a time$/,$p' | tr '\n' ' ')"
 
 # ---- --yes: not asked ----
 ap=$(F --json apply --yes </dev/null 2>"$T_TMP/yes.err"); rc=$?
@@ -148,16 +150,16 @@ out=$(F apply --plan "$T_TMP/fleet.json" --yes </dev/null 2>&1)
 t_match "not a saved plan: said so" "not a plan saved by 'vcpack fleet plan --save'" "$out"
 t_eq "nothing moved through all this" "g1 g3 " "$(on_h2)"
 # ---- migration options: what apply passes to libvirt, seen in --dry-run ----
-t_eq "default migration options" '{"flags":["VIR_MIGRATE_LIVE","VIR_MIGRATE_ABORT_ON_ERROR"],"bandwidth_mib_s":null}' \
+t_eq "default migration options" '{"flags":["VIR_MIGRATE_LIVE","VIR_MIGRATE_ABORT_ON_ERROR"],"bandwidth_mib_s":null,"timeout_s":null}' \
 	"$(F --json apply --dry-run </dev/null 2>/dev/null | jq -c .migration)"
 t_eq "--tls --bandwidth 100 --auto-converge" \
-	'{"flags":["VIR_MIGRATE_LIVE","VIR_MIGRATE_ABORT_ON_ERROR","VIR_MIGRATE_TLS","VIR_MIGRATE_AUTO_CONVERGE"],"bandwidth_mib_s":100}' \
+	'{"flags":["VIR_MIGRATE_LIVE","VIR_MIGRATE_ABORT_ON_ERROR","VIR_MIGRATE_TLS","VIR_MIGRATE_AUTO_CONVERGE"],"bandwidth_mib_s":100,"timeout_s":null}' \
 	"$(F --json apply --dry-run --tls --bandwidth 100 --auto-converge </dev/null 2>/dev/null | jq -c .migration)"
 jq '.defaults += {"tls": true, "bandwidth": 50, "auto_converge": true, "p2p": true}' \
 	"$T_TMP/fleet.json" >"$T_TMP/opts.json"
 G() { "$VCPACK" fleet --hosts "$T_TMP/opts.json" --sample 0 "$@"; }
 t_eq "fleet file defaults" \
-	'{"flags":["VIR_MIGRATE_LIVE","VIR_MIGRATE_ABORT_ON_ERROR","VIR_MIGRATE_PEER2PEER","VIR_MIGRATE_TLS","VIR_MIGRATE_AUTO_CONVERGE"],"bandwidth_mib_s":50}' \
+	'{"flags":["VIR_MIGRATE_LIVE","VIR_MIGRATE_ABORT_ON_ERROR","VIR_MIGRATE_PEER2PEER","VIR_MIGRATE_TLS","VIR_MIGRATE_AUTO_CONVERGE"],"bandwidth_mib_s":50,"timeout_s":null}' \
 	"$(G --json plan 2>/dev/null | jq -c .migration)"
 t_eq "--bandwidth overrides the file's" 200 \
 	"$(G --json plan --bandwidth 200 2>/dev/null | jq .migration.bandwidth_mib_s)"
@@ -170,4 +172,24 @@ jq '.defaults.bandwidth = 0' "$T_TMP/fleet.json" >"$T_TMP/bad-bw.json"
 out=$("$VCPACK" fleet --hosts "$T_TMP/bad-bw.json" plan 2>&1); rc=$?
 t_eq "fleet file bandwidth 0: exit 2" 2 $rc
 t_match "fleet file bandwidth 0: key named" "defaults\.bandwidth: must be a whole number from 1" "$out"
+# ---- the per-migration timeout: option, fleet file key, errors ----
+t_eq "--migration-timeout 30: passed on" 30 \
+	"$(F --json apply --dry-run --migration-timeout 30 </dev/null 2>/dev/null | jq .migration.timeout_s)"
+jq '.defaults.migration_timeout = 600' "$T_TMP/fleet.json" >"$T_TMP/mt.json"
+H() { "$VCPACK" fleet --hosts "$T_TMP/mt.json" --sample 0 "$@"; }
+t_eq "fleet file migration_timeout" 600 "$(H --json plan 2>/dev/null | jq .migration.timeout_s)"
+t_eq "--migration-timeout overrides the file's" 20 \
+	"$(H --json plan --migration-timeout 20 2>/dev/null | jq .migration.timeout_s)"
+t_eq "--migration-timeout 0: none" null \
+	"$(H --json plan --migration-timeout 0 2>/dev/null | jq .migration.timeout_s)"
+t_match "plan text: the timeout shown" "migration options: .*; each aborted after 600 s" \
+	"$(H plan 2>/dev/null)"
+out=$(F apply --migration-timeout soon --yes 2>&1); rc=$?
+t_eq "--migration-timeout soon: exit 2" 2 $rc
+t_match "--migration-timeout soon: named" "\-\-migration-timeout 'soon' is not a number" "$out"
+jq '.defaults.migration_timeout = -1' "$T_TMP/fleet.json" >"$T_TMP/bad-mt.json"
+out=$("$VCPACK" fleet --hosts "$T_TMP/bad-mt.json" plan 2>&1); rc=$?
+t_eq "fleet file migration_timeout -1: exit 2" 2 $rc
+t_match "fleet file migration_timeout -1: key named" "defaults\.migration_timeout: must be a whole number from 0" "$out"
+t_eq "nothing moved by the refused runs" "g1 g3 " "$(on_h2)"
 t_done

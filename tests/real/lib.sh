@@ -18,6 +18,12 @@ guest_assets() {
 #!/bin/busybox sh
 /bin/busybox mount -t proc proc /proc
 echo "vcpack-guest up: $(/bin/busybox nproc) CPUs"
+# vcp.dirty on the command line (GUEST_APPEND): rewrite 8 MiB of non-zero
+# memory without end, so a live migration of it never converges
+case "$(/bin/busybox cat /proc/cmdline)" in *vcp.dirty*)
+	/bin/busybox yes vcpack | /bin/busybox head -c 8388608 >/dirty.a
+	while :; do /bin/busybox cp /dirty.a /dirty.b; done &
+esac
 # idle, as a lightly loaded guest is
 while :; do /bin/busybox sleep 3600; done
 INIT
@@ -45,7 +51,7 @@ define_guest() {
   $meta
   <os><type arch='x86_64' machine='pc'>hvm</type>
     <kernel>$GUEST_KERNEL</kernel><initrd>$GUEST_INITRD</initrd>
-    <cmdline>console=ttyS0 panic=-1 quiet</cmdline></os>
+    <cmdline>console=ttyS0 panic=-1 quiet${GUEST_APPEND:+ $GUEST_APPEND}</cmdline></os>
   <features><acpi/><apic/></features>
   <on_reboot>destroy</on_reboot>
   <devices><serial type='file'><source path='$GUEST_LOGS/$2.console'/></serial>

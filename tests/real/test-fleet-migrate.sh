@@ -6,7 +6,13 @@
 # Checked on the QEMU processes: the moved guest runs on the destination
 # and nowhere else. Then a failing migration (the destination already
 # defines a domain of that name): the guest stays running where it was,
-# the host's other moves are skipped, and every step is reported.
+# the host's other moves are skipped, and every step is reported. A
+# migration held in its iterative phase (1 MiB/s, a 1 ms downtime limit
+# it never meets): its progress shown (a line kept up to date on a
+# terminal, plain lines otherwise), aborted at its timeout, by SIGINT
+# (exit 130) and by SIGTERM (exit 143), the guest running on its source
+# each time with nothing left on the destination; the standby loop's
+# drain (one round) aborted at the fleet file's migration_timeout alike.
 B=$1
 KERNEL=$2
 here=$(cd "$(dirname "$0")" && pwd)
@@ -72,6 +78,92 @@ t_match "its tag travelled with it" "priority=\"low\"" \
 	"$(virsh -c "$U_b" metadata mover urn:vcpack:metadata:1)"
 t_eq "apply again: nothing left to move" 0 \
 	"$(F --json --sample 0 apply --yes 2>/dev/null | jq '.steps|length')"
+
+# a migration that cannot converge: a guest rewriting 8 MiB without end,
+# held to 1 MiB/s with a 1 ms downtime limit, stays in its iterative
+# phase, where an abort takes effect at once (in its last phase QEMU
+# holds both the progress query and the abort until it is done)
+LVD_RUN=$RUN_a; GUEST_APPEND=vcp.dirty define_guest "$U_a" slow 1 "priority='low'" &&
+	start_guest "$U_a" slow
+slow_down() { # before each try (libvirt may put the limit back after one)
+	virsh -q -c "$U_a" migrate-setmaxdowntime slow 1 >/dev/null
+}
+sleep 3
+stays() { # LABEL: slow runs on a, nothing of it on b
+	runs "$RUN_a" slow && t_pass "$1: its QEMU still runs on the source" ||
+		t_fail "$1: no QEMU for it on the source"
+	t_eq "$1: nothing of it on the destination" "" \
+		"$(virsh -q -c "$U_b" list --all --name | grep -x slow)"
+}
+slow_down
+t0=$(date +%s)
+script -qec "'$B/vcpack' fleet --hosts '$T_TMP/fleet.json' --sample 0 apply --yes --bandwidth 1 --migration-timeout 6" \
+	/dev/null </dev/null >"$T_TMP/slow.out"; rc=$?
+el=$(($(date +%s) - t0))
+out=$(tr '\r' '\n' <"$T_TMP/slow.out")
+t_eq "timeout: exit 1" 1 $rc
+t_match "timeout: on a terminal, k/N with the migration's own progress" \
+	"1/1 slow a -> b: [0-9]+% of [0-9]+ MiB, [0-9]+ MiB left, [0-9.]+ MiB/s, [0-9]+ s" "$out"
+t_match "timeout: the progress line is redrawn in place" "$(printf '\033')\[K  1/1 slow a -> b: " \
+	"$(cat "$T_TMP/slow.out")"
+t_match "timeout: aborted, the guest stays on the source" \
+	"1/1 slow +a -> b: aborted \([0-9.]+ s\): timed out after 6 s: migration aborted; the guest stays running on a" "$out"
+[ $el -lt 20 ] && t_pass "timeout: aborted in time (${el} s for a 6 s timeout)" ||
+	t_fail "timeout: took ${el} s for a 6 s timeout"
+stays timeout
+
+# SIGINT (Ctrl-C) during a migration: aborted cleanly, exit 130; plain
+# progress lines on stderr when it is not a terminal
+slow_down
+# (vcpack itself in the background, not the F function's subshell)
+"$B/vcpack" fleet --hosts "$T_TMP/fleet.json" --sample 0 apply --yes --bandwidth 1 \
+	>"$T_TMP/int.out" 2>"$T_TMP/int.err" &
+apid=$!
+sleep 7
+kill -INT $apid
+wait $apid; rc=$?
+t_eq "SIGINT: exit 130" 130 $rc
+t_match "SIGINT: plain progress lines on stderr, every 5 s from 5 s on" \
+	"^  1/1 slow a -> b: [0-9]+% of [0-9]+ MiB, [0-9]+ MiB left, [0-9.]+ MiB/s, 5 s$" \
+	"$(cat "$T_TMP/int.err")"
+t_match "SIGINT: the step aborted, the guest stays on the source" \
+	"1/1 slow +a -> b: aborted \([0-9.]+ s\): interrupted: migration aborted; the guest stays running on a" \
+	"$(cat "$T_TMP/int.out")"
+t_match "SIGINT: what moved and what did not" "stopped by SIGINT: 0 migrations not started" \
+	"$(cat "$T_TMP/int.out")"
+stays SIGINT
+
+# SIGTERM likewise, exit 143, in JSON
+slow_down
+"$B/vcpack" fleet --hosts "$T_TMP/fleet.json" --json --sample 0 apply --yes --bandwidth 1 \
+	>"$T_TMP/term.json" 2>/dev/null &
+apid=$!
+sleep 4
+kill -TERM $apid
+wait $apid; rc=$?
+t_eq "SIGTERM: exit 143" 143 $rc
+t_eq "SIGTERM: JSON says aborted, by whom, nothing moved" \
+	"aborted|interrupted: migration aborted; the guest stays running on a|SIGTERM|0|1|0" \
+	"$(jq -r '"\(.steps[0].outcome)|\(.steps[0].message)|\(.stopped_by)|\(.moved)|\(.failed)|\(.not_started)"' "$T_TMP/term.json")"
+stays SIGTERM
+
+# the standby loop migrates through the same step: one round (apply with
+# a "standby" object), the fleet file's migration_timeout and bandwidth
+# (the standby command is never run: the drain fails first)
+jq '.defaults += {"migration_timeout": 6, "bandwidth": 1} |
+    .standby = {"low_hold": 0, "high_hold": 0, "min_spare_hosts": 0,
+                "wake_deadline": 10, "host_defaults": {"action": "command",
+                "standby_command": ["true"], "wake_command": ["true"]}}' \
+	"$T_TMP/fleet.json" >"$T_TMP/sb.json"
+slow_down
+out=$("$B/vcpack" fleet --hosts "$T_TMP/sb.json" --sample 0 --state "$T_TMP/sb-state.json" \
+	apply --yes 2>&1); rc=$?
+echo "$out" | sed 's/^/  | /'
+t_eq "standby loop: exit 1 (a failed move)" 1 $rc
+t_match "standby loop: the move aborted at the file's timeout, the guest on its source" \
+	"slow: migration a -> b failed: timed out after 6 s: migration aborted; the guest stays running on a; no more moves from a" "$out"
+stays "standby loop"
+virsh -q -c "$U_a" destroy slow >/dev/null; virsh -q -c "$U_a" undefine slow >/dev/null
 
 # a migration that fails: b already defines a domain named like a's guest
 LVD_RUN=$RUN_a; define_guest "$U_a" clash 2 "priority='low'" && start_guest "$U_a" clash
