@@ -51,10 +51,6 @@ records() { for d in test lowvm plain; do
 
 # pusher WATTS_A WATTS_B: advance package 0's energy by the real clock,
 # at WATTS_B while the level file says 2 (arm B in kernel mode), else A.
-# It writes the fixture's clock (clock_ns) beside each energy value, so a
-# read pairs them and a pusher held up by a loaded machine does not show
-# as fewer watts; without it the reader takes the real clock.
-CLOCK=$PW/vcpack-counters/clock_ns
 pusher() {
 	e=$(cat "$ENERGY"); last=$(date +%s%N)
 	while :; do
@@ -62,15 +58,11 @@ pusher() {
 		rate=$1; [ "$(cat "$LEVEL")" = 2 ] && rate=$2
 		e=$((e + (now - last) / 1000 * rate)); last=$now
 		echo "$e" >"$ENERGY.new" && mv "$ENERGY.new" "$ENERGY"
-		echo "$now" >"$CLOCK.new" && mv "$CLOCK.new" "$CLOCK"
 		sleep 0.05
 	done
 }
 start_pusher() { pusher "$@" & PUSHER=$!; T_PIDS="$T_PIDS $PUSHER"; }
-stop_pusher() {
-	kill "$PUSHER" 2>/dev/null; wait "$PUSHER" 2>/dev/null
-	rm -f "$CLOCK"
-}
+stop_pusher() { kill "$PUSHER" 2>/dev/null; wait "$PUSHER" 2>/dev/null; }
 
 T() { "$VCPACK" --connect "$U" --sample 0 --power-root "$PW" "$@"; }
 FAST="--rounds 2 --window 2 --settle 0.2 --sample 0.2"
