@@ -27,11 +27,15 @@
  * are SCX_SLICE_DFL (20 ms), and SCX_OPS_ENQ_LAST hands every task that
  * used up its slice back to ops.enqueue() even when nothing else waits:
  * the slice end is where running tasks are re-placed (the balance
- * interval).
+ * interval), its class re-read. There the task is the current one, whose
+ * migration the BPF program's own prologue disables: bound_to_cpu()
+ * tells that from a real migrate_disable().
  *
  * Package state is computed when needed, from the built-in idle masks:
  * the busy cores of a package (a core is busy unless all its CPUs are
- * idle) and its utilisation, the sum of its CPUs' busy fraction (an
+ * idle and none was handed a task in the last 5 ms, the claim: a thread
+ * just forked may sleep at once, and the next fork must still see its
+ * CPU taken) and its utilisation, the sum of its CPUs' busy fraction (an
  * average over 20 ms windows, accounted in ops.running/ops.stopping,
  * decayed while the CPU stays idle). Packages are ordered: more busy
  * cores first, then the lower package number. A package has room for
@@ -41,10 +45,14 @@
  * within 80% of its cores (the margin).
  *
  * - Level 0, and tasks that are not packable: a placement that does not
- *   gather. Fork/exec: an idle CPU (whole idle core first) of the
- *   package with the fewest busy cores. Wakeup: the previous CPU if
- *   idle, else an idle CPU of its package, else any idle CPU. A task that
- *   used up its slice keeps its CPU. Otherwise the shared DSQ.
+ *   gather. Fork/exec: an idle CPU (whole unclaimed idle core first) of
+ *   the package with the fewest busy cores. Wakeup: the previous CPU if
+ *   idle, else an idle CPU of its package, else any idle CPU. A task
+ *   re-placed (slice end) moves to the package with the fewest busy
+ *   cores only if that has at least two fewer than its own and 1.5 times
+ *   the task's utilisation less, which evens them out without ever
+ *   calling for the move back; else it keeps its CPU. Otherwise the
+ *   shared DSQ.
  * - Packable tasks, at fork and wakeup: an idle CPU of the first package
  *   in order that has room (the busiest awake package that can take it:
  *   wakeups are kept in awake packages, but only onto idle CPUs).
@@ -76,12 +84,15 @@ char _license[] SEC("license") = "GPL";
 #define UTIL_ONE	1024
 #define UTIL_WIN_NS	(20ULL * 1000 * 1000)
 #define MAX_CG_DEPTH	32
+/* a CPU handed a task this recently counts as busy, even if idle */
+#define CLAIM_NS	(5ULL * 1000 * 1000)
 
 /* topology, set by the loader before load */
 const volatile u32 nr_cpus = 1;
 const volatile u32 nr_pkgs = 1;
 const volatile u8 cpu_pkg[VCP_MAX_CPUS];
 const volatile u8 cpu_leader[VCP_MAX_CPUS];
+const volatile u16 cpu_core[VCP_MAX_CPUS];	/* its core's first CPU */
 const volatile u32 pkg_cores[VCP_MAX_PKGS];
 
 /* online CPUs: set by the loader before attach, then by hotplug ops */
@@ -91,7 +102,10 @@ u8 cpu_on[VCP_MAX_CPUS];
 struct vcp_exit vcp_exit;
 
 /* counters for the loader's status line */
-u64 nr_gathered, nr_spilled, nr_packed;
+u64 nr_gathered, nr_spilled, nr_packed, nr_spread, nr_slice_ends;
+
+/* when each CPU was last handed a task by a placement (claim_idle_in) */
+u64 claim_ns[VCP_MAX_CPUS];
 
 static u64 vtime_now;
 
@@ -144,6 +158,7 @@ struct {
 struct pkg_view {
 	u32 busy[VCP_MAX_PKGS];
 	u64 util[VCP_MAX_PKGS];
+	u8 core_busy[VCP_MAX_CPUS];	/* by the core's first CPU */
 };
 
 struct {
@@ -172,6 +187,10 @@ static u32 cur_level(void)
 
 	return level > 2 ? 2 : level;
 }
+
+/* array indices the verifier can bound (the limits are powers of two) */
+#define PKG_IDX(pkg)	((pkg) & (VCP_MAX_PKGS - 1))
+#define CPU_IDX(cpu)	((cpu) & (VCP_MAX_CPUS - 1))
 
 static __always_inline bool cpu_valid(s32 cpu)
 {
@@ -208,6 +227,23 @@ static u32 cgroup_class(struct cgroup *cgrp)
 			return *cls;
 	}
 	return VCP_BALANCED;
+}
+
+/*
+ * Is @p's migration disabled? A BPF program runs with migration disabled
+ * (its prologue), so the current task reads 1 from the program itself:
+ * in ops.enqueue() at the end of its slice, on its own CPU, the task is
+ * current. Only more than that is the task's own. (common.bpf.h's
+ * is_migration_disabled() of 6.12 reads every current task as bound,
+ * which kept all tasks at their slice ends where they were.)
+ */
+static bool bound_to_cpu(struct task_struct *p)
+{
+	if (!bpf_core_field_exists(p->migration_disabled))
+		return false;
+	if (p->migration_disabled == 1)
+		return bpf_get_current_task_btf() != p;
+	return p->migration_disabled;
 }
 
 static struct task_ctx *task_ctx(struct task_struct *p)
@@ -252,10 +288,23 @@ static u64 cpu_util(struct cpu_ctx *cc, u64 now)
 	return idle_wins >= 10 ? 0 : cc->util >> idle_wins;
 }
 
-/* Fill @v with the busy cores and utilisation of every package. */
+/* Was @cpu handed a task within CLAIM_NS of @now? */
+static bool cpu_claimed(u32 cpu, u64 now)
+{
+	if (cpu >= VCP_MAX_CPUS)
+		return false;
+	return now - claim_ns[CPU_IDX(cpu)] < CLAIM_NS;
+}
+
+/*
+ * Fill @v with the busy cores and utilisation of every package. A core is
+ * busy if one of its CPUs is not idle or was handed a task within
+ * CLAIM_NS: a task placed a moment ago may have gone to sleep already (a
+ * thread just forked), and the next placement must still see its CPU.
+ */
 static void pkg_view_fill(struct pkg_view *v)
 {
-	const struct cpumask *idle_core;
+	const struct cpumask *idle;
 	u64 now = bpf_ktime_get_ns();
 	u32 cpu;
 
@@ -263,7 +312,12 @@ static void pkg_view_fill(struct pkg_view *v)
 		v->busy[cpu] = 0;
 		v->util[cpu] = 0;
 	}
-	idle_core = scx_bpf_get_idle_smtmask();
+	bpf_for(cpu, 0, nr_cpus) {
+		if (cpu >= VCP_MAX_CPUS)
+			break;
+		v->core_busy[CPU_IDX(cpu)] = 0;
+	}
+	idle = scx_bpf_get_idle_cpumask();
 	bpf_for(cpu, 0, nr_cpus) {
 		struct cpu_ctx *cc;
 		u32 pkg;
@@ -273,13 +327,19 @@ static void pkg_view_fill(struct pkg_view *v)
 		pkg = cpu_pkg[cpu];
 		if (pkg >= VCP_MAX_PKGS)
 			continue;
-		if (cpu_leader[cpu] && !bpf_cpumask_test_cpu(cpu, idle_core))
-			v->busy[pkg]++;
+		if (!bpf_cpumask_test_cpu(cpu, idle) || cpu_claimed(cpu, now))
+			v->core_busy[CPU_IDX(cpu_core[CPU_IDX(cpu)])] = 1;
 		cc = bpf_map_lookup_elem(&cpu_ctxs, &cpu);
 		if (cc)
 			v->util[pkg] += cpu_util(cc, now);
 	}
-	scx_bpf_put_idle_cpumask(idle_core);
+	scx_bpf_put_idle_cpumask(idle);
+	bpf_for(cpu, 0, nr_cpus) {
+		u32 c = CPU_IDX(cpu);
+
+		if (cpu_leader[c] && cpu_on[c] && v->core_busy[c])
+			v->busy[PKG_IDX(cpu_pkg[c])]++;
+	}
 }
 
 static struct pkg_view *get_view(void)
@@ -292,7 +352,6 @@ static struct pkg_view *get_view(void)
 	return v;
 }
 
-#define PKG_IDX(pkg)	((pkg) & (VCP_MAX_PKGS - 1))
 
 /* Does package @a come before package @b in the gathering order? */
 static bool pkg_before(struct pkg_view *v, u32 a, u32 b)
@@ -327,22 +386,32 @@ static bool pkg_has_room(struct pkg_view *v, u32 pkg, u32 level, u64 tutil)
 	       (u64)cores * UTIL_ONE * 80;
 }
 
+/* Hand @cpu to a task now: stamp the claim the package views count. */
+static s32 claimed(s32 cpu)
+{
+	if (cpu_valid(cpu))
+		claim_ns[CPU_IDX(cpu)] = bpf_ktime_get_ns();
+	return cpu;
+}
+
 /*
  * Claim an idle CPU of @pkg that @p may use: @prefer if it is one, else a
- * wholly idle core first; -1 if there is none. @pkg < 0: any package.
+ * wholly idle core not claimed within CLAIM_NS, else an unclaimed idle
+ * CPU, else any idle CPU; -1 if there is none. @pkg < 0: any package.
  */
 static s32 claim_idle_in(struct task_struct *p, s32 pkg, s32 prefer)
 {
 	const struct cpumask *idle_core;
+	u64 now = bpf_ktime_get_ns();
 	s32 found = -1;
 	u32 pass, cpu;
 
 	if (cpu_valid(prefer) && (pkg < 0 || cpu_pkg[prefer] == pkg) &&
 	    bpf_cpumask_test_cpu(prefer, p->cpus_ptr) &&
 	    scx_bpf_test_and_clear_cpu_idle(prefer))
-		return prefer;
+		return claimed(prefer);
 	idle_core = scx_bpf_get_idle_smtmask();
-	bpf_for(pass, 0, 2) {
+	bpf_for(pass, 0, 3) {
 		bpf_for(cpu, 0, nr_cpus) {
 			if (cpu >= VCP_MAX_CPUS || !cpu_on[cpu])
 				continue;
@@ -351,6 +420,8 @@ static s32 claim_idle_in(struct task_struct *p, s32 pkg, s32 prefer)
 			if (!bpf_cpumask_test_cpu(cpu, p->cpus_ptr))
 				continue;
 			if (pass == 0 && !bpf_cpumask_test_cpu(cpu, idle_core))
+				continue;
+			if (pass < 2 && cpu_claimed(cpu, now))
 				continue;
 			if (scx_bpf_test_and_clear_cpu_idle(cpu)) {
 				found = cpu;
@@ -361,7 +432,7 @@ static s32 claim_idle_in(struct task_struct *p, s32 pkg, s32 prefer)
 			break;
 	}
 	scx_bpf_put_idle_cpumask(idle_core);
-	return found;
+	return found >= 0 ? claimed(found) : -1;
 }
 
 /*
@@ -399,6 +470,28 @@ static u32 idlest_pkg(struct pkg_view *v)
 		if (pkg_before(v, best, pkg))
 			best = pkg;
 	}
+	return best;
+}
+
+/*
+ * Where a task of utilisation @tutil that does not gather moves from
+ * package @own when it is re-placed: the package with the fewest busy
+ * cores, if that has at least two fewer than @own (which counts the
+ * task's own core) and at least 1.5 times the task's utilisation less.
+ * The move narrows both gaps by two tasks' worth, so it never calls for
+ * the move back, and a short burst of other work (the busy cores are an
+ * instant's view) does not start one. -1: stay.
+ */
+static s32 spread_target(struct pkg_view *v, u32 own, u64 tutil)
+{
+	u32 best = idlest_pkg(v);
+
+	if (best == own || own >= VCP_MAX_PKGS)
+		return -1;
+	if (v->busy[PKG_IDX(own)] < v->busy[PKG_IDX(best)] + 2)
+		return -1;
+	if (v->util[PKG_IDX(own)] < v->util[PKG_IDX(best)] + tutil * 3 / 2)
+		return -1;
 	return best;
 }
 
@@ -444,6 +537,24 @@ s32 BPF_STRUCT_OPS(vcpack_select_cpu, struct task_struct *p, s32 prev_cpu,
 	return cpu;
 }
 
+/*
+ * A task put back from its own CPU (its slice ended while others wait)
+ * is still counted there: take its core and utilisation out of @v. It
+ * then stays in its package while the busy cores allow, whatever the
+ * utilisation margin says: the margin admits new load, it does not
+ * evict a task (3 steady tasks on 4 cores sit near the 80% margin, and
+ * a little other work on the fourth core moved all three to the other
+ * package in 1 of 4 scx-gather runs).
+ */
+static void view_drop_self(struct pkg_view *v, u32 own, u64 tutil)
+{
+	u32 i = PKG_IDX(own);
+
+	if (v->busy[i])
+		v->busy[i]--;
+	v->util[i] = v->util[i] > tutil ? v->util[i] - tutil : 0;
+}
+
 static void enqueue_shared(struct task_struct *p, u64 enq_flags)
 {
 	u64 vtime = p->scx.dsq_vtime;
@@ -473,16 +584,29 @@ void BPF_STRUCT_OPS(vcpack_enqueue, struct task_struct *p, u64 enq_flags)
 	struct pkg_view *v;
 	bool pack;
 
-	if (p->nr_cpus_allowed == 1 || is_migration_disabled(p)) {
+	if (p->nr_cpus_allowed == 1 || bound_to_cpu(p)) {
 		scx_bpf_dispatch(p, SCX_DSQ_LOCAL, SCX_SLICE_DFL, enq_flags);
 		return;
 	}
+	if (enq_flags & SCX_ENQ_LAST)
+		__sync_fetch_and_add(&nr_slice_ends, 1);
 	pack = tc && packable(task_class(p, tc), level);
 	if (!pack) {
-		if (enq_flags & SCX_ENQ_LAST)
-			scx_bpf_dispatch(p, SCX_DSQ_LOCAL, SCX_SLICE_DFL, enq_flags);
-		else
+		if (!(enq_flags & SCX_ENQ_LAST)) {
 			enqueue_shared(p, enq_flags);
+			return;
+		}
+		/* the slice end: even out the packages' busy cores */
+		v = get_view();
+		pkg = v && tc ? spread_target(v, pkg_of(cur), tc->util) : -1;
+		if (pkg >= 0)
+			cpu = claim_idle_in(p, pkg, -1);
+		if (cpu >= 0) {
+			__sync_fetch_and_add(&nr_spread, 1);
+			dispatch_on(p, cpu, enq_flags);
+		} else {
+			scx_bpf_dispatch(p, SCX_DSQ_LOCAL, SCX_SLICE_DFL, enq_flags);
+		}
 		return;
 	}
 	v = get_view();
@@ -502,6 +626,19 @@ void BPF_STRUCT_OPS(vcpack_enqueue, struct task_struct *p, u64 enq_flags)
 			scx_bpf_dispatch(p, SCX_DSQ_LOCAL, SCX_SLICE_DFL, enq_flags);
 		}
 		return;
+	}
+	if (bpf_get_current_task_btf() == p) {
+		/* put back from its CPU: it stays in its package if it can */
+		view_drop_self(v, pkg_of(cur), tc->util);
+		pkg = pkg_of(cur);
+		if (v->busy[PKG_IDX(pkg)] + 1 <=
+		    cons_capacity(level, pkg_cores[PKG_IDX(pkg)]))
+			cpu = claim_idle_in(p, pkg, -1);
+		if (cpu >= 0) {
+			__sync_fetch_and_add(&nr_packed, 1);
+			dispatch_on(p, cpu, enq_flags);
+			return;
+		}
 	}
 	pkg = pack_target(v, -1, level, tc->util);
 	if (pkg >= 0)

@@ -124,13 +124,14 @@ static int cgroup_id(const char *path, __u64 *ret_id)
 /*
  * Fills the skeleton's topology from sysfs: packages numbered densely in
  * the order of their first CPU, the first CPU of each (package, core_id)
- * marked as the core's leader. CPUs offline now get package 0.
+ * marked as the core's leader and named as every CPU's core. CPUs offline
+ * now get package 0.
  */
 static int read_topology(struct scx_vcpack *skel, int *ret_cpus,
 			 int *ret_pkgs)
 {
 	static int pkg_ids[VCP_MAX_PKGS], core_pkg[VCP_MAX_CPUS],
-		core_ids[VCP_MAX_CPUS];
+		core_ids[VCP_MAX_CPUS], core_first[VCP_MAX_CPUS];
 	int nr_cpus = libbpf_num_possible_cpus(), nr_pkgs = 0, nr_cores = 0;
 	char path[128];
 	int cpu, i;
@@ -166,10 +167,12 @@ static int read_topology(struct scx_vcpack *skel, int *ret_cpus,
 				break;
 		if (i == nr_cores) {
 			core_pkg[nr_cores] = pkg;
+			core_first[nr_cores] = cpu;
 			core_ids[nr_cores++] = core;
 			skel->rodata->cpu_leader[cpu] = 1;
 			skel->rodata->pkg_cores[pkg]++;
 		}
+		skel->rodata->cpu_core[cpu] = core_first[i];
 	}
 	if (!nr_pkgs)
 		return -ENOENT;
@@ -414,10 +417,12 @@ static int run(const char *prog, const char *dir, struct opts *o)
 	while (!exit_req && !__sync_fetch_and_add(&skel->bss->vcp_exit.kind, 0)) {
 		sleep(1);
 		if (o->interval && ++t % o->interval == 0) {
-			printf("scx_vcpack: packed %llu gathered %llu spilled %llu\n",
+			printf("scx_vcpack: packed %llu gathered %llu spilled %llu spread %llu slice-ends %llu\n",
 			       (unsigned long long)skel->bss->nr_packed,
 			       (unsigned long long)skel->bss->nr_gathered,
-			       (unsigned long long)skel->bss->nr_spilled);
+			       (unsigned long long)skel->bss->nr_spilled,
+			       (unsigned long long)skel->bss->nr_spread,
+			       (unsigned long long)skel->bss->nr_slice_ends);
 			fflush(stdout);
 		}
 	}

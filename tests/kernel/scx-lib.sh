@@ -11,11 +11,12 @@ scx_have() { [ -d "$SCX" ] && command -v scx_vcpack >/dev/null; }
 
 scx_state() { cat "$SCX/state" 2>/dev/null || echo absent; }
 
-# scx_start LEVEL: starts the loader in the background; 0 once the
-# kernel says "enabled" (within 20 s of guest time).
+# scx_start LEVEL: starts the loader in the background (its counters in
+# $SCX_LOG every 5 s); 0 once the kernel says "enabled" (within 20 s of
+# guest time).
 scx_start() {
 	grep -q " /sys/fs/bpf bpf " /proc/mounts || mount -t bpf bpf /sys/fs/bpf
-	scx_vcpack -l "$1" >>"$SCX_LOG" 2>&1 &
+	scx_vcpack -l "$1" -i 5 >>"$SCX_LOG" 2>&1 &
 	scx_pid=$!
 	i=0
 	while [ $i -lt 20 ]; do
