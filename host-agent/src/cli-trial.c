@@ -32,6 +32,7 @@
 #include "apply.h"
 #include "cli.h"
 #include "ctl.h"
+#include "jsonfile.h"
 #include "cycle.h"
 #include "demand.h"
 #include "diff.h"
@@ -691,39 +692,25 @@ static void report_text(const struct vcp_trial_result *r)
 	printf("%-12s%s\n", "verdict:", meaning[r->verdict]);
 }
 
-/* Write @o to @path atomically (PATH.tmp, fsync, rename). */
+/* Write @o to @path atomically, its directory made if missing. */
 static int write_state(const char *path, struct json_object *o)
 {
-	const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY);
-	char *tmp = NULL, *dir = strdup(path), *slash;
-	size_t len = strlen(text);
-	int fd, r = 0;
+	char *dir = strdup(path), *slash;
+	int r = 0;
 
-	if (!dir || asprintf(&tmp, "%s.tmp.%d", path, (int)getpid()) < 0) {
-		free(dir);
+	if (!dir)
 		return -ENOMEM;
-	}
 	slash = strrchr(dir, '/');
 	if (slash && slash != dir) {
 		*slash = 0;
 		if (mkdir(dir, 0755) < 0 && errno != EEXIST)
 			r = -errno;
 	}
-	fd = r ? -1 : open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (!r && fd < 0)
-		r = -errno;
-	if (fd >= 0 && (write(fd, text, len) != (ssize_t)len ||
-			write(fd, "\n", 1) != 1 || fsync(fd) < 0))
-		r = -errno ? -errno : -EIO;
-	if (fd >= 0 && close(fd) < 0 && !r)
-		r = -errno;
-	if (!r && rename(tmp, path) < 0)
-		r = -errno;
-	if (r && fd >= 0)
-		unlink(tmp);
-	free(tmp);
 	free(dir);
-	return r;
+	if (r)
+		return r;
+	return vcp_file_replace(path, json_object_to_json_string_ext(
+					      o, JSON_C_TO_STRING_PRETTY));
 }
 
 static int record(const struct trial *t, struct json_object *rep)

@@ -138,45 +138,12 @@ int vcp_control_load(const char *path, struct vcp_control *ret,
 	return r;
 }
 
-static int write_all(int fd, const char *s, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, s, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		s += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 int vcp_control_save(const char *path, const struct vcp_control *c)
 {
 	struct json_object *o = vcp_control_to_json(c);
 	const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY);
-	char *tmp = NULL;
-	int fd, r;
+	int r = s ? vcp_file_replace(path, s) : -ENOMEM;
 
-	if (!s || asprintf(&tmp, "%s.tmp", path) < 0) {
-		json_object_put(o);
-		return -ENOMEM;
-	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	r = fd < 0 ? -errno : write_all(fd, s, strlen(s));
-	if (r == 0)
-		r = write_all(fd, "\n", 1);
-	if (r == 0 && fsync(fd) < 0)
-		r = -errno;
-	if (fd >= 0 && close(fd) < 0 && r == 0)
-		r = -errno;
-	if (r == 0 && rename(tmp, path) < 0)
-		r = -errno;
-	if (r < 0 && fd >= 0)
-		unlink(tmp);
-	free(tmp);
 	json_object_put(o);
 	return r;
 }

@@ -90,53 +90,19 @@ static int sync_dir(const char *path)
 	return 0;
 }
 
-static int write_all(int fd, const char *s, size_t len)
-{
-	while (len) {
-		ssize_t w = write(fd, s, len);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		s += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
 int vcp_fleet_state_save(const char *path, const struct vcp_sb_state *s)
 {
+	const int flags = JSON_C_TO_STRING_PRETTY |
+			  JSON_C_TO_STRING_NOSLASHESCAPE;
 	struct json_object *o = vcp_sb_state_to_json(s);
-	char tmp[4096];
-	const char *text;
-	int fd, r;
+	int r;
 
 	if (!o)
 		return -ENOMEM;
 	r = mkdir_parent(path);
-	if (r == 0 && snprintf(tmp, sizeof(tmp), "%s.tmp%ld", path,
-			       (long)getpid()) >= (int)sizeof(tmp))
-		r = -ENAMETOOLONG;
-	fd = r == 0 ? open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-			   0644) : -1;
-	if (r == 0 && fd < 0)
-		r = -errno;
-	if (r == 0) {
-		text = json_object_to_json_string_ext(o,
-			JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
-		r = write_all(fd, text, strlen(text));
-		if (r == 0)
-			r = write_all(fd, "\n", 1);
-		if (r == 0 && fsync(fd) < 0)
-			r = -errno;
-		if (close(fd) < 0 && r == 0)
-			r = -errno;
-		if (r == 0 && rename(tmp, path) < 0)
-			r = -errno;
-		if (r < 0)
-			unlink(tmp);
-	}
+	if (r == 0)
+		r = vcp_file_replace(path,
+				     json_object_to_json_string_ext(o, flags));
 	json_object_put(o);
 	return r < 0 ? r : sync_dir(path);
 }
