@@ -6,8 +6,10 @@
 #   total: N passed, N failed, N skipped
 # (the sum of each suite's last "N passed, N failed[, N skipped]" line;
 # a suite that fails without counting a failure counts as one). Every
-# suite runs even after one fails; a failed suite's log tail is shown and
-# the exit status is 1.
+# suite runs even after one fails; a failed suite's log tail is shown, and
+# again at the end, just above the totals, every failed test's own line
+# ("not ok ..." and the runners' "FAILED: ..."), so that the last lines
+# of the output (all a CI page may keep) say what failed. Exit status 1.
 set -u
 B=$1
 shift
@@ -19,6 +21,7 @@ mkdir -p "$log"
 : >"$log/check-counts"
 start=$(date +%s)
 bad=0
+failed_suites=""
 
 if ! $MAKE --no-print-directory deps-kernel >"$log/deps.log" 2>&1; then
 	tail -n 20 "$log/deps.log"
@@ -39,7 +42,13 @@ for s in "$@"; do
 		echo "---- last lines of $log/check-$s.log:"
 		tail -n 25 "$log/check-$s.log" | sed 's/^/    /'
 		echo "----"
+		failed_suites="$failed_suites $s"
 	fi
+done
+for s in $failed_suites; do
+	echo "---- what failed in $s:"
+	grep -E '^[[:space:]]*(not ok|FAILED|\[  FAILED  \])' "$log/check-$s.log" | head -n 40 |
+		sed 's/^[[:space:]]*/    /'
 done
 echo "make check: $(($(date +%s) - start)) s; logs in $log/"
 [ $bad = 0 ] || echo "make check: FAILED (the failing suites' logs are named above)"
