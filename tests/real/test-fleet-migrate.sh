@@ -119,7 +119,13 @@ slow_down
 "$B/vcpack" fleet --hosts "$T_TMP/fleet.json" --sample 0 apply --yes --bandwidth 1 \
 	>"$T_TMP/int.out" 2>"$T_TMP/int.err" &
 apid=$!
-sleep 7
+# Ctrl-C once the 5 s progress line is out (not after a fixed sleep: a
+# slow start must not turn this into a different test)
+i=0
+while ! grep -q ', 5 s$' "$T_TMP/int.err" 2>/dev/null && [ $i -lt 300 ]; do
+	sleep 0.1; i=$((i + 1))
+done
+sleep 1
 kill -INT $apid
 wait $apid; rc=$?
 t_eq "SIGINT: exit 130" 130 $rc
@@ -138,7 +144,13 @@ slow_down
 "$B/vcpack" fleet --hosts "$T_TMP/fleet.json" --json --sample 0 apply --yes --bandwidth 1 \
 	>"$T_TMP/term.json" 2>/dev/null &
 apid=$!
-sleep 4
+# SIGTERM once libvirt runs the migration job on the source
+i=0
+while ! virsh -q -c "$U_a" domjobinfo slow 2>/dev/null | grep -q 'Unbounded' &&
+	[ $i -lt 300 ]; do
+	sleep 0.1; i=$((i + 1))
+done
+sleep 1
 kill -TERM $apid
 wait $apid; rc=$?
 t_eq "SIGTERM: exit 143" 143 $rc
