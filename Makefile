@@ -351,10 +351,10 @@ bench-daemon: $(PROGS)
 
 # The kernel benchmark (BENCHMARKS.md): package-idle residency from ftrace,
 # the perfect-packer limit, wakeup latency and modelled power of stock 6.12,
-# stock + vcpack's pins and the patched kernel at levels 0/1/2, on 2x4, 4x4
+# stock + vcpack's pins and the patched kernel at levels 0/1/2, on 2x4, 3x4, 4x4
 # and 2-NUMA-node TCG guests. Results, tables and plots go to
 # $(B)/bench/kernel/{full,quick}/ (results.jsonl, summary.json, table.md,
-# plots/*.svg). bench-kernel: about 70 min on 2 cores (2 passes x 3
+# plots/*.svg). bench-kernel: about 105 min on 2 cores (2 passes x 3
 # repeats); bench-kernel-quick: 2x4 only, 2 repeats, about 5 min.
 KBENCH := $(abspath $(B))/bench/kernel
 KBENCH_K := $(abspath $(B))/kernel

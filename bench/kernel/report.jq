@@ -116,6 +116,10 @@ def topos: $rows | map(.topo) | unique;
 	{target: "bursty load at level 2 >= 85% of the limit", topo: $t,
 	 scenario: "bursty", config: "L2", value: .of_limit, goal: 0.85,
 	 met: (.of_limit != null and .of_limit >= 0.85)}),
+ (topos[] as $t | row($t; "busyspread"; "L2")[] |
+	{target: "packable load beside a busy spread task at level 2 >= 90% of the limit",
+	 topo: $t, scenario: "busyspread", config: "L2", value: .of_limit, goal: 0.90,
+	 met: (.of_limit != null and .of_limit >= 0.90)}),
  (topos[] as $t | ("L1", "L2", "stock-pin") as $c | row($t; "mixed"; $c)[] |
 	{target: "p99 wakeup latency of spread tasks within 5% of stock", topo: $t,
 	 scenario: "mixed", config: $c, value: .p99_vs_stock.spread, goal: 1.05,

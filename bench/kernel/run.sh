@@ -2,7 +2,7 @@
 # bench/kernel/run.sh - the kernel benchmark's runs (BENCHMARKS.md).
 #
 #   run.sh --out DIR --stock IMG --patched IMG --initrd BASE.cpio.gz
-#          --vcpack BIN [--quick] [--topos "2x4 4x4 numa2x4"]
+#          --vcpack BIN [--quick] [--topos "2x4 3x4 4x4 numa2x4"]
 #          [--repeats N] [--passes N] [--parallel N] [--testbed paced|nohz]
 #
 # For every topology and pass, two guests boot (TCG, -icount: guest time
@@ -38,7 +38,7 @@ top=$(cd "$here/../.." && pwd)
 . "$here/scenarios.sh"
 
 out= stock= patched= initrd= vcpack= quick=0
-topos="2x4 4x4 numa2x4" repeats=3 passes=1 parallel=2 testbed=paced
+topos="2x4 3x4 4x4 numa2x4" repeats=3 passes=1 parallel=2 testbed=paced
 while [ $# -gt 0 ]; do
 	case $1 in
 	--out) out=$2; shift 2 ;;
@@ -82,6 +82,7 @@ jobs_for() {
 	echo "steady -"
 	echo "bursty -"
 	echo "mixed -"
+	echo "busyspread -"
 	for l in $loads; do echo "ramp $l"; done
 }
 

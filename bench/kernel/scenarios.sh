@@ -12,6 +12,11 @@
 #           N/4 vCPUs of pack batch VMs at duty 50 % (20 ms bursts)
 #   ramp    N vCPUs at duty LOAD % (5 ms bursts), half in pack VMs and half
 #           in balanced (untagged) ones: the host at LOAD % of its CPUs
+#   busyspread  one busy spread vCPU (duty 90 %, 20 ms bursts) beside N/4
+#           one-vCPU pack VMs and N/4 balanced ones, bursty (duty 10 %,
+#           2 ms): the packable load fits beside the spread task, so all
+#           packages but the spread task's can idle (the three-package
+#           miss an outside check found at level 2)
 scen_vms() {
 	_s=$1 _p=$2 _c=$3 _l=${4:-}
 	_n=$((_p * _c))
@@ -45,6 +50,14 @@ scen_vms() {
 		while [ $_i -lt $((_n / 2)) ]; do
 			if [ $((_i % 2)) = 0 ]; then _cl=pack; else _cl=balanced; fi
 			echo "r$_i 2 $_cl $_l 5"
+			_i=$((_i + 1))
+		done ;;
+	busyspread)
+		echo "sp 1 spread 90 20"
+		_i=0
+		while [ $_i -lt $((_n / 4 > 0 ? _n / 4 : 1)) ]; do
+			echo "pk$_i 1 pack 10 2"
+			echo "bb$_i 1 balanced 10 2"
 			_i=$((_i + 1))
 		done ;;
 	*)
