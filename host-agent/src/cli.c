@@ -92,7 +92,9 @@ static const char *const usage_text =
 	"  apply                  carry out the plan (only what differs)\n"
 	"  verify                 exit 0 when the host is as planned, 1 with the\n"
 	"                         differences (vcpackd's plan if it runs)\n"
-	"  list                   the running domains' names, one a line\n"
+	"  list [--all|--inactive] [--name]\n"
+	"                         the domains, as virsh list: state, class, tag,\n"
+	"                         pins (--name: the names, one a line)\n"
 	"  tag DOMAIN --priority high|normal|low | --class spread|balanced|pack\n"
 	"                         write the VM's vcpack tag (live and persistent)\n"
 	"  restore [DOMAIN...]    put VMs back to their recorded original pins\n"
@@ -174,10 +176,14 @@ static const char *const cmd_help[][2] = {
 		   "vcpackd stops changing anything (pins, classes, level, IRQs) and\n"
 		   "leaves the host as it is until 'vcpack resume'; kept across its\n"
 		   "restarts. While paused, 'vcpack apply' and 'restore' act directly.\n" },
-	{ "list", "Usage: vcpack [OPTIONS] list\n"
-		  "The running domains' names, sorted, one a line (with --json a\n"
-		  "JSON array), like 'virsh list --name'; the bash completion\n"
-		  "completes DOMAIN with it.\n" },
+	{ "list", "Usage: vcpack [OPTIONS] list [--all|--inactive] [--name]\n"
+		  "The running domains, sorted, as 'virsh list': each one's state,\n"
+		  "class, tag, vCPUs and the CPUs it is pinned to. --all: also the\n"
+		  "defined domains that are shut off (after the running ones), with\n"
+		  "the tag and class of their definition and no placement ('-');\n"
+		  "--inactive: only those. --name: the names only, one a line, like\n"
+		  "'virsh list --name' (the bash completion's DOMAIN words). With\n"
+		  "--json an array of objects (with --name, of names).\n" },
 	{ "resume", "Usage: vcpack [OPTIONS] resume\n"
 		    "vcpackd re-plans and carries out its plan again.\n" },
 	{ "restore", "Usage: vcpack [OPTIONS] restore [DOMAIN...]\n"
@@ -1534,31 +1540,19 @@ static int cmd_explain(struct ctx *c, int argc, char **argv)
 	return r;
 }
 
-/* ---- list: the running domains, as `virsh list --name` (the bash
- * completion asks it for DOMAIN words) ---- */
+/* ---- list (cli-list.c): as `virsh list`; the bash completion asks
+ * `list --name` for DOMAIN words ---- */
 
 static int cmd_list(struct ctx *c, int argc, char **argv)
 {
-	struct vcp_world w = { 0 };
-	int r;
+	struct vcp_cli_list l;
+	int r = setup(c, true);
 
-	if (argc > 1)
-		return vcp_cli_err(EXIT_USAGE, "list takes no arguments, got '%s'",
-				   argv[1]);
-	r = setup(c, true);
-	if (!r)
-		r = observe(c, &w, 0, false);
-	if (!r && c->json) {
-		struct json_object *a = json_object_new_array();
-
-		for (size_t i = 0; i < w.n_vms; i++)
-			json_object_array_add(a, json_object_new_string(w.vms[i].name));
-		vcp_cli_json(a);
-	}
-	for (size_t i = 0; !r && !c->json && i < w.n_vms; i++)
-		puts(w.vms[i].name);
-	vcp_world_clear(&w);
-	return r;
+	if (r)
+		return r;
+	l = (struct vcp_cli_list){ .json = c->json, .wide = c->wide,
+				   .policy = &c->policy, .v = c->v };
+	return vcp_cli_list(argc, argv, &l);
 }
 
 /* ---- trial (cli-trial.c) ---- */

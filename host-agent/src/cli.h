@@ -50,4 +50,14 @@ struct vcp_cli_host {
  * status: 0 a verdict, 1 could not finish, 2 refused. */
 int vcp_cli_trial(int argc, char **argv, const struct vcp_cli_host *h);
 
+/* `vcpack list ...` (cli-list.c): argv[0] is "list". */
+struct vcp_cli_list {
+	bool json;
+	bool wide;		/* names and cpulists whole */
+	const struct vcp_policy *policy;
+	struct vcp_virt *v;
+};
+
+int vcp_cli_list(int argc, char **argv, const struct vcp_cli_list *l);
+
 #endif
