@@ -26,6 +26,8 @@
 
 #include "cli.h"
 #include "errmsg.h"
+#include "fold.h"
+#include "render.h"
 #include "fleet.h"
 #include "fleetcfg.h"
 #include "fleetjson.h"
@@ -79,6 +81,7 @@ struct fopts {
 	int rounds;		/* run --rounds N; -1: until stopped */
 	int interval;		/* run --interval S; -1: from the file */
 	const char *arg;	/* clear HOST */
+	bool wide;		/* status, plan: lines whole, not folded */
 };
 
 struct fctx {
@@ -97,9 +100,11 @@ struct fctx {
 static const char *const fleet_usage =
 	"Usage: vcpack [--policy FILE] fleet [--hosts FLEET.json] [--json]\n"
 	"              [--concurrency N] [--timeout S] [--sample MS] COMMAND\n"
-	"              [--match host=GLOB,group=GLOB]\n"
+	"              [--match host=GLOB,group=GLOB] [--wide]\n"
 	"  --match (status, plan, apply): only the hosts the rule selects;\n"
 	"                         the others are not contacted\n"
+	"  --wide (status, plan): lines whole (default: folded to 100\n"
+	"                         columns, a long URI cut as start...end)\n"
 	"  status                 per host: packages awake/asleep, VMs by class,\n"
 	"                         mode, modelled power saved; fleet totals\n"
 	"  tag --match RULE --priority P | --class C [--dry-run]\n"
@@ -189,6 +194,7 @@ static int parse_opts(int argc, char **argv, struct fopts *fo,
 		{ "state", required_argument, NULL, 'F' },
 		{ "rounds", required_argument, NULL, 'R' },
 		{ "interval", required_argument, NULL, 'I' },
+		{ "wide", no_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -217,6 +223,7 @@ static int parse_opts(int argc, char **argv, struct fopts *fo,
 					  &fo->mig_timeout);
 			break;
 		case 'j': fo->json = true; break;
+		case 'W': fo->wide = true; break;
 		case 's':
 			r = parse_int_opt("sample", optarg, 0, 600000,
 					  &fo->sample_ms);
@@ -2240,12 +2247,17 @@ int vcp_cli_fleet(int argc, char **argv, const struct vcp_cli_common *c)
 		fctx_clear(&f);
 		return r;
 	}
-	if (!strcmp(cmd, "status"))
-		r = cmd_status(&f);
-	else if (!strcmp(cmd, "tag"))
+	if (!strcmp(cmd, "status") || !strcmp(cmd, "plan")) {
+		struct vcp_fold_capture fc;
+		bool fold = !f.json && !f.o.wide && !c->wide &&
+			    vcp_fold_begin(&fc) == 0;
+
+		/* lines over 100 columns folded, a long URI cut visibly */
+		r = !strcmp(cmd, "status") ? cmd_status(&f) : cmd_plan(&f);
+		if (fold)
+			vcp_fold_end(&fc, VCP_RENDER_COLS);
+	} else if (!strcmp(cmd, "tag"))
 		r = cmd_tag(&f);
-	else if (!strcmp(cmd, "plan"))
-		r = cmd_plan(&f);
 	else if (!strcmp(cmd, "run") && f.json)
 		r = vcp_cli_err(EXIT_USAGE, "fleet run prints log lines, not JSON ('fleet status --json' shows the loop's state)");
 	else if (!strcmp(cmd, "run"))

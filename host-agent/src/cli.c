@@ -27,6 +27,7 @@
 #include "cycle.h"
 #include "diff.h"
 #include "explain.h"
+#include "fold.h"
 #include "irqview.h"
 #include "kernel.h"
 #include "metrics.h"
@@ -638,6 +639,10 @@ static int status_once(struct ctx *c)
 		power_show(c, &probe, why, o);
 		vcp_cli_json(o);
 	} else if (!r) {
+		struct vcp_fold_capture fc;
+
+		/* header lines folded to 100 columns (tables already fit) */
+		vcp_fold_begin(&fc);
 		header_text(c, &w);
 		daemon_text(c, st);
 		vcp_irqview_text(stdout, &iv, w.host);
@@ -648,6 +653,7 @@ static int status_once(struct ctx *c)
 		vcp_render_vms_fit(stdout, w.host, w.vms, w.n_vms, &c->policy,
 				   c->wide);
 		power_show(c, &probe, why, NULL);
+		vcp_fold_end(&fc, c->wide ? 0 : VCP_RENDER_COLS);
 	}
 	json_object_put(st);
 	vcp_irqview_clear(&iv);
@@ -873,6 +879,8 @@ static int report_plan(struct ctx *c, struct planned *p,
 		       const struct vcp_world *after_w,
 		       const struct vcp_pkg_map *after_map)
 {
+	struct vcp_fold_capture fc;
+
 	if (c->json) {
 		struct json_object *o = header_json(c, &p->cy.w);
 
@@ -899,6 +907,7 @@ static int report_plan(struct ctx *c, struct planned *p,
 		vcp_cli_json(o);
 		return 0;
 	}
+	vcp_fold_begin(&fc);	/* header lines folded, as in status */
 	header_text(c, &p->cy.w);
 	plan_summary_text(p);
 	plan_figures_text(c, p);
@@ -922,6 +931,7 @@ static int report_plan(struct ctx *c, struct planned *p,
 				   c->wide);
 		vcp_irq_report_text(stdout, &p->irq);
 	}
+	vcp_fold_end(&fc, c->wide ? 0 : VCP_RENDER_COLS);
 	return 0;
 }
 
@@ -1579,7 +1589,7 @@ static int cmd_trial(struct ctx *c, int argc, char **argv)
 static int cmd_fleet(struct ctx *c, int argc, char **argv)
 {
 	struct vcp_cli_common common = {
-		.json = c->json, .sample_ms = c->sample_ms,
+		.json = c->json, .wide = c->wide, .sample_ms = c->sample_ms,
 		.policy = &c->policy,
 	};
 	int r;

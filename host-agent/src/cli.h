@@ -24,6 +24,7 @@ void vcp_cli_json(struct json_object *o);
 
 struct vcp_cli_common {
 	bool json;
+	bool wide;		/* --wide: lines and names whole */
 	unsigned int sample_ms;
 	const struct vcp_policy *policy;
 };
