@@ -81,7 +81,7 @@ struct fopts {
 	int rounds;		/* run --rounds N; -1: until stopped */
 	int interval;		/* run --interval S; -1: from the file */
 	const char *arg;	/* clear HOST */
-	bool wide;		/* status, plan: lines whole, not folded */
+	bool wide;		/* status: lines whole, not folded */
 };
 
 struct fctx {
@@ -103,7 +103,7 @@ static const char *const fleet_usage =
 	"              [--match host=GLOB,group=GLOB] [--wide]\n"
 	"  --match (status, plan, apply): only the hosts the rule selects;\n"
 	"                         the others are not contacted\n"
-	"  --wide (status, plan): lines whole (default: folded to 100\n"
+	"  --wide (status):       lines whole (default: folded to 100\n"
 	"                         columns, a long URI cut as start...end)\n"
 	"  status                 per host: packages awake/asleep, VMs by class,\n"
 	"                         mode, modelled power saved; fleet totals\n"
@@ -2247,17 +2247,19 @@ int vcp_cli_fleet(int argc, char **argv, const struct vcp_cli_common *c)
 		fctx_clear(&f);
 		return r;
 	}
-	if (!strcmp(cmd, "status") || !strcmp(cmd, "plan")) {
+	if (!strcmp(cmd, "status")) {
 		struct vcp_fold_capture fc;
 		bool fold = !f.json && !f.o.wide && !c->wide &&
 			    vcp_fold_begin(&fc) == 0;
 
 		/* lines over 100 columns folded, a long URI cut visibly */
-		r = !strcmp(cmd, "status") ? cmd_status(&f) : cmd_plan(&f);
+		r = cmd_status(&f);
 		if (fold)
 			vcp_fold_end(&fc, VCP_RENDER_COLS);
 	} else if (!strcmp(cmd, "tag"))
 		r = cmd_tag(&f);
+	else if (!strcmp(cmd, "plan"))
+		r = cmd_plan(&f);
 	else if (!strcmp(cmd, "run") && f.json)
 		r = vcp_cli_err(EXIT_USAGE, "fleet run prints log lines, not JSON ('fleet status --json' shows the loop's state)");
 	else if (!strcmp(cmd, "run"))

@@ -2,8 +2,8 @@
 # test-fit.sh BUILD_DIR - output that fits 100 columns with long
 # connection URIs (issue 16): the shipped two-package test-driver host
 # behind a 190-character test:///PATH URI. Every line of status, plan
-# and apply (not only the tables) and of fleet status and plan (a
-# reachable host and an unreachable one, both with long URIs) is within
+# and apply (not only the tables) and of fleet status (a reachable host
+# and an unreachable one, both with long URIs) is within
 # 100 columns: header lines folded at spaces under their text, the URI
 # cut in the middle with "..." so that the cut shows; --wide (before or
 # after the command, and fleet's own --wide) prints them whole, and
@@ -70,8 +70,6 @@ t_eq "fleet --wide status: the totals on one line" 1 \
 	"$(printf '%s\n' "$fw" | grep -c '^fleet: 2 hosts, 1 reachable;.*awake = some vCPU may run there)$')"
 t_eq "vcpack --wide fleet status: the same" "$fw" \
 	"$("$VCPACK" --wide fleet --hosts "$T_TMP/fleet.json" --sample 0 status 2>/dev/null)"
-fp=$(F plan)
-fits "fleet plan" "$fp"
 t_eq "fleet --json status: never cut" 1 \
 	"$(F --json status | jq -r '.hosts[1].error' | grep -c 'nonesuch-host-definition-file-that-is-not-there')"
 t_done
