@@ -134,7 +134,9 @@ static const char *const fleet_usage =
 	"                         the standby loop (needs a \"standby\" object):\n"
 	"                         rounds until SIGTERM/SIGINT; each drains,\n"
 	"                         puts to standby or wakes hosts, one step at a\n"
-	"                         time; apply with a \"standby\" object = one round\n"
+	"                         time; apply with a \"standby\" object = one round.\n"
+	"                         A signal lets a power command finish (a second\n"
+	"                         kills it by its pid), exit 130/143\n"
 	"  clear HOST [--state FILE]\n"
 	"                         a host the loop marked failed may be chosen again\n"
 	"--state defaults to $VCPACK_FLEET_STATE or " VCP_FLEET_STATE ".\n"
@@ -2046,7 +2048,9 @@ static const struct vcp_loop_ops loop_ops = {
 	.log = loop_log,
 };
 
-static volatile sig_atomic_t loop_stop;
+/* the signal that stopped the loop, and a second one (kills a power
+ * command in flight) */
+static volatile sig_atomic_t loop_stop, loop_kill;
 
 static int loop_setup(struct fctx *f, struct vcp_loop *l, struct loopobs *lo)
 {
@@ -2057,7 +2061,8 @@ static int loop_setup(struct fctx *f, struct vcp_loop *l, struct loopobs *lo)
 	lo->errs = calloc(f->cfg.n_hosts + 1, sizeof(*lo->errs));
 	*l = (struct vcp_loop){ .cfg = &f->cfg, .policy = f->c->policy,
 		.state_path = vcp_fleet_state_path(f->o.state),
-		.ops = &loop_ops, .opaque = lo, .stop = &loop_stop };
+		.ops = &loop_ops, .opaque = lo, .stop = &loop_stop,
+		.kill = &loop_kill };
 	if (!lo->errs || vcp_loop_init(l) < 0)
 		return vcp_cli_err(EXIT_PARTIAL, "out of memory");
 	return 0;
@@ -2075,15 +2080,19 @@ static int cmd_run(struct fctx *f, unsigned int rounds)
 
 	if (r)
 		return r;
-	vcp_loop_catch_signals(&loop_stop);
+	vcp_loop_catch_signals(&loop_stop, &loop_kill);
 	if (rounds != 1)
 		loop_log(NULL, false, "standby loop started");
 	r = vcp_loop_run(&l, every, rounds, &err);
-	if (r < 0)
+	if (r < 0) {
 		r = vcp_cli_err(EXIT_USAGE, "fleet: %s", err ? err : strerror(-r));
-	else if (loop_stop)
-		loop_log(NULL, false, "stopped by a signal, between steps");
-	else
+	} else if (loop_stop) {
+		/* as apply's migrations: 130 (SIGINT) or 143 (SIGTERM) */
+		loop_log(NULL, false, loop_stop == SIGTERM ?
+			 "stopped by SIGTERM; the state file says where each host is" :
+			 "stopped by SIGINT; the state file says where each host is");
+		r = 128 + loop_stop;
+	} else
 		r = l.failures ? EXIT_PARTIAL : 0;
 	free(err);
 	/* probes stuck past their deadline hold the fleet file's URIs:
