@@ -29,9 +29,9 @@
  * whose standby or wake command was killed, or whose standby was not
  * yet seen to take, is recorded in standby with why: asleep or not, the
  * next round's look settles it (one that answers is on again), so a
- * host that did go to sleep is never forgotten. A migration past defaults.migration_timeout is aborted the same
- * way (migwatch.c, shared with `fleet apply`); while one runs, its
- * progress is logged every 10 s.
+ * host that did go to sleep is never forgotten. A migration past
+ * defaults.migration_timeout is aborted the same way (migwatch.c, shared
+ * with `fleet apply`); while one runs, its progress is logged every 10 s.
  * The loop does not print: every line goes to the caller's log op.
  */
 #include "fleetloop.h"
@@ -227,12 +227,11 @@ static void cmd_stopping(void *opaque, pid_t pid)
 {
 	struct cmd_ctx *cc = opaque;
 	struct vcp_loop *l = cc->rd->l;
-	const char *s = sig_name(*l->stop);
+	const char *sig = sig_name(*l->stop);
 
 	say(l, false, "%s: %s: finishing its %s command %s (pid %d, up to its %u s timeout) before stopping; another %s kills it",
-	    sig_name(*l->stop), l->cfg->hosts[cc->host].name, cc->verb,
-	    cc->prog, (int)pid,
-	    l->cfg->standby.hosts[cc->host].command_timeout_s, s);
+	    sig, l->cfg->hosts[cc->host].name, cc->verb, cc->prog, (int)pid,
+	    l->cfg->standby.hosts[cc->host].command_timeout_s, sig);
 }
 
 /* Run @argv for host @i; 0 when it exited 0 in time, -EINTR when it was
