@@ -26,6 +26,8 @@
 
 #include "cli.h"
 #include "errmsg.h"
+#include "fold.h"
+#include "render.h"
 #include "fleet.h"
 #include "fleetcfg.h"
 #include "fleetjson.h"
@@ -79,6 +81,7 @@ struct fopts {
 	int rounds;		/* run --rounds N; -1: until stopped */
 	int interval;		/* run --interval S; -1: from the file */
 	const char *arg;	/* clear HOST */
+	bool wide;		/* status: lines whole, not folded */
 };
 
 struct fctx {
@@ -97,9 +100,11 @@ struct fctx {
 static const char *const fleet_usage =
 	"Usage: vcpack [--policy FILE] fleet [--hosts FLEET.json] [--json]\n"
 	"              [--concurrency N] [--timeout S] [--sample MS] COMMAND\n"
-	"              [--match host=GLOB,group=GLOB]\n"
+	"              [--match host=GLOB,group=GLOB] [--wide]\n"
 	"  --match (status, plan, apply): only the hosts the rule selects;\n"
 	"                         the others are not contacted\n"
+	"  --wide (status):       lines whole (default: folded to 100\n"
+	"                         columns, a long URI cut as start...end)\n"
 	"  status                 per host: packages awake/asleep, VMs by class,\n"
 	"                         mode, modelled power saved; fleet totals\n"
 	"  tag --match RULE --priority P | --class C [--dry-run]\n"
@@ -129,7 +134,9 @@ static const char *const fleet_usage =
 	"                         the standby loop (needs a \"standby\" object):\n"
 	"                         rounds until SIGTERM/SIGINT; each drains,\n"
 	"                         puts to standby or wakes hosts, one step at a\n"
-	"                         time; apply with a \"standby\" object = one round\n"
+	"                         time; apply with a \"standby\" object = one round.\n"
+	"                         A signal lets a power command finish (a second\n"
+	"                         kills it by its pid), exit 130/143\n"
 	"  clear HOST [--state FILE]\n"
 	"                         a host the loop marked failed may be chosen again\n"
 	"--state defaults to $VCPACK_FLEET_STATE or " VCP_FLEET_STATE ".\n"
@@ -189,6 +196,7 @@ static int parse_opts(int argc, char **argv, struct fopts *fo,
 		{ "state", required_argument, NULL, 'F' },
 		{ "rounds", required_argument, NULL, 'R' },
 		{ "interval", required_argument, NULL, 'I' },
+		{ "wide", no_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -217,6 +225,7 @@ static int parse_opts(int argc, char **argv, struct fopts *fo,
 					  &fo->mig_timeout);
 			break;
 		case 'j': fo->json = true; break;
+		case 'W': fo->wide = true; break;
 		case 's':
 			r = parse_int_opt("sample", optarg, 0, 600000,
 					  &fo->sample_ms);
@@ -2039,7 +2048,9 @@ static const struct vcp_loop_ops loop_ops = {
 	.log = loop_log,
 };
 
-static volatile sig_atomic_t loop_stop;
+/* the signal that stopped the loop, and a second one (kills a power
+ * command in flight) */
+static volatile sig_atomic_t loop_stop, loop_kill;
 
 static int loop_setup(struct fctx *f, struct vcp_loop *l, struct loopobs *lo)
 {
@@ -2050,7 +2061,8 @@ static int loop_setup(struct fctx *f, struct vcp_loop *l, struct loopobs *lo)
 	lo->errs = calloc(f->cfg.n_hosts + 1, sizeof(*lo->errs));
 	*l = (struct vcp_loop){ .cfg = &f->cfg, .policy = f->c->policy,
 		.state_path = vcp_fleet_state_path(f->o.state),
-		.ops = &loop_ops, .opaque = lo, .stop = &loop_stop };
+		.ops = &loop_ops, .opaque = lo, .stop = &loop_stop,
+		.kill = &loop_kill };
 	if (!lo->errs || vcp_loop_init(l) < 0)
 		return vcp_cli_err(EXIT_PARTIAL, "out of memory");
 	return 0;
@@ -2068,15 +2080,19 @@ static int cmd_run(struct fctx *f, unsigned int rounds)
 
 	if (r)
 		return r;
-	vcp_loop_catch_signals(&loop_stop);
+	vcp_loop_catch_signals(&loop_stop, &loop_kill);
 	if (rounds != 1)
 		loop_log(NULL, false, "standby loop started");
 	r = vcp_loop_run(&l, every, rounds, &err);
-	if (r < 0)
+	if (r < 0) {
 		r = vcp_cli_err(EXIT_USAGE, "fleet: %s", err ? err : strerror(-r));
-	else if (loop_stop)
-		loop_log(NULL, false, "stopped by a signal, between steps");
-	else
+	} else if (loop_stop) {
+		/* as apply's migrations: 130 (SIGINT) or 143 (SIGTERM) */
+		loop_log(NULL, false, loop_stop == SIGTERM ?
+			 "stopped by SIGTERM; the state file says where each host is" :
+			 "stopped by SIGINT; the state file says where each host is");
+		r = 128 + loop_stop;
+	} else
 		r = l.failures ? EXIT_PARTIAL : 0;
 	free(err);
 	/* probes stuck past their deadline hold the fleet file's URIs:
@@ -2240,9 +2256,16 @@ int vcp_cli_fleet(int argc, char **argv, const struct vcp_cli_common *c)
 		fctx_clear(&f);
 		return r;
 	}
-	if (!strcmp(cmd, "status"))
+	if (!strcmp(cmd, "status")) {
+		struct vcp_fold_capture fc;
+		bool fold = !f.json && !f.o.wide && !c->wide &&
+			    vcp_fold_begin(&fc) == 0;
+
+		/* lines over 100 columns folded, a long URI cut visibly */
 		r = cmd_status(&f);
-	else if (!strcmp(cmd, "tag"))
+		if (fold)
+			vcp_fold_end(&fc, VCP_RENDER_COLS);
+	} else if (!strcmp(cmd, "tag"))
 		r = cmd_tag(&f);
 	else if (!strcmp(cmd, "plan"))
 		r = cmd_plan(&f);

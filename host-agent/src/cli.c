@@ -27,6 +27,7 @@
 #include "cycle.h"
 #include "diff.h"
 #include "explain.h"
+#include "fold.h"
 #include "irqview.h"
 #include "kernel.h"
 #include "metrics.h"
@@ -92,7 +93,9 @@ static const char *const usage_text =
 	"  apply                  carry out the plan (only what differs)\n"
 	"  verify                 exit 0 when the host is as planned, 1 with the\n"
 	"                         differences (vcpackd's plan if it runs)\n"
-	"  list                   the running domains' names, one a line\n"
+	"  list [--all|--inactive] [--name]\n"
+	"                         the domains, as virsh list: state, class, tag,\n"
+	"                         pins (--name: the names, one a line)\n"
 	"  tag DOMAIN --priority high|normal|low | --class spread|balanced|pack\n"
 	"                         write the VM's vcpack tag (live and persistent)\n"
 	"  restore [DOMAIN...]    put VMs back to their recorded original pins\n"
@@ -174,10 +177,14 @@ static const char *const cmd_help[][2] = {
 		   "vcpackd stops changing anything (pins, classes, level, IRQs) and\n"
 		   "leaves the host as it is until 'vcpack resume'; kept across its\n"
 		   "restarts. While paused, 'vcpack apply' and 'restore' act directly.\n" },
-	{ "list", "Usage: vcpack [OPTIONS] list\n"
-		  "The running domains' names, sorted, one a line (with --json a\n"
-		  "JSON array), like 'virsh list --name'; the bash completion\n"
-		  "completes DOMAIN with it.\n" },
+	{ "list", "Usage: vcpack [OPTIONS] list [--all|--inactive] [--name]\n"
+		  "The running domains, sorted, as 'virsh list': each one's state,\n"
+		  "class, tag, vCPUs and the CPUs it is pinned to. --all: also the\n"
+		  "defined domains that are shut off (after the running ones), with\n"
+		  "the tag and class of their definition and no placement ('-');\n"
+		  "--inactive: only those. --name: the names only, one a line, like\n"
+		  "'virsh list --name' (the bash completion's DOMAIN words). With\n"
+		  "--json an array of objects (with --name, of names).\n" },
 	{ "resume", "Usage: vcpack [OPTIONS] resume\n"
 		    "vcpackd re-plans and carries out its plan again.\n" },
 	{ "restore", "Usage: vcpack [OPTIONS] restore [DOMAIN...]\n"
@@ -632,6 +639,10 @@ static int status_once(struct ctx *c)
 		power_show(c, &probe, why, o);
 		vcp_cli_json(o);
 	} else if (!r) {
+		struct vcp_fold_capture fc;
+
+		/* header lines folded to 100 columns (tables already fit) */
+		vcp_fold_begin(&fc);
 		header_text(c, &w);
 		daemon_text(c, st);
 		vcp_irqview_text(stdout, &iv, w.host);
@@ -642,6 +653,7 @@ static int status_once(struct ctx *c)
 		vcp_render_vms_fit(stdout, w.host, w.vms, w.n_vms, &c->policy,
 				   c->wide);
 		power_show(c, &probe, why, NULL);
+		vcp_fold_end(&fc, c->wide ? 0 : VCP_RENDER_COLS);
 	}
 	json_object_put(st);
 	vcp_irqview_clear(&iv);
@@ -867,6 +879,8 @@ static int report_plan(struct ctx *c, struct planned *p,
 		       const struct vcp_world *after_w,
 		       const struct vcp_pkg_map *after_map)
 {
+	struct vcp_fold_capture fc;
+
 	if (c->json) {
 		struct json_object *o = header_json(c, &p->cy.w);
 
@@ -893,6 +907,7 @@ static int report_plan(struct ctx *c, struct planned *p,
 		vcp_cli_json(o);
 		return 0;
 	}
+	vcp_fold_begin(&fc);	/* header lines folded, as in status */
 	header_text(c, &p->cy.w);
 	plan_summary_text(p);
 	plan_figures_text(c, p);
@@ -916,6 +931,7 @@ static int report_plan(struct ctx *c, struct planned *p,
 				   c->wide);
 		vcp_irq_report_text(stdout, &p->irq);
 	}
+	vcp_fold_end(&fc, c->wide ? 0 : VCP_RENDER_COLS);
 	return 0;
 }
 
@@ -1534,31 +1550,19 @@ static int cmd_explain(struct ctx *c, int argc, char **argv)
 	return r;
 }
 
-/* ---- list: the running domains, as `virsh list --name` (the bash
- * completion asks it for DOMAIN words) ---- */
+/* ---- list (cli-list.c): as `virsh list`; the bash completion asks
+ * `list --name` for DOMAIN words ---- */
 
 static int cmd_list(struct ctx *c, int argc, char **argv)
 {
-	struct vcp_world w = { 0 };
-	int r;
+	struct vcp_cli_list l;
+	int r = setup(c, true);
 
-	if (argc > 1)
-		return vcp_cli_err(EXIT_USAGE, "list takes no arguments, got '%s'",
-				   argv[1]);
-	r = setup(c, true);
-	if (!r)
-		r = observe(c, &w, 0, false);
-	if (!r && c->json) {
-		struct json_object *a = json_object_new_array();
-
-		for (size_t i = 0; i < w.n_vms; i++)
-			json_object_array_add(a, json_object_new_string(w.vms[i].name));
-		vcp_cli_json(a);
-	}
-	for (size_t i = 0; !r && !c->json && i < w.n_vms; i++)
-		puts(w.vms[i].name);
-	vcp_world_clear(&w);
-	return r;
+	if (r)
+		return r;
+	l = (struct vcp_cli_list){ .json = c->json, .wide = c->wide,
+				   .policy = &c->policy, .v = c->v };
+	return vcp_cli_list(argc, argv, &l);
 }
 
 /* ---- trial (cli-trial.c) ---- */
@@ -1585,7 +1589,7 @@ static int cmd_trial(struct ctx *c, int argc, char **argv)
 static int cmd_fleet(struct ctx *c, int argc, char **argv)
 {
 	struct vcp_cli_common common = {
-		.json = c->json, .sample_ms = c->sample_ms,
+		.json = c->json, .wide = c->wide, .sample_ms = c->sample_ms,
 		.policy = &c->policy,
 	};
 	int r;

@@ -24,6 +24,7 @@ void vcp_cli_json(struct json_object *o);
 
 struct vcp_cli_common {
 	bool json;
+	bool wide;		/* --wide: lines and names whole */
 	unsigned int sample_ms;
 	const struct vcp_policy *policy;
 };
@@ -49,5 +50,15 @@ struct vcp_cli_host {
 /* `vcpack trial ...` (cli-trial.c): argv[0] is "trial". The exit
  * status: 0 a verdict, 1 could not finish, 2 refused. */
 int vcp_cli_trial(int argc, char **argv, const struct vcp_cli_host *h);
+
+/* `vcpack list ...` (cli-list.c): argv[0] is "list". */
+struct vcp_cli_list {
+	bool json;
+	bool wide;		/* names and cpulists whole */
+	const struct vcp_policy *policy;
+	struct vcp_virt *v;
+};
+
+int vcp_cli_list(int argc, char **argv, const struct vcp_cli_list *l);
 
 #endif

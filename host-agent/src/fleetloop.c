@@ -22,17 +22,23 @@
  *            or a host that goes on answering, is failed.
  * A failed host is never chosen again (standby.c) until `fleet clear`.
  * SIGTERM/SIGINT set the stop flag: the loop aborts a migration in flight
- * (virDomainAbortJob: the guest stays on its source), or finishes the
- * step under way (a command up to its timeout), and stops before the
- * next. A migration past defaults.migration_timeout is aborted the same
- * way (migwatch.c, shared with `fleet apply`); while one runs, its
- * progress is logged every 10 s.
+ * (virDomainAbortJob: the guest stays on its source), or lets a power
+ * command in flight finish (up to its timeout; it says so with the pid),
+ * and stops before the next step, saying what was not started; a second
+ * signal kills that command (its process group, by its pid). A host
+ * whose standby or wake command was killed, or whose standby was not
+ * yet seen to take, is recorded in standby with why: asleep or not, the
+ * next round's look settles it (one that answers is on again), so a
+ * host that did go to sleep is never forgotten. A migration past
+ * defaults.migration_timeout is aborted the same way (migwatch.c, shared
+ * with `fleet apply`); while one runs, its progress is logged every 10 s.
  * The loop does not print: every line goes to the caller's log op.
  */
 #include "fleetloop.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,22 +59,28 @@ struct rnd {
 	const struct vcp_loop_obs *obs;
 	struct vcp_virt **conn;		/* by host, opened when needed */
 	bool *stopped;			/* by host: its moves stopped */
+	/* what a stop left out: steps started of the decision's */
+	size_t wakes_started, moves_started;
+	bool standby_started;
 };
 
-static volatile sig_atomic_t *sig_flag;
+static volatile sig_atomic_t *sig_flag, *kill_flag;
 
 static void on_signal(int sig)
 {
-	(void)sig;
-	if (sig_flag)
-		*sig_flag = 1;
+	if (sig_flag && *sig_flag && kill_flag)
+		*kill_flag = sig;
+	else if (sig_flag)
+		*sig_flag = sig;
 }
 
-void vcp_loop_catch_signals(volatile sig_atomic_t *flag)
+void vcp_loop_catch_signals(volatile sig_atomic_t *flag,
+			    volatile sig_atomic_t *kill)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
 
 	sig_flag = flag;
+	kill_flag = kill;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
@@ -197,8 +209,34 @@ static char *env_kv(const char *k, const char *v)
 	return strf("%s=%s", k, v);
 }
 
-/* Run @argv for host @i; 0 when it exited 0 in time. *ret_what says
- * how it ended, *ret_out what it printed. */
+static const char *sig_name(int sig)
+{
+	return sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" :
+	       "a signal";
+}
+
+struct cmd_ctx {
+	struct rnd *rd;
+	size_t host;
+	const char *verb;
+	const char *prog;
+};
+
+/* A stop came while the command runs: it finishes; say so once. */
+static void cmd_stopping(void *opaque, pid_t pid)
+{
+	struct cmd_ctx *cc = opaque;
+	struct vcp_loop *l = cc->rd->l;
+	const char *sig = sig_name(*l->stop);
+
+	say(l, false, "%s: %s: finishing its %s command %s (pid %d, up to its %u s timeout) before stopping; another %s kills it",
+	    sig, l->cfg->hosts[cc->host].name, cc->verb, cc->prog, (int)pid,
+	    l->cfg->standby.hosts[cc->host].command_timeout_s, sig);
+}
+
+/* Run @argv for host @i; 0 when it exited 0 in time, -EINTR when it was
+ * killed on a second signal. *ret_what says how it ended, *ret_out what
+ * it printed. */
 static int run_cmd(struct rnd *rd, size_t i, char **argv, const char *verb,
 		   char **ret_what, char **ret_out)
 {
@@ -206,12 +244,17 @@ static int run_cmd(struct rnd *rd, size_t i, char **argv, const char *verb,
 	char *env[4] = { env_kv("VCPACK_HOST", rd->l->cfg->hosts[i].name),
 			 env_kv("VCPACK_URI", rd->l->cfg->hosts[i].uri),
 			 env_kv("VCPACK_ACTION", verb), NULL };
+	struct cmd_ctx cc = { rd, i, verb, argv[0] };
+	struct vcp_cmd_watch w = { .stop = rd->l->stop,
+				   .stopping = cmd_stopping,
+				   .kill = rd->l->kill, .opaque = &cc };
 	struct vcp_cmd_result res = { 0 };
-	char how[64];
+	char how[96];
 	int r = -ENOMEM;
 
 	if (env[0] && env[1] && env[2])
-		r = vcp_cmd_run(argv, env, h->command_timeout_s, &res);
+		r = vcp_cmd_run_watched(argv, env, h->command_timeout_s, &w,
+					&res);
 	for (int k = 0; k < 3; k++)
 		free(env[k]);
 	if (r < 0 && r != -ENOENT) {
@@ -219,13 +262,18 @@ static int run_cmd(struct rnd *rd, size_t i, char **argv, const char *verb,
 			 verb, argv[0], strerror(-r));
 		return r;
 	}
-	if (r == 0)
+	if (r == 0 && res.killed)
+		snprintf(how, sizeof(how), "killed (pid %d, its process group) on a second %s",
+			 (int)res.pid, sig_name(*rd->l->kill));
+	else if (r == 0)
 		vcp_cmd_outcome(&res, how, sizeof(how), h->command_timeout_s);
 	*ret_what = strf("%s: command %s: %s", verb, argv[0],
 		 r == 0 ? how : res.output);
 	*ret_out = res.output;
 	res.output = NULL;
-	if (r == 0 && (res.timed_out || res.status != 0))
+	if (r == 0 && res.killed)
+		r = -EINTR;
+	else if (r == 0 && (res.timed_out || res.status != 0))
 		r = -EIO;
 	return r;
 }
@@ -315,7 +363,17 @@ static const char *name(const struct rnd *rd, size_t i)
 /* The wake action of host @i; true when it ran (the host is waking). */
 static bool wake_action(struct rnd *rd, size_t i, long long t0)
 {
-	if (power(rd, i, true) < 0) {
+	int r = power(rd, i, true);
+
+	rd->wakes_started++;
+	if (r == -EINTR) {
+		/* asleep still, or waking: the next round's look settles it */
+		say(rd->l, false, "%s: its wake command was killed: left in standby (if it answers, the next round has it on)",
+		    name(rd, i));
+		save(rd);
+		return false;
+	}
+	if (r < 0) {
 		vcp_sb_note_failed(&rd->st, i, wall(), "its wake action failed");
 		say(rd->l, true, "%s: failed: its wake action failed; not chosen again until 'vcpack fleet clear %s'",
 		    name(rd, i), name(rd, i));
@@ -465,6 +523,7 @@ static void moves(struct rnd *rd, const struct vcp_sb_decision *d)
 
 		if (rd->stopped[m->from])
 			continue;
+		rd->moves_started++;
 		r = migrate(rd, vm, m->from, m->to, &err);
 		if (r == 0) {
 			vcp_sb_note_move(&rd->st, m->from, m->to, wall());
@@ -513,7 +572,17 @@ static void standby_one(struct rnd *rd, const struct vcp_sb_decision *d)
 		return;
 	}
 	t0 = wall();
-	if (power(rd, i, false) < 0) {
+	rd->standby_started = true;
+	r = power(rd, i, false);
+	if (r == -EINTR) {
+		snprintf(why, sizeof(why), "its standby command was killed on a second %s: asleep or not, the next round's look settles it",
+			 sig_name(*l->kill));
+		vcp_sb_note_standby(&rd->st, i, t0, why);
+		say(l, false, "%s: recorded in standby: %s", name(rd, i), why);
+		save(rd);
+		return;
+	}
+	if (r < 0) {
 		vcp_sb_note_failed(&rd->st, i, wall(), "its standby action failed");
 		say(l, true, "%s: failed: its standby action failed (it stays on; not chosen again until 'vcpack fleet clear %s')",
 		    name(rd, i), name(rd, i));
@@ -532,6 +601,9 @@ static void standby_one(struct rnd *rd, const struct vcp_sb_decision *d)
 				   "still answers after its standby action");
 		say(l, true, "%s: failed: still answers %u s after its standby action; not chosen again until 'vcpack fleet clear %s'",
 		    name(rd, i), l->cfg->standby.wake_deadline_s, name(rd, i));
+	} else {
+		say(l, false, "%s: its standby action ran; stopped by %s before it was seen asleep: recorded in standby (if it answers, the next round has it on)",
+		    name(rd, i), sig_name(*l->stop));
 	}
 	save(rd);
 }
@@ -577,6 +649,22 @@ static int load(struct vcp_loop *l, struct vcp_sb_state *st, char **ret_err)
 	return r;
 }
 
+/* Stopped: which of the round's steps were not started. */
+static void report_stop(struct rnd *rd, const struct vcp_sb_decision *d)
+{
+	size_t moves = d->n_moves > rd->moves_started ?
+		       d->n_moves - rd->moves_started : 0;
+	size_t wakes = d->n_wake > rd->wakes_started ?
+		       d->n_wake - rd->wakes_started : 0;
+	bool sb = d->standby >= 0 && !rd->standby_started;
+
+	say(rd->l, false, "stopped by %s: not started: %zu of %zu migrations, %zu of %zu wakes, %s%s%s",
+	    sig_name(*rd->l->stop), moves, d->n_moves, wakes, d->n_wake,
+	    sb ? "the standby of " : "no standby left",
+	    sb ? name(rd, (size_t)d->standby) : "",
+	    sb ? " (it stays on)" : "");
+}
+
 static void act(struct rnd *rd, const struct vcp_sb_decision *d)
 {
 	struct vcp_loop *l = rd->l;
@@ -591,6 +679,8 @@ static void act(struct rnd *rd, const struct vcp_sb_decision *d)
 		moves(rd, d);
 	if (d->standby >= 0 && !stopping(l))
 		standby_one(rd, d);
+	if (stopping(l))
+		report_stop(rd, d);
 	report_failed(rd);
 }
 

@@ -44,8 +44,13 @@ struct vcp_loop {
 	const char *state_path;
 	const struct vcp_loop_ops *ops;
 	void *opaque;
-	/* set by SIGTERM/SIGINT (vcp_loop_catch_signals) or the caller */
+	/* set (to the signal's number) by SIGTERM/SIGINT
+	 * (vcp_loop_catch_signals) or the caller: a migration in flight is
+	 * aborted, a power command in flight finishes, nothing more starts */
 	volatile sig_atomic_t *stop;
+	/* set by a second SIGTERM/SIGINT: a power command in flight is
+	 * killed (its process group, by its pid); NULL: never */
+	volatile sig_atomic_t *kill;
 	/* how often a host is probed while waiting for it (s; tests: 1) */
 	unsigned int probe_s;
 	/* internal */
@@ -54,8 +59,10 @@ struct vcp_loop {
 	size_t failures;	/* in the last round */
 };
 
-/* SIGTERM and SIGINT set *@flag (no SA_RESTART: waits end early). */
-void vcp_loop_catch_signals(volatile sig_atomic_t *flag);
+/* SIGTERM and SIGINT set *@flag to their number (no SA_RESTART: waits
+ * end early); once it is set, the next one sets *@kill (may be NULL). */
+void vcp_loop_catch_signals(volatile sig_atomic_t *flag,
+			    volatile sig_atomic_t *kill);
 
 /* 0 or -ENOMEM. */
 int vcp_loop_init(struct vcp_loop *l);

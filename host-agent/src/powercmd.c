@@ -6,7 +6,10 @@
  * one pipe of which the first VCP_CMD_MAX_OUTPUT bytes are kept (the
  * rest is read and dropped so the command never blocks on a full pipe),
  * in a process group of its own, killed as a group at the timeout
- * (SIGTERM, SIGKILL 2 s later) and always reaped. Does not log.
+ * (SIGTERM, SIGKILL 2 s later) and always reaped. While it runs, a
+ * caller's stop flag (SIGINT/SIGTERM) lets it finish, saying so once
+ * through a callback; a kill flag (a second signal) kills it as at the
+ * timeout. Does not log.
  */
 #include "powercmd.h"
 
@@ -95,21 +98,45 @@ static bool drain(int fd, struct reader *rd)
 	return true;
 }
 
+/* The watch's flags, looked at every poll. */
+static void watch(const struct vcp_cmd_watch *w, pid_t pid, bool *told,
+		  bool *ret_kill)
+{
+	if (!w)
+		return;
+	if (!*told && w->stop && *w->stop) {
+		*told = true;
+		if (w->stopping)
+			w->stopping(w->opaque, pid);
+	}
+	if (w->kill && *w->kill)
+		*ret_kill = true;
+}
+
 /* Read until the command exits (a child it left behind may hold the
- * pipe) or the deadline, then stop the group; the command is reaped
- * into *status either way. */
+ * pipe), the deadline or a kill asked for, then stop the group; the
+ * command is reaped into *status either way. */
 static void collect(pid_t pid, int fd, unsigned int timeout_s,
-		    struct reader *rd, bool *ret_timed_out, int *status)
+		    const struct vcp_cmd_watch *w, struct reader *rd,
+		    bool *ret_timed_out, bool *ret_killed, int *status)
 {
 	long long deadline = now_ms() + (long long)timeout_s * 1000;
 	long long kill_at = -1;
-	bool timed_out = false, reaped = false;
+	bool timed_out = false, reaped = false, told = false, kill_now = false;
+	bool killed = false;
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 
 	while (!reaped) {
 		long long left = (kill_at >= 0 ? kill_at : deadline) - now_ms();
 		int r;
 
+		watch(w, pid, &told, &kill_now);
+		if (kill_now && kill_at < 0) {
+			killed = true;
+			kill(-pid, SIGTERM);
+			kill_at = now_ms() + 2000;
+			continue;
+		}
 		if (left <= 0) {
 			if (kill_at >= 0) {
 				kill(-pid, SIGKILL);
@@ -135,6 +162,7 @@ static void collect(pid_t pid, int fd, unsigned int timeout_s,
 		}
 	}
 	*ret_timed_out = timed_out;
+	*ret_killed = killed;
 }
 
 /* Did exec fail? Its errno, or 0. */
@@ -147,8 +175,8 @@ static int exec_errno(int efd)
 	return e ? e : EIO;
 }
 
-static int finish(int efd, bool timed_out, int status, struct reader *rd,
-		  struct vcp_cmd_result *ret)
+static int finish(int efd, bool timed_out, bool killed, int status,
+		  struct reader *rd, struct vcp_cmd_result *ret)
 {
 	int xe = exec_errno(efd);
 	char *out;
@@ -163,7 +191,9 @@ static int finish(int efd, bool timed_out, int status, struct reader *rd,
 		return -ENOMEM;
 	ret->output = out;
 	ret->timed_out = timed_out;
-	ret->status = WIFEXITED(status) && !timed_out ? WEXITSTATUS(status) : -1;
+	ret->killed = killed && !timed_out;
+	ret->status = WIFEXITED(status) && !timed_out && !killed ?
+		      WEXITSTATUS(status) : -1;
 	ret->signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
 	return xe ? -ENOENT : 0;
 }
@@ -171,11 +201,18 @@ static int finish(int efd, bool timed_out, int status, struct reader *rd,
 int vcp_cmd_run(char *const *argv, char *const *envp, unsigned int timeout_s,
 		struct vcp_cmd_result *ret)
 {
+	return vcp_cmd_run_watched(argv, envp, timeout_s, NULL, ret);
+}
+
+int vcp_cmd_run_watched(char *const *argv, char *const *envp,
+			unsigned int timeout_s, const struct vcp_cmd_watch *w,
+			struct vcp_cmd_result *ret)
+{
 	struct reader *rd = NULL;
 	struct vcp_cmd_result res = { 0 };
 	int out[2] = { -1, -1 }, ex[2] = { -1, -1 }, r;
 	char **env = NULL;
-	bool timed_out;
+	bool timed_out, killed;
 	int status = 0;
 	pid_t pid;
 
@@ -202,8 +239,9 @@ int vcp_cmd_run(char *const *argv, char *const *envp, unsigned int timeout_s,
 	close(out[1]);
 	close(ex[1]);
 	out[1] = ex[1] = -1;
-	collect(pid, out[0], timeout_s, rd, &timed_out, &status);
-	r = finish(ex[0], timed_out, status, rd, &res);
+	collect(pid, out[0], timeout_s, w, rd, &timed_out, &killed, &status);
+	r = finish(ex[0], timed_out, killed, status, rd, &res);
+	res.pid = pid;
 	if (r == 0 || r == -ENOENT)
 		*ret = res;
 out:
@@ -231,6 +269,9 @@ const char *vcp_cmd_outcome(const struct vcp_cmd_result *r, char *buf,
 {
 	if (r->timed_out)
 		snprintf(buf, size, "timed out after %u s", timeout_s);
+	else if (r->killed)
+		snprintf(buf, size, "killed when asked to (pid %d, its process group)",
+			 (int)r->pid);
 	else if (r->signal)
 		snprintf(buf, size, "killed by signal %d", r->signal);
 	else

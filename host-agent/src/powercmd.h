@@ -6,7 +6,9 @@
 #ifndef VCP_POWERCMD_H
 #define VCP_POWERCMD_H
 
+#include <signal.h>
 #include <stdbool.h>
+#include <sys/types.h>
 
 /* Output kept (stdout and stderr together, the first bytes). */
 #define VCP_CMD_MAX_OUTPUT 4096
@@ -15,6 +17,8 @@ struct vcp_cmd_result {
 	int status;		/* exit status; -1 when killed or timed out */
 	int signal;		/* the signal that ended it, or 0 */
 	bool timed_out;		/* killed at the timeout */
+	bool killed;		/* killed because *watch->kill was set */
+	pid_t pid;		/* its pid (and process group) */
 	char *output;		/* NUL-terminated, never NULL on success */
 };
 
@@ -29,8 +33,26 @@ struct vcp_cmd_result {
  */
 int vcp_cmd_run(char *const *argv, char *const *envp, unsigned int timeout_s,
 		struct vcp_cmd_result *ret);
+
+/* A stop asked for while the command runs (by SIGINT/SIGTERM). */
+struct vcp_cmd_watch {
+	/* Once set, @stopping is called (once, with the command's pid):
+	 * the command is let finish, up to its timeout. */
+	const volatile sig_atomic_t *stop;
+	void (*stopping)(void *opaque, pid_t pid);
+	/* Once set (a second signal), the command's process group gets
+	 * SIGTERM, SIGKILL 2 s later, as at the timeout: *ret says killed. */
+	const volatile sig_atomic_t *kill;
+	void *opaque;
+};
+
+/* vcp_cmd_run() watching @w (NULL: as vcp_cmd_run). */
+int vcp_cmd_run_watched(char *const *argv, char *const *envp,
+			unsigned int timeout_s, const struct vcp_cmd_watch *w,
+			struct vcp_cmd_result *ret);
 void vcp_cmd_result_clear(struct vcp_cmd_result *r);
-/* "exit 0", "exit 3", "killed by signal 9", "timed out after N s". */
+/* "exit 0", "exit 3", "killed by signal 9", "timed out after N s",
+ * "killed when asked to (pid N, its process group)". */
 const char *vcp_cmd_outcome(const struct vcp_cmd_result *r, char *buf,
 			    unsigned long size, unsigned int timeout_s);
 

@@ -330,6 +330,17 @@ static int read_pins(virDomainPtr dom, struct vcp_vm *vm, unsigned int maxcpus,
 }
 
 /* Of a running VM: live (a VM that stopped meanwhile has none). */
+/* @flags: VIR_DOMAIN_AFFECT_LIVE (running), _CONFIG (shut off) */
+static char *get_meta_of(virDomainPtr dom, const char *ns, unsigned int flags)
+{
+	char *s = virDomainGetMetadata(dom, VIR_DOMAIN_METADATA_ELEMENT, ns,
+				       flags);
+
+	if (!s)
+		virResetLastError();
+	return s;
+}
+
 static char *get_meta(virDomainPtr dom, const char *ns)
 {
 	char *s = virDomainGetMetadata(dom, VIR_DOMAIN_METADATA_ELEMENT, ns,
@@ -420,7 +431,8 @@ static int parse_tag(virDomainPtr dom, const char *meta, struct vcp_tag *ret,
 static void read_tag(virDomainPtr dom, struct vcp_vm *vm,
 		     struct vcp_vm_issue **issues, size_t *n_issues)
 {
-	char *xml = get_meta(dom, VCP_TAG_NS);
+	char *xml = get_meta_of(dom, VCP_TAG_NS, vm->running ?
+				VIR_DOMAIN_AFFECT_LIVE : VIR_DOMAIN_AFFECT_CONFIG);
 	char *err = NULL;
 	int r;
 
@@ -563,6 +575,77 @@ int vcp_virt_list_vms(struct vcp_virt *v, const struct vcp_host *host,
 			vcp_vm_clear(&vms[n]);
 		}
 		free(err);
+	}
+	for (int i = 0; i < nd; i++)
+		virDomainFree(doms[i]);
+	free(doms);
+	if (r < 0) {
+		vcp_vms_free(vms, n);
+		vcp_vm_issues_free(issues, n_issues);
+		return r;
+	}
+	qsort(vms, n, sizeof(*vms), cmp_vm_name);
+	*ret_vms = vms;
+	*ret_n = n;
+	*ret_issues = issues;
+	*ret_n_issues = n_issues;
+	return 0;
+}
+
+/* A shut-off domain: its name, UUID, vCPUs and tag (as defined). */
+static int read_inactive(virDomainPtr dom, struct vcp_vm *vm,
+			 struct vcp_vm_issue **issues, size_t *n_issues,
+			 char **ret_err)
+{
+	virDomainInfo info;
+	int r;
+
+	vm->name = strdup(virDomainGetName(dom));
+	if (!vm->name)
+		return -ENOMEM;
+	if (virDomainGetUUIDString(dom, vm->uuid) < 0)
+		vm->uuid[0] = '\0';
+	if (virDomainGetInfo(dom, &info) < 0)
+		return fail(ret_err, "Failed to read '%s'", vm->name);
+	r = vcp_vm_alloc_vcpus(vm, info.nrVirtCpu);
+	if (r < 0)
+		return r;
+	vm->mem_kib = info.memory;
+	vm->persistent = true;
+	vm->mem_node = -1;
+	read_tag(dom, vm, issues, n_issues);
+	virResetLastError();
+	return 0;
+}
+
+int vcp_virt_list_inactive(struct vcp_virt *v, struct vcp_vm **ret_vms,
+			   size_t *ret_n, struct vcp_vm_issue **ret_issues,
+			   size_t *ret_n_issues, char **ret_err)
+{
+	virDomainPtr *doms = NULL;
+	struct vcp_vm *vms;
+	struct vcp_vm_issue *issues = NULL;
+	size_t n = 0, n_issues = 0;
+	int nd, r = 0;
+
+	nd = virConnectListAllDomains(v->conn, &doms,
+				      VIR_CONNECT_LIST_DOMAINS_INACTIVE);
+	if (nd < 0)
+		return fail(ret_err, "Failed to list the domains of '%s'",
+			    v->uri);
+	vms = calloc((size_t)nd + 1, sizeof(*vms));
+	if (!vms)
+		r = -ENOMEM;
+	for (int i = 0; r == 0 && i < nd; i++) {
+		int q = read_inactive(doms[i], &vms[n], &issues, &n_issues,
+				      NULL);
+
+		if (q == 0)
+			n++;
+		else if (q == -ENOMEM)
+			r = q;
+		else	/* gone or unreadable: not listed */
+			vcp_vm_clear(&vms[n]);
 	}
 	for (int i = 0; i < nd; i++)
 		virDomainFree(doms[i]);

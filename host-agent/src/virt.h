@@ -63,6 +63,15 @@ int vcp_virt_list_vms(struct vcp_virt *v, const struct vcp_host *host,
 		      struct vcp_vm_issue **ret_issues, size_t *ret_n_issues,
 		      char **ret_err);
 
+/*
+ * Defined domains that are shut off, sorted by name: name, UUID, vCPUs
+ * and the tag of their persistent definition (running false, no pins).
+ * A bad tag: managed false and an issue, as above.
+ */
+int vcp_virt_list_inactive(struct vcp_virt *v, struct vcp_vm **ret_vms,
+			   size_t *ret_n, struct vcp_vm_issue **ret_issues,
+			   size_t *ret_n_issues, char **ret_err);
+
 /* Cumulative vCPU run time (ns) of every running domain, by name. */
 struct vcp_vcpu_sample {
 	char *name;

@@ -5,8 +5,9 @@
 # functions are called with COMP_WORDS/COMP_LINE as readline sets them:
 # commands, global options before and after the command, a command's
 # options, levels, priorities, classes, modes, fleet's commands, DOMAIN
-# names from `vcpack list` on the --connect URI of the line (the shipped
-# two-package test-driver host), powernice's classes and then commands.
+# names from `vcpack list --name` on the --connect URI of the line (the
+# shipped two-package test-driver host; for tag also the shut-off domains
+# of list-all.xml), list's options, powernice's classes and then commands.
 B=$1
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -60,6 +61,14 @@ t_eq "--connect after the command" "normal1" "$(comp _vcpack "$V" explain --conn
 t_eq "--connect=URI" "pinned" "$(comp _vcpack "$V" "--connect=$TWO" restore badvalue pi)"
 t_eq "restore: several DOMAINs" "batch badvalue" \
 	"$(comp _vcpack "$V" --connect "$TWO" restore latency ba | tr ' ' '\n' | sort -r | tr '\n' ' ' | sed 's/ $//')"
+OFF="test://$top/tests/data/hosts/list-all.xml"
+t_eq "tag: shut-off domains too (list --all)" "app batch-off db-off plain-off typo-off web" \
+	"$(comp _vcpack "$V" --connect "$OFF" tag "")"
+t_eq "explain: running domains only" "app web" "$(comp _vcpack "$V" --connect "$OFF" explain "")"
+t_eq "restore: running domains only" "app web" "$(comp _vcpack "$V" --connect "$OFF" restore "")"
+t_eq "list: --all" "--all" "$(comp _vcpack "$V" list --a)"
+t_eq "list: --inactive" "--inactive" "$(comp _vcpack "$V" list --all --in)"
+t_eq "list: --name" "--name" "$(comp _vcpack "$V" list --na)"
 t_eq "tag: priorities" "high low normal" "$(comp _vcpack "$V" tag web --priority "")"
 t_eq "tag: classes" "balanced pack spread" "$(comp _vcpack "$V" tag web --class "")"
 t_eq "tag: its options" "--class --connect" "$(comp _vcpack "$V" tag web --c)"

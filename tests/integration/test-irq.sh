@@ -7,6 +7,7 @@
 # (managed IRQ 25 counted and left alone), "off" puts them back, a
 # running irqbalance gets advice instead of writes, and `status` shows
 # interrupts per package per second. Never touches this machine's /proc.
+# (--wide where a line is matched whole: folded at 100 columns without.)
 B=$1
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -37,7 +38,7 @@ pl=$("$VCPACK" --connect "$TWO" --root "$R" --policy "$T_TMP/on.json" --json pla
 t_eq "plan: exit 0" 0 $?
 t_eq "plan: dry run counts (irqs would-move kept)" "true 5 4 1" \
 	"$(echo "$pl" | jq -r '.irqs|"\(.dry_run) \(.irqs) \(.moved) \(.kept)"')"
-txt=$("$VCPACK" --connect "$TWO" --root "$R" --policy "$T_TMP/on.json" plan 2>/dev/null)
+txt=$("$VCPACK" --wide --connect "$TWO" --root "$R" --policy "$T_TMP/on.json" plan 2>/dev/null)
 t_match "plan: text says would" "^irqs: +5 device IRQs: 4 would move off idle packages \(CPUs 4-7,12-15\), 0 would be restored, 1 already in place \(dry run, nothing changed\)$" "$txt"
 t_eq "plan: affinities untouched" "0-7 0-7 4 4-7 1" "$(affs)"
 t_eq "plan: no records written" no "$([ -e "$R/run/vcpack" ] && echo yes || echo no)"
@@ -55,7 +56,7 @@ t_eq "on: affinities off package 1, managed 25 left, eth0 to the awake CPUs" \
 t_eq "on: originals recorded" "0 0-7 0-3
 24 0-7 0-3
 26 4-7 0-3,8-11" "$(cat "$R/run/vcpack/irq-affinity")"
-txt=$("$VCPACK" --connect "$TWO" --root "$R" --policy "$T_TMP/on.json" apply 2>/dev/null)
+txt=$("$VCPACK" --wide --connect "$TWO" --root "$R" --policy "$T_TMP/on.json" apply 2>/dev/null)
 t_match "on: text line" "^irqs: +5 device IRQs: 0 moved off idle packages \(CPUs 4-7,12-15\), 0 restored, 1 managed by the kernel left alone, 4 already in place" "$txt"
 t_eq "on: a second apply changes nothing" "0-3 0-3 4 0-3,8-11 1" "$(affs)"
 
@@ -68,10 +69,10 @@ echo "2" >"$R/proc/irq/27/smp_affinity_list"
 ap=$("$VCPACK" --connect "$TWO" --root "$R" --policy "$T_TMP/off.json" --json apply 2>/dev/null)
 t_eq "irqbalance: pid" 321 "$(echo "$ap" | jq .irqs.irqbalance_pid)"
 t_eq "irqbalance: nothing restored behind its back" "0-3 0-3 4 0-3,8-11 2" "$(affs)"
-txt=$("$VCPACK" --connect "$TWO" --root "$R" --policy "$T_TMP/off.json" apply 2>/dev/null)
+txt=$("$VCPACK" --wide --connect "$TWO" --root "$R" --policy "$T_TMP/off.json" apply 2>/dev/null)
 t_match "irqbalance, off: said, nothing put back" "^irqs: +irqbalance \(pid 321\) steers IRQs; vcpack writes no affinity, nor puts back what it moved before irqbalance started$" "$txt"
 t_eq "irqbalance, off: still nothing restored" "0-3 0-3 4 0-3,8-11 2" "$(affs)"
-txt=$("$VCPACK" --connect "$TWO" --root "$R" --policy "$T_TMP/on.json" apply 2>/dev/null)
+txt=$("$VCPACK" --wide --connect "$TWO" --root "$R" --policy "$T_TMP/on.json" apply 2>/dev/null)
 t_match "irqbalance: what to ban and restart" 'irqbalance \(pid 321\) steers IRQs; vcpack writes no affinity. To keep IRQs off the idle packages set IRQBALANCE_BANNED_CPULIST="4-7,12-15" in /etc/default/irqbalance \(now unset\) and restart irqbalance' "$txt"
 t_eq "irqbalance: records kept" "$(cat "$T_TMP/records")" "$(cat "$R/run/vcpack/irq-affinity")"
 mkdir -p "$R/etc/default"
@@ -128,7 +129,7 @@ txt=$("$VCPACK" --connect "$TWO" --root "$R" status 2>/dev/null)
 t_match "status text: package 0 line" "^irqs: +package 0: 0/s, 0/s from devices$" "$txt"
 t_match "status text: package 1 line" "^irqs: +package 1: 0/s, 0/s from devices$" "$txt"
 rm "$R/proc/interrupts"
-txt=$("$VCPACK" --connect "$TWO" --root "$R" status 2>/dev/null)
+txt=$("$VCPACK" --wide --connect "$TWO" --root "$R" status 2>/dev/null)
 t_match "status text: unreadable said plainly" "^irqs: +not shown: cannot read .*/proc/interrupts: No such file or directory$" "$txt"
 st=$("$VCPACK" --connect "$TWO" --root "$R" --json status 2>/dev/null)
 t_match "status json: unreadable" "No such file" "$(echo "$st" | jq -r .interrupts.error)"

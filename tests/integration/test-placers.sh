@@ -3,6 +3,7 @@
 # the host (libvirt's test driver; --root on fixture trees in
 # tests/data/placers): numad running, tuned's profile, VMs whose XML asks
 # for placement='auto' or numatune. One line each; nothing changed.
+# (--wide: each line whole; folded at 100 columns without it, test-fit.sh)
 B=$1
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -23,7 +24,7 @@ t_eq "status: exit 0" 0 $?
 t_eq "json: numad pid" 77 "$(echo "$st" | jq .placers.numad_pid)"
 t_eq "json: tuned profile" virtual-host "$(echo "$st" | jq -r .placers.tuned_profile)"
 t_eq "json: VMs asking for NUMA placement" '["batch","latency"]' "$(echo "$st" | jq -c .placers.numa_vms)"
-txt=$("$VCPACK" --connect "$N" --root "$FIX/numad-tuned" status 2>/dev/null)
+txt=$("$VCPACK" --wide --connect "$N" --root "$FIX/numad-tuned" status 2>/dev/null)
 t_match "text: numad" "^numad: +running \(pid 77\)" "$txt"
 t_match "text: tuned" "^tuned: +active profile 'virtual-host'$" "$txt"
 t_match "text: numa VMs" "^numa: +2 VMs with placement='auto' or numatune .*: 'batch', 'latency'$" "$txt"
@@ -31,7 +32,7 @@ txt=$("$VCPACK" --connect "$TWO" --root "$FIX/none" status 2>/dev/null)
 t_match "none: numad" "^numad: +not running$" "$txt"
 t_match "none: tuned" "^tuned: +no active profile$" "$txt"
 t_match "none: numa" "^numa: +no VM asks for placement='auto' or numatune$" "$txt"
-txt=$("$VCPACK" --connect "$TWO" status 2>/dev/null)
+txt=$("$VCPACK" --wide --connect "$TWO" status 2>/dev/null)
 t_match "test driver without --root: said once" "^local: +IRQ rates, numad and tuned not shown: this host's /proc is not on this machine \(test driver or remote URI\)$" "$txt"
 t_nomatch "test driver without --root: no numad, tuned or irqs lines" "^(numad|tuned|irqs):" "$txt"
 t_done

@@ -3,8 +3,11 @@
  * without a shell (a ';' stays an argument), stdout and stderr captured
  * and capped, the exit status, environment added, a program that does
  * not exist, and one that outlives its timeout (killed as a group, and a
- * child it left holding the pipe does not keep vcpack waiting). */
+ * child it left holding the pipe does not keep vcpack waiting); a stop
+ * asked for while it runs lets it finish and says so once with its pid,
+ * a kill asked for kills its group at once, long before its timeout. */
 #include <errno.h>
+#include <signal.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -100,6 +103,63 @@ static void test_child_keeps_pipe(void **state)
 	vcp_cmd_result_clear(&r);
 }
 
+struct told {
+	int calls;
+	pid_t pid;
+};
+
+static void on_stopping(void *opaque, pid_t pid)
+{
+	struct told *t = opaque;
+
+	t->calls++;
+	t->pid = pid;
+}
+
+static void test_stop_lets_it_finish(void **state)
+{
+	char *argv[] = { "sh", "-c", "sleep 0.3; echo finished", NULL };
+	volatile sig_atomic_t stop = SIGINT, kill_now = 0;
+	struct told t = { 0 };
+	struct vcp_cmd_watch w = { .stop = &stop, .stopping = on_stopping,
+				   .kill = &kill_now, .opaque = &t };
+	struct vcp_cmd_result r;
+
+	(void)state;
+	assert_int_equal(vcp_cmd_run_watched(argv, NULL, 20, &w, &r), 0);
+	assert_int_equal(t.calls, 1);
+	assert_true(t.pid > 0);
+	assert_int_equal(t.pid, r.pid);
+	assert_false(r.killed);
+	assert_false(r.timed_out);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.output, "finished\n");
+	vcp_cmd_result_clear(&r);
+}
+
+static void test_kill_asked(void **state)
+{
+	/* ignores nothing: SIGTERM to its group ends it and its sleep */
+	char *argv[] = { "sh", "-c", "echo started; sleep 30", NULL };
+	volatile sig_atomic_t stop = SIGTERM, kill_now = SIGTERM;
+	struct vcp_cmd_watch w = { .stop = &stop, .kill = &kill_now };
+	struct vcp_cmd_result r;
+	char buf[96], want[96];
+
+	(void)state;
+	assert_int_equal(vcp_cmd_run_watched(argv, NULL, 60, &w, &r), 0);
+	assert_true(r.killed);
+	assert_false(r.timed_out);
+	assert_int_equal(r.status, -1);
+	assert_int_equal(r.signal, SIGTERM);
+	snprintf(want, sizeof(want), "killed when asked to (pid %d, its process group)",
+		 (int)r.pid);
+	assert_string_equal(vcp_cmd_outcome(&r, buf, sizeof(buf), 60), want);
+	/* its group is gone: no process left in it */
+	assert_int_equal(kill(-r.pid, 0), -1);
+	vcp_cmd_result_clear(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -109,6 +169,8 @@ int main(void)
 		cmocka_unit_test(test_missing_program),
 		cmocka_unit_test(test_timeout),
 		cmocka_unit_test(test_child_keeps_pipe),
+		cmocka_unit_test(test_stop_lets_it_finish),
+		cmocka_unit_test(test_kill_asked),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * fold.c - fit text to a width (fold.h): lines over the width broken at
+ * spaces, the rest of a line under its text's start, an over-long word
+ * (a connection URI, a path) shortened in the middle with "..."; lines
+ * that fit untouched, so tables already cut to the width pass as they
+ * are. The capture swaps glibc's stdout (a plain variable) for a memory
+ * stream while a command prints, as the status --watch frames do.
+ */
+#include "fold.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render.h"
+
+/* Characters (not bytes) of @s[0..n). */
+static size_t width(const char *s, size_t n)
+{
+	size_t w = 0;
+
+	for (size_t i = 0; i < n; i++)
+		w += ((unsigned char)s[i] & 0xc0) != 0x80;
+	return w;
+}
+
+/* Where the text of @line starts (*ret_lead: after its leading spaces,
+ * or after "label:" and the spaces following it, "host:   x" -> 8) and
+ * where its rest goes: under that text, or 4 further in for an indented
+ * line (a table row: its rest under it, not a new row). */
+static size_t indent_of(const char *line, size_t n, size_t cols,
+			size_t *ret_lead)
+{
+	size_t i = strspn(line, " "), k = i, ind = i + 4;
+
+	if (i == 0) {
+		while (k < n && line[k] != ' ' && line[k] != ':')
+			k++;
+		if (k < n && line[k] == ':' && k + 1 < n && line[k + 1] == ' ')
+			i = k + 1 + strspn(line + k + 1, " ");
+		ind = i;
+	}
+	if (i >= n || ind > cols / 2)
+		i = ind = 0;
+	*ret_lead = i;
+	return ind;
+}
+
+/* One word of @n bytes onto @out, shortened to @room characters. */
+static void put_word(FILE *out, const char *w, size_t n, size_t room)
+{
+	char *s, *buf;
+	size_t len = n * 4 + 8;
+
+	if (width(w, n) <= room) {
+		fwrite(w, 1, n, out);
+		return;
+	}
+	s = strndup(w, n);
+	buf = malloc(len);
+	if (s && buf)
+		fputs(vcp_render_shorten(s, room, buf, len), out);
+	else
+		fwrite(w, 1, n, out);
+	free(s);
+	free(buf);
+}
+
+static void fold_line(FILE *out, const char *line, size_t n, size_t cols)
+{
+	size_t lead, ind = indent_of(line, n, cols, &lead), col = lead;
+	size_t first = lead;	/* where the words of this output line start */
+	size_t gap = 0;		/* the spaces before the next word */
+	const char *p = line + lead, *end = line + n;
+
+	if (width(line, n) <= cols) {
+		fwrite(line, 1, n, out);
+		return;
+	}
+	fwrite(line, 1, lead, out);
+	while (p < end) {
+		const char *sp = memchr(p, ' ', (size_t)(end - p));
+		size_t wn = sp ? (size_t)(sp - p) : (size_t)(end - p);
+		size_t ww = width(p, wn);
+
+		if (col > first && col + gap + ww > cols) {
+			fprintf(out, "\n%*s", (int)ind, "");
+			col = first = ind;
+		} else if (col > first) {
+			/* the spaces as they were: aligned columns stay so */
+			fprintf(out, "%*s", (int)gap, "");
+			col += gap;
+		}
+		put_word(out, p, wn, cols - col);
+		col += ww < cols - col ? ww : cols - col;
+		p += wn;
+		gap = strspn(p, " ");
+		p += gap;
+	}
+}
+
+char *vcp_fold(const char *text, size_t cols)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	if (!out)
+		return NULL;
+	for (const char *l = text; *l;) {
+		const char *nl = strchr(l, '\n');
+		size_t n = nl ? (size_t)(nl - l) : strlen(l);
+
+		fold_line(out, l, n, cols);
+		if (nl)
+			fputc('\n', out);
+		l += n + (nl != NULL);
+	}
+	if (fclose(out) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+int vcp_fold_begin(struct vcp_fold_capture *c)
+{
+	*c = (struct vcp_fold_capture){ 0 };
+	fflush(stdout);
+	c->mem = open_memstream(&c->buf, &c->len);
+	if (!c->mem)
+		return -errno;
+	c->saved = stdout;
+	stdout = c->mem;
+	return 0;
+}
+
+void vcp_fold_end(struct vcp_fold_capture *c, size_t cols)
+{
+	char *folded;
+
+	if (!c->saved)
+		return;
+	stdout = c->saved;
+	c->saved = NULL;
+	if (fclose(c->mem) != 0) {
+		free(c->buf);
+		return;
+	}
+	folded = cols ? vcp_fold(c->buf, cols) : NULL;
+	fputs(folded ? folded : c->buf, stdout);
+	free(folded);
+	free(c->buf);
+	c->buf = NULL;
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * fold.h - text output that fits a width: the header lines of status,
+ * plan and fleet status ("host:   NAME (URI, ...)", "mode:   ...") folded
+ * at spaces under the text's start, a word too long for a line (a long
+ * connection URI) cut in its middle with "..." so that the cut shows.
+ */
+#ifndef VCP_FOLD_H
+#define VCP_FOLD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/*
+ * @text (lines ending in '\n') with every line wider than @cols
+ * characters (UTF-8 characters, not bytes) folded: broken at spaces,
+ * each further line indented to where the first line's text starts
+ * after a "label:" and the spaces that follow it, or 4 further in than
+ * an indented line (at most @cols / 2), a word wider than the room left cut in
+ * the middle ("qemu+ssh://user@very...keyfile=/k"). Lines that fit are
+ * kept as they are. malloc'd; NULL when out of memory.
+ */
+char *vcp_fold(const char *text, size_t cols);
+
+/* What a command prints on stdout between begin and end, folded to
+ * @cols at the end (whole when @cols is 0, as --wide asks). */
+struct vcp_fold_capture {
+	FILE *saved;		/* stdout before begin, NULL: not capturing */
+	FILE *mem;
+	char *buf;
+	size_t len;
+};
+
+/* 0, or -errno (nothing captured: end then does nothing). */
+int vcp_fold_begin(struct vcp_fold_capture *c);
+void vcp_fold_end(struct vcp_fold_capture *c, size_t cols);
+
+#endif

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test_fold.c - fitting header lines to a width (fold.c): lines that fit
+ * kept byte for byte, a long line broken at spaces under its text after
+ * "label:", an indented line's rest 4 further in, a word wider than a
+ * line (a long URI) cut in the middle with "...", UTF-8 counted as
+ * characters, the last line without a newline kept so.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "fold.h"
+
+static void check(const char *in, size_t cols, const char *want)
+{
+	char *out = vcp_fold(in, cols);
+
+	assert_non_null(out);
+	assert_string_equal(out, want);
+	free(out);
+}
+
+static void test_fits(void **state)
+{
+	(void)state;
+	check("host:   a (b)\n  table row\n", 20, "host:   a (b)\n  table row\n");
+	check("", 20, "");
+	check("no newline at the end", 40, "no newline at the end");
+}
+
+static void test_label(void **state)
+{
+	(void)state;
+	/* 30 columns: the rest under the text after "mode:   " */
+	check("mode:   pin (a simulated host with no kernel to tune)\n", 30,
+	      "mode:   pin (a simulated host\n"
+	      "        with no kernel to\n"
+	      "        tune)\n");
+}
+
+static void test_indented(void **state)
+{
+	(void)state;
+	check("  h1               unreachable: cannot connect to it now\n", 32,
+	      "  h1               unreachable:\n"
+	      "      cannot connect to it now\n");
+}
+
+static void test_long_word(void **state)
+{
+	(void)state;
+	/* 24 columns, 8 of label: a 31-character word cut to 16 */
+	check("host:   vm (qemu+ssh://very-long-host.example/x, driver QEMU)\n",
+	      24,
+	      "host:   vm\n"
+	      "        (qemu+s...ple/x,\n"
+	      "        driver QEMU)\n");
+}
+
+static void test_utf8(void **state)
+{
+	(void)state;
+	/* 10 characters of 2 bytes each fit 10 columns */
+	check("\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\n",
+	      10, "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\n");
+}
+
+static void test_capture(void **state)
+{
+	struct vcp_fold_capture c;
+	FILE *real = stdout;
+	char *buf = NULL;
+	size_t len = 0;
+
+	(void)state;
+	stdout = open_memstream(&buf, &len);
+	assert_non_null(stdout);
+	assert_int_equal(vcp_fold_begin(&c), 0);
+	printf("mode:   pin (a simulated host with no kernel to tune)\n");
+	vcp_fold_end(&c, 30);
+	printf("wide: ");
+	assert_int_equal(vcp_fold_begin(&c), 0);
+	printf("mode:   pin (a simulated host with no kernel to tune)\n");
+	vcp_fold_end(&c, 0);
+	fclose(stdout);
+	stdout = real;
+	assert_string_equal(buf, "mode:   pin (a simulated host\n"
+				 "        with no kernel to\n"
+				 "        tune)\n"
+				 "wide: mode:   pin (a simulated host with no kernel to tune)\n");
+	free(buf);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fits),
+		cmocka_unit_test(test_label),
+		cmocka_unit_test(test_indented),
+		cmocka_unit_test(test_long_word),
+		cmocka_unit_test(test_utf8),
+		cmocka_unit_test(test_capture),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
