@@ -398,6 +398,8 @@ bench-quick: bench-planner bench-power
 # the unit in systemd's unit directory; /etc/default/vcpackd (never
 # overwritten); the example policies in DOCDIR/examples/; man pages;
 # the bash completion (powernice's is the same file, linked).
+# The scx drop-in (host-agent/vcpackd-scx.conf) goes to DOCDIR/examples/
+# vcpackd.service.d/scx.conf, for copying to /etc/systemd/system/.
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) \
 		$(DESTDIR)$(LIBEXECDIR)/vcpack $(DESTDIR)$(SYSTEMDUNITDIR) \
@@ -418,6 +420,9 @@ install: all
 	install -m 0644 host-agent/policy.example.json $(DESTDIR)$(DOCDIR)/examples/policy.json
 	install -m 0644 host-agent/policy-business-hours.example.json \
 		$(DESTDIR)$(DOCDIR)/examples/policy-business-hours.json
+	install -d $(DESTDIR)$(DOCDIR)/examples/vcpackd.service.d
+	install -m 0644 host-agent/vcpackd-scx.conf \
+		$(DESTDIR)$(DOCDIR)/examples/vcpackd.service.d/scx.conf
 	install -m 0644 $(filter %.1,$(MANS)) $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 $(filter %.5,$(MANS)) $(DESTDIR)$(MANDIR)/man5/
 	install -m 0644 $(filter %.8,$(MANS)) $(DESTDIR)$(MANDIR)/man8/

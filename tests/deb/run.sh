@@ -38,6 +38,7 @@ expected="/etc/default/vcpackd
 /usr/share/doc/vcpack/copyright
 /usr/share/doc/vcpack/examples/policy-business-hours.json
 /usr/share/doc/vcpack/examples/policy.json
+/usr/share/doc/vcpack/examples/vcpackd.service.d/scx.conf
 /usr/share/lintian/overrides/vcpack
 /usr/share/man/man1/powernice.1.gz
 /usr/share/man/man1/vcpack.1.gz
