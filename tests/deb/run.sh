@@ -170,8 +170,15 @@ t_eq "debian/control: vcpack alone without a profile" "vcpack" \
 t_eq "debian/control: vcpack and vcpack-scx with pkg.vcpack.scx" "vcpack vcpack-scx" \
 	"$(cd "$top" && DEB_BUILD_PROFILES=pkg.vcpack.scx dh_listpackages 2>&1 | tr '\n' ' ' | sed 's/ $//')"
 (cd "$top" && dpkg-checkbuilddeps -P pkg.vcpack.scx) >"$T_TMP/bdeps" 2>&1
-t_eq "the profile's build dependencies parse and are met here (deps.sh --kernel)" \
-	"0:" "$?:$(cat "$T_TMP/bdeps")"
+rc=$?
+if "$top/scripts/deps.sh" --check --kernel >/dev/null 2>&1; then
+	t_eq "the profile's build dependencies parse and are met (deps.sh --kernel)" \
+		"0:" "$rc:$(cat "$T_TMP/bdeps")"
+else
+	# (make deps alone: they parse, some are missing)
+	out=$(grep -v '^dpkg-checkbuilddeps: error: Unmet build dependencies: ' "$T_TMP/bdeps")
+	t_eq "the profile's build dependencies parse (nothing said but what is missing)" "" "$out"
+fi
 sdeb=$(ls "$B"/deb/vcpack-scx_*.deb 2>/dev/null | head -n 1)
 if [ -z "$sdeb" ]; then
 	echo "skip - vcpack-scx not built (no make scx tools in $B/kernel)"
