@@ -17,6 +17,8 @@
 #        bench-kernel-quick | bench (all, ~75 min) | bench-quick (~5 min)
 #   make install [PREFIX=/usr/local] [DESTDIR=]   make install-hooks
 #   make deb | check-deb   the Debian package (debian/), and its test
+#   make scx-pkg [SCX_VMLINUX=FILE] | install-scx   scx_vcpack without a
+#                   kernel build, for the vcpack-scx package (debian/rules)
 #
 # Plain GNU make; one build directory ($(B)); no recursion.
 
@@ -309,6 +311,28 @@ scx: $(B)/tests/vcp-scxdrive
 check-scx: $(B)/tests/vcp-scxdrive
 	$(MAKE) -C kernel check-scx B=$(abspath $(B))
 
+# scx_vcpack for the Debian package vcpack-scx (debian/rules, build
+# profile pkg.vcpack.scx): built from SCX_VMLINUX's BTF (a vmlinux or
+# /sys/kernel/btf/vmlinux of a kernel with sched_ext) with libbpf and
+# bpftool from the 6.12 source, no kernel build, into $(SCX_PKG_OUT);
+# install-scx puts it in SBINDIR, its man page, and the scx drop-in in
+# the unit's drop-in directory (installing vcpack-scx is the opt-in).
+SCX_PKG_OUT ?= $(abspath $(B))/scx-pkg
+SCX_VMLINUX ?= /sys/kernel/btf/vmlinux
+.PHONY: scx-pkg install-scx
+scx-pkg: $(B)/man/scx_vcpack.8
+	@grep -q sched_ext_ops $(SCX_VMLINUX) 2>/dev/null || { echo "scx-pkg: $(SCX_VMLINUX) has no sched_ext (struct sched_ext_ops): give SCX_VMLINUX=FILE, a vmlinux or BTF file of a kernel built with CONFIG_SCHED_CLASS_EXT" >&2; exit 1; }
+	$(MAKE) -C kernel scx-sched B=$(abspath $(B)) SCX_OUT=$(SCX_PKG_OUT) \
+		SCX_VMLINUX=$(abspath $(SCX_VMLINUX)) SCX_CFLAGS="$(SCX_PKG_CFLAGS)"
+
+install-scx:
+	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(SYSTEMDUNITDIR)/vcpackd.service.d \
+		$(DESTDIR)$(MANDIR)/man8
+	install -m 0755 $(SCX_PKG_OUT)/scx_vcpack $(DESTDIR)$(SBINDIR)/scx_vcpack
+	install -m 0644 $(B)/man/scx_vcpack.8 $(DESTDIR)$(MANDIR)/man8/
+	install -m 0644 host-agent/vcpackd-scx.conf \
+		$(DESTDIR)$(SYSTEMDUNITDIR)/vcpackd.service.d/scx.conf
+
 # The scx guests drive scx_vcpack through vcpackd's own scx.c (static:
 # the initramfs has no libc; scx.mk puts it in /bin).
 SCXDRIVE_SRCS := tests/kernel/scxdrive.c \
@@ -398,6 +422,8 @@ bench-quick: bench-planner bench-power
 # the unit in systemd's unit directory; /etc/default/vcpackd (never
 # overwritten); the example policies in DOCDIR/examples/; man pages;
 # the bash completion (powernice's is the same file, linked).
+# The scx drop-in (host-agent/vcpackd-scx.conf) goes to DOCDIR/examples/
+# vcpackd.service.d/scx.conf, for copying to /etc/systemd/system/.
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) \
 		$(DESTDIR)$(LIBEXECDIR)/vcpack $(DESTDIR)$(SYSTEMDUNITDIR) \
@@ -418,6 +444,9 @@ install: all
 	install -m 0644 host-agent/policy.example.json $(DESTDIR)$(DOCDIR)/examples/policy.json
 	install -m 0644 host-agent/policy-business-hours.example.json \
 		$(DESTDIR)$(DOCDIR)/examples/policy-business-hours.json
+	install -d $(DESTDIR)$(DOCDIR)/examples/vcpackd.service.d
+	install -m 0644 host-agent/vcpackd-scx.conf \
+		$(DESTDIR)$(DOCDIR)/examples/vcpackd.service.d/scx.conf
 	install -m 0644 $(filter %.1,$(MANS)) $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 $(filter %.5,$(MANS)) $(DESTDIR)$(MANDIR)/man5/
 	install -m 0644 $(filter %.8,$(MANS)) $(DESTDIR)$(MANDIR)/man8/

@@ -17,6 +17,14 @@
 
 CLANG ?= clang-19
 SCX_O := $(KB)/stock
+# The BTF that vmlinux.h comes from: the testbed's stock kernel, or
+# (SCX_VMLINUX=FILE, as the Debian package's pkg.vcpack.scx profile
+# does) any vmlinux or raw BTF (/sys/kernel/btf/vmlinux) of a kernel
+# with sched_ext: then no kernel is built, only the tools and scx_vcpack.
+SCX_VMLINUX ?= $(SCX_O)/vmlinux
+# the loader's extra compiler and linker flags: static for the testbed
+# guest (no libc there); the package links dynamically, hardened
+SCX_CFLAGS ?= -static
 SCX_IMG := $(SCX_O)/arch/x86/boot/bzImage
 SCX_TOOLS := $(KB)/scx-tools
 SCX_TOOLS_OUT := $(SCX_TOOLS)/build
@@ -24,7 +32,7 @@ SCX_LIBBPF := $(SCX_TOOLS_OUT)/obj/libbpf/libbpf.a
 SCX_BPFTOOL := $(SCX_TOOLS_OUT)/sbin/bpftool
 SCX_INC := $(SCX_TOOLS_OUT)/include
 SCX_VMLINUX_H := $(SCX_INC)/vmlinux.h
-SCX_OUT := $(KB)/scx
+SCX_OUT ?= $(KB)/scx
 SCX_BIN := $(SCX_OUT)/scx_vcpack
 SCX_INITRD := $(KB)/scx-initramfs.cpio.gz
 SCX_SRC := $(CURDIR)/scx
@@ -51,14 +59,14 @@ scx-kernel:
 # built above, so that nothing depends on the build machine's kernel.
 scx-tools: $(SCX_LIBBPF) $(SCX_BPFTOOL)
 
-$(SCX_LIBBPF) $(SCX_BPFTOOL) &: $(SRC)/.vcpack-extracted | $(SCX_O)/vmlinux
+$(SCX_LIBBPF) $(SCX_BPFTOOL) &: $(SRC)/.vcpack-extracted | $(SCX_VMLINUX)
 	@mkdir -p $(SCX_TOOLS)
-	$(MAKE) -C $(SCX_TREE) -s O=$(SCX_TOOLS) VMLINUX_BTF=$(SCX_O)/vmlinux \
+	$(MAKE) -C $(SCX_TREE) -s O=$(SCX_TOOLS) VMLINUX_BTF=$(SCX_VMLINUX) \
 		CLANG=$(CLANG) $(SCX_LIBBPF) $(SCX_BPFTOOL)
 	@touch $(SCX_LIBBPF) $(SCX_BPFTOOL)
 
-$(SCX_VMLINUX_H): $(SCX_O)/vmlinux $(SCX_BPFTOOL)
-	$(SCX_BPFTOOL) btf dump file $(SCX_O)/vmlinux format c >$@.tmp
+$(SCX_VMLINUX_H): $(SCX_VMLINUX) $(SCX_BPFTOOL)
+	$(SCX_BPFTOOL) btf dump file $(SCX_VMLINUX) format c >$@.tmp
 	@mv -f $@.tmp $@
 
 $(SCX_OUT)/scx_vcpack.bpf.o: $(SCX_SRC)/scx_vcpack.bpf.c $(SCX_SRC)/scx_vcpack.h \
@@ -75,7 +83,7 @@ $(SCX_OUT)/scx_vcpack.bpf.skel.h: $(SCX_OUT)/scx_vcpack.bpf.o $(SCX_BPFTOOL)
 # The tree's headers are -isystem: our warnings apply to our code only.
 $(SCX_BIN): $(SCX_SRC)/scx_vcpack.c $(SCX_SRC)/scx_vcpack.h \
 		$(SCX_OUT)/scx_vcpack.bpf.skel.h $(SCX_LIBBPF)
-	$(CC) -std=gnu11 $(WARN) -O2 -g -static -D_GNU_SOURCE \
+	$(CC) -std=gnu11 $(WARN) -O2 -g $(SCX_CFLAGS) -D_GNU_SOURCE \
 		-I$(SCX_OUT) -isystem $(SCX_INC) -isystem $(SCX_TREE)/include \
 		-isystem $(SRC)/tools/include/uapi -o $@ $< $(SCX_LIBBPF) \
 		-lelf -lz -lpthread

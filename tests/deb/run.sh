@@ -38,6 +38,7 @@ expected="/etc/default/vcpackd
 /usr/share/doc/vcpack/copyright
 /usr/share/doc/vcpack/examples/policy-business-hours.json
 /usr/share/doc/vcpack/examples/policy.json
+/usr/share/doc/vcpack/examples/vcpackd.service.d/scx.conf
 /usr/share/lintian/overrides/vcpack
 /usr/share/man/man1/powernice.1.gz
 /usr/share/man/man1/vcpack.1.gz
@@ -159,5 +160,63 @@ if command -v lintian >/dev/null; then
 else
 	t_fail "lintian is not installed (make deps)"
 fi
-echo "deb: $PASS passed, $FAIL failed, 0 skipped"
+
+# ---- vcpack-scx: built only with the build profile pkg.vcpack.scx ----
+# (make deb adds it where make scx's tools are in BUILD_DIR; the default
+# dpkg-buildpackage -us -uc -b builds vcpack alone)
+SKIP=0
+t_eq "debian/control: vcpack alone without a profile" "vcpack" \
+	"$(cd "$top" && dh_listpackages 2>&1)"
+t_eq "debian/control: vcpack and vcpack-scx with pkg.vcpack.scx" "vcpack vcpack-scx" \
+	"$(cd "$top" && DEB_BUILD_PROFILES=pkg.vcpack.scx dh_listpackages 2>&1 | tr '\n' ' ' | sed 's/ $//')"
+(cd "$top" && dpkg-checkbuilddeps -P pkg.vcpack.scx) >"$T_TMP/bdeps" 2>&1
+rc=$?
+if "$top/scripts/deps.sh" --check --kernel >/dev/null 2>&1; then
+	t_eq "the profile's build dependencies parse and are met (deps.sh --kernel)" \
+		"0:" "$rc:$(cat "$T_TMP/bdeps")"
+else
+	# (make deps alone: they parse, some are missing)
+	out=$(grep -v '^dpkg-checkbuilddeps: error: Unmet build dependencies: ' "$T_TMP/bdeps")
+	t_eq "the profile's build dependencies parse (nothing said but what is missing)" "" "$out"
+fi
+sdeb=$(ls "$B"/deb/vcpack-scx_*.deb 2>/dev/null | head -n 1)
+if [ -z "$sdeb" ]; then
+	echo "skip - vcpack-scx not built (no make scx tools in $B/kernel)"
+	SKIP=1
+else
+	expected="/lib/systemd/system/vcpackd.service.d/scx.conf
+/usr/sbin/scx_vcpack
+/usr/share/doc/vcpack-scx/changelog.gz
+/usr/share/doc/vcpack-scx/copyright
+/usr/share/lintian/overrides/vcpack-scx
+/usr/share/man/man8/scx_vcpack.8.gz"
+	got=$(dpkg-deb -c "$sdeb" | awk '$1 !~ /^d/ { sub(/^\./, "", $6); print $6 }' | sort)
+	t_eq "vcpack-scx: its files, each where Debian puts it" "$expected" "$got"
+	SR=$T_TMP/scxroot
+	dpkg -x "$sdeb" "$SR"
+	if cmp -s "$top/host-agent/vcpackd-scx.conf" "$SR/lib/systemd/system/vcpackd.service.d/scx.conf"; then
+		t_pass "vcpack-scx: the drop-in is the example vcpack ships"
+	else t_fail "vcpack-scx: its drop-in differs from host-agent/vcpackd-scx.conf"; fi
+	t_match "vcpack-scx: scx_vcpack runs from the root" '^usage: scx_vcpack' \
+		"$("$SR/usr/sbin/scx_vcpack" -h 2>&1)"
+	SC=$T_TMP/scxcontrol
+	dpkg-deb -e "$sdeb" "$SC"
+	t_match "vcpack-scx: depends on this very vcpack" \
+		"^Depends:.*vcpack \\(= $(dpkg-deb -f "$deb" Version)\\)" "$(cat "$SC/control")"
+	t_match "vcpack-scx: linked with Debian's libelf (shlibs)" '^Depends:.*libelf1' "$(cat "$SC/control")"
+	t_match "vcpack-scx: postinst has systemd read the drop-in" 'daemon-reload' "$(cat "$SC/postinst")"
+	t_match "vcpack-scx: postrm has systemd forget it" 'daemon-reload' "$(cat "$SC/postrm")"
+	if [ -n "${V:-}" ] && [ -d "$V" ]; then
+		dpkg -x "$sdeb" "$V"
+		out=$(MANPATH=$V/usr/share/man systemd-analyze verify --root="$V" \
+			"$V/lib/systemd/system/vcpackd.service" 2>&1)
+		t_eq "vcpack-scx: vcpackd.service with its drop-in verifies" "0:" "$?:$out"
+		out=$(systemd-analyze security --offline=true --root="$V" vcpackd.service 2>&1)
+		t_match "vcpack-scx: the drop-in is in force (bpf allowed)" 'e\.g\. bpf is allowed' "$out"
+		echo "systemd-analyze security (vcpack + vcpack-scx): $(printf '%s\n' "$out" | sed -n 's/.*Overall exposure level for vcpackd.service: //p')"
+	fi
+	out=$(lintian --pedantic -I "$sdeb" 2>&1 | grep -v '^running with root privileges')
+	t_eq "vcpack-scx: lintian: no tag but the overridden ones" "" "$out"
+fi
+echo "deb: $PASS passed, $FAIL failed, $SKIP skipped"
 [ "$FAIL" -eq 0 ]

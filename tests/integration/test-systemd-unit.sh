@@ -60,6 +60,57 @@ score=$(printf '%s\n' "$out" | sed -n 's/.*Overall exposure level for vcpackd.se
 echo "systemd-analyze security: exposure $score"
 t_match "security exposure is OK or better" '^([0-3]\.[0-9]) (OK|SAFE)$' "$score"
 
+# ---- scx mode: the example drop-in vcpackd.service.d/scx.conf ----
+# (shipped in the docs, and active in the vcpack-scx package). Copied
+# where an admin copies it, systemd must read it into the unit it
+# extends: the merged unit verifies, its syscall filter lets bpf(2)
+# through, CAP_BPF is in its bounding set and the children it runs get
+# ambient capabilities (SecureBits=noroot gives root none at exec). The
+# base unit allows none of that.
+drop=$D/usr/share/doc/vcpack/examples/vcpackd.service.d/scx.conf
+t_eq "scx drop-in installed with the examples" yes "$([ -f "$drop" ] && echo yes)"
+sec_of() { # ROOT UNIT: systemd-analyze security's table, offline
+	systemd-analyze security --offline=true --root="$1" "$2" 2>&1
+}
+base=$(sec_of "$V" vcpackd.service)
+t_match "base unit: bpf(2) not allowed" '~@privileged +System call allow list defined for service, and @privileged is not included' "$base"
+t_match "base unit: no CAP_BPF" 'Service may not load BPF programs' "$base"
+S=$T_TMP/scxroot
+cp -a "$V" "$S"
+mkdir -p "$S/etc/systemd/system/vcpackd.service.d"
+cp "$drop" "$S/etc/systemd/system/vcpackd.service.d/scx.conf"
+out=$(MANPATH=$S/usr/share/man systemd-analyze verify --root="$S" \
+	"$S$unitdir/vcpackd.service" 2>&1)
+t_eq "scx drop-in: the merged unit verifies, no complaint" "0:" "$?:$out"
+sx=$(sec_of "$S" vcpackd.service)
+t_match "scx drop-in: bpf(2) passes the merged filter" '@privileged is included \(e\.g\. bpf is allowed\)' "$sx"
+t_match "scx drop-in: CAP_BPF in the bounding set" 'Service may load BPF programs' "$sx"
+t_match "scx drop-in: the loader gets ambient capabilities" 'Service process receives ambient capabilities' "$sx"
+score=$(printf '%s\n' "$sx" | sed -n 's/.*Overall exposure level for vcpackd.service: \([0-9.]*\) \([A-Z]*\).*/\1 \2/p')
+echo "systemd-analyze security (vcpackd + scx drop-in): exposure $score"
+t_match "scx drop-in: security exposure still OK or better" '^([0-3]\.[0-9]) (OK|SAFE)$' "$score"
+# what the loader needs, as its sources say: CAP_PERFMON (struct_ops
+# programs) with CAP_BPF, ambient as well as bounding; its pin directory
+# writable (kernel/scx/scx_vcpack.c's default, vcpackd's too)
+dc=$(grep -v '^#' "$drop")
+for k in CapabilityBoundingSet AmbientCapabilities; do
+	l=$(printf '%s\n' "$dc" | sed -n "s/^$k=//p")
+	case " $l " in *" CAP_BPF "*) ;; *) l= ;; esac
+	case " $l " in *" CAP_PERFMON "*) t_pass "scx drop-in: $k has CAP_BPF and CAP_PERFMON" ;;
+	*) t_fail "scx drop-in: $k=$l lacks CAP_BPF or CAP_PERFMON" ;; esac
+done
+t_nomatch "scx drop-in: no CAP_SYS_ADMIN" 'CAP_SYS_ADMIN' "$dc"
+pin=$(sed -n 's/^#define DEFAULT_PINDIR[[:space:]]*"\(.*\)"/\1/p' "$top/kernel/scx/scx_vcpack.c")
+t_eq "vcpackd's pin directory is the loader's" "$pin" \
+	"$(sed -n 's/^#define VCP_SCX_PINDIR[[:space:]]*"\(.*\)"/\1/p' "$top/host-agent/src/scxstate.h")"
+rw=$(printf '%s\n' "$dc" | sed -n 's/^ReadWritePaths=//p')
+case "$pin/" in "$rw"/*) t_pass "scx drop-in: $pin is writable (ReadWritePaths=$rw)" ;;
+*) t_fail "scx drop-in: $pin is not under ReadWritePaths=$rw" ;; esac
+# the check has teeth: without its SystemCallFilter= line bpf stays out
+grep -v '^SystemCallFilter=' "$drop" >"$S/etc/systemd/system/vcpackd.service.d/scx.conf"
+t_match "without SystemCallFilter=bpf the merged filter denies bpf(2)" \
+	'@privileged is not included' "$(sec_of "$S" vcpackd.service)"
+
 # ---- vcpack-fleet.service: the fleet standby loop (issue 14) ----
 fu=$(cat "$D$unitdir/vcpack-fleet.service" 2>&1)
 t_match "fleet unit: runs vcpack fleet run" '^ExecStart=/usr/bin/vcpack fleet run \$VCPACK_FLEET_OPTS$' "$fu"
