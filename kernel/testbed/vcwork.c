@@ -710,9 +710,10 @@ static void vcp_timeline(const struct vcp_thread *t, char *buf, size_t size)
 static void vcp_print_thread(const struct vcp_thread *t)
 {
 	char pk[VCP_MAX_PKGS * 12] = "", tl[VCP_MAX_SLOTS + 1];
-	char line[2560];
-	size_t len = 0;
-	int p, main_pkg = -1;
+	char cs[VCP_MAX_CPUS * 24] = "";
+	char line[4096];
+	size_t len = 0, clen = 0;
+	int p, cpu, main_pkg = -1;
 	long long p50 = 0, p99 = 0, max = 0, sum = 0;
 	int i;
 
@@ -723,6 +724,12 @@ static void vcp_print_thread(const struct vcp_thread *t)
 		    (main_pkg < 0 || t->pkg_samples[p] > t->pkg_samples[main_pkg]))
 			main_pkg = p;
 	}
+	/* "CPU:samples" of the CPUs the thread was seen on */
+	for (cpu = 0; cpu < VCP_MAX_CPUS; cpu++)
+		if (t->cpu_samples[cpu])
+			clen += snprintf(cs + clen, sizeof(cs) - clen, "%s%d:%lld",
+					 clen ? "," : "", cpu,
+					 t->cpu_samples[cpu]);
 	if (t->n_lat) {
 		qsort(t->lat, t->n_lat, sizeof(*t->lat), vcp_cmp_ll);
 		for (i = 0; i < t->n_lat; i++)
@@ -735,6 +742,7 @@ static void vcp_print_thread(const struct vcp_thread *t)
 	snprintf(line, sizeof(line),
 		 "{\"type\":\"thread\",\"vm\":\"%s\",\"thread\":%d,\"class\":\"%s\","
 		 "\"steady\":%s,\"samples\":%lld,\"pkg_samples\":\"%s\","
+		 "\"cpu_samples\":\"%s\","
 		 "\"main_pkg\":%d,\"pkg_migrations\":%lld,\"cpu_migrations\":%lld,"
 		 "\"wakes\":%lld,\"wake_mean_us\":%.1f,\"wake_p50_us\":%.1f,"
 		 "\"wake_p99_us\":%.1f,\"wake_max_us\":%.1f,"
@@ -743,7 +751,7 @@ static void vcp_print_thread(const struct vcp_thread *t)
 		 "\"bursts\":%lld,\"missed\":%lld,\"work\":%lld,"
 		 "\"timeline\":\"%s\"}\n",
 		 t->vm->name, t->idx, t->vm->class[0] ? t->vm->class : "-",
-		 t->steady ? "true" : "false", t->samples, pk, main_pkg,
+		 t->steady ? "true" : "false", t->samples, pk, cs, main_pkg,
 		 t->pkg_migr, t->cpu_migr, t->wakes,
 		 t->n_lat ? sum / 1000.0 / t->n_lat : 0.0, p50 / 1000.0,
 		 p99 / 1000.0, max / 1000.0,
