@@ -67,6 +67,11 @@ t_match "security exposure is OK or better" '^([0-3]\.[0-9]) (OK|SAFE)$' "$score
 # through, CAP_BPF is in its bounding set and the children it runs get
 # ambient capabilities (SecureBits=noroot gives root none at exec). The
 # base unit allows none of that.
+# the base unit's one capability is effective: ambient as well as bounding
+# (SecureBits=noroot-locked gives root none at exec; a bounding set alone
+# left vcpackd without CAP_PERFMON, so the cstate PMUs failed to open)
+t_eq "base unit: CAP_PERFMON ambient, so vcpackd has it" "CAP_PERFMON CAP_PERFMON" \
+	"$(sed -n 's/^CapabilityBoundingSet=//p; s/^AmbientCapabilities=//p' "$V$unitdir/vcpackd.service" | tr '\n' ' ' | sed 's/ $//')"
 drop=$D/usr/share/doc/vcpack/examples/vcpackd.service.d/scx.conf
 t_eq "scx drop-in installed with the examples" yes "$([ -f "$drop" ] && echo yes)"
 sec_of() { # ROOT UNIT: systemd-analyze security's table, offline
