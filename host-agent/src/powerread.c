@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "cpuset.h"
+#include "powerfixture.h"
 #include "sysfile.h"
 
 #define PMU_DIR "bus/event_source/devices"
@@ -153,14 +154,41 @@ struct file_ops {
 	char root[PATH_MAX - 128];
 	char **paths;
 	size_t n_paths;
+	uint64_t now_ns;	/* the clock's last reading, 0 before any */
+	struct vcp_fixture_counters computed;
 };
 
+static uint64_t file_now(void *data);
+
+/* A "!watts ..." counter (powerfixture.h) at the time of the last clock
+ * reading: vcp_power_read() takes the time first, so its energy figures
+ * are exact on that time however late the read runs. */
+static int file_computed(struct file_ops *f, const char *path, char *buf,
+			 size_t len)
+{
+	char line[PATH_MAX + 256];
+	uint64_t uj;
+	int r = vcp_read_line(path, line, sizeof(line));
+
+	if (r == 0)
+		r = vcp_fixture_watts_read(&f->computed, path, line,
+					   f->now_ns ? f->now_ns : file_now(f),
+					   &uj);
+	if (r < 0)
+		return r;
+	snprintf(buf, len, "%" PRIu64, uj);
+	return 0;
+}
+
 /* A fixture file whose first line is "!EACCES" (or !EPERM, !EIO) reads
- * as that error: a root-only file, also when the tests run as root. */
+ * as that error: a root-only file, also when the tests run as root; one
+ * that says "!watts ..." is a counter computed at the read. */
 static int file_read_line(void *data, const char *path, char *buf, size_t len)
 {
 	int r = vcp_read_line(path, buf, len);
 
+	if (r == 0 && vcp_fixture_is_watts(buf))
+		return file_computed(data, path, buf, len);
 	if (r == 0 && buf[0] == '!') {
 		if (!strcmp(buf, "!EACCES"))
 			return -EACCES;
@@ -221,7 +249,8 @@ static void file_close(void *data, int handle)
 {
 }
 
-/* The fixture's clock (vcpack-counters/clock_ns) where it has one. */
+/* The fixture's clock (vcpack-counters/clock_ns) where it has one;
+ * kept for the computed counters. */
 static uint64_t file_now(void *data)
 {
 	struct file_ops *f = data;
@@ -229,10 +258,15 @@ static uint64_t file_now(void *data)
 	uint64_t v;
 
 	snprintf(path, sizeof(path), "%s/vcpack-counters/clock_ns", f->root);
-	if (vcp_read_line(path, buf, sizeof(buf)) < 0)
-		return mono_ns(data);
-	v = strtoull(buf, &end, 10);
-	return *end || end == buf ? mono_ns(data) : v;
+	if (vcp_read_line(path, buf, sizeof(buf)) < 0) {
+		v = mono_ns(data);
+	} else {
+		v = strtoull(buf, &end, 10);
+		if (*end || end == buf)
+			v = mono_ns(data);
+	}
+	f->now_ns = v;
+	return v;
 }
 
 int vcp_power_file_ops_new(const char *root, struct vcp_power_ops **ret)
@@ -260,6 +294,7 @@ void vcp_power_file_ops_free(struct vcp_power_ops *ops)
 	for (size_t i = 0; i < f->n_paths; i++)
 		free(f->paths[i]);
 	free(f->paths);
+	vcp_fixture_counters_clear(&f->computed);
 	free(f);
 }
 

@@ -60,7 +60,10 @@ extern const struct vcp_power_ops vcp_power_perf_ops;
  * file ROOT/vcpack-counters/PMU/EVENT/cpuN (read at every read; a test
  * advances it by writing the file); the clock is the nanoseconds in
  * ROOT/vcpack-counters/clock_ns where that file exists, else the real
- * monotonic clock. Free with vcp_power_file_ops_free().
+ * monotonic clock. A file whose first line is "!EACCES" (!EPERM, !EIO)
+ * reads as that error; one that says "!watts W ..." is an energy counter
+ * computed at each read from the time vcp_power_read() took
+ * (powerfixture.h). Free with vcp_power_file_ops_free().
  * 0 or -ENOMEM.
  */
 int vcp_power_file_ops_new(const char *root, struct vcp_power_ops **ret);
