@@ -520,11 +520,14 @@ static int measure(struct trial *t, struct win_rec *w)
 	size_t n = (size_t)ceil(p->window_s / t->o.sample_s - 1e-9) + 1;
 	struct vcp_trial_sample *s = calloc(n * t->n_zones, sizeof(*s));
 	struct vcp_sample *a = NULL, *b = NULL;
-	double start = now_s(), watts = 0;
+	double start, watts = 0;
 	char *err = NULL;
 	int r = s ? 0 : -ENOMEM;
 
+	/* the window starts after libvirt's vCPU sample, however long that
+	 * took: its first energy read is then on time */
 	a = take_sample(t);
+	start = now_s();
 	for (size_t k = 0; r == 0 && k < n; k++) {
 		double at = start + fmin((double)k * t->o.sample_s, p->window_s);
 
