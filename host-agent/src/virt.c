@@ -488,10 +488,9 @@ static void read_saved(virDomainPtr dom, struct vcp_vm *vm)
 	free(saved);
 }
 
-static int read_vm(struct vcp_virt *v, virDomainPtr dom,
-		   const struct vcp_host *host, struct vcp_vm *vm,
-		   struct vcp_vm_issue **issues, size_t *n_issues,
-		   char **ret_err)
+/* What a domain says of itself, running or not: name, UUID, vCPUs and
+ * memory. */
+static int read_identity(virDomainPtr dom, struct vcp_vm *vm, char **ret_err)
 {
 	virDomainInfo info;
 	int r;
@@ -506,10 +505,22 @@ static int read_vm(struct vcp_virt *v, virDomainPtr dom,
 	r = vcp_vm_alloc_vcpus(vm, info.nrVirtCpu);
 	if (r < 0)
 		return r;
-	vm->running = true;
 	vm->mem_kib = info.memory;
-	vm->persistent = virDomainIsPersistent(dom) == 1;
 	vm->mem_node = -1;
+	return 0;
+}
+
+static int read_vm(struct vcp_virt *v, virDomainPtr dom,
+		   const struct vcp_host *host, struct vcp_vm *vm,
+		   struct vcp_vm_issue **issues, size_t *n_issues,
+		   char **ret_err)
+{
+	int r = read_identity(dom, vm, ret_err);
+
+	if (r < 0)
+		return r;
+	vm->running = true;
+	vm->persistent = virDomainIsPersistent(dom) == 1;
 	r = read_pins(dom, vm, host->max_cpus, ret_err);
 	if (r < 0)
 		return r;
@@ -597,22 +608,11 @@ static int read_inactive(virDomainPtr dom, struct vcp_vm *vm,
 			 struct vcp_vm_issue **issues, size_t *n_issues,
 			 char **ret_err)
 {
-	virDomainInfo info;
-	int r;
+	int r = read_identity(dom, vm, ret_err);
 
-	vm->name = strdup(virDomainGetName(dom));
-	if (!vm->name)
-		return -ENOMEM;
-	if (virDomainGetUUIDString(dom, vm->uuid) < 0)
-		vm->uuid[0] = '\0';
-	if (virDomainGetInfo(dom, &info) < 0)
-		return fail(ret_err, "Failed to read '%s'", vm->name);
-	r = vcp_vm_alloc_vcpus(vm, info.nrVirtCpu);
 	if (r < 0)
 		return r;
-	vm->mem_kib = info.memory;
 	vm->persistent = true;
-	vm->mem_node = -1;
 	read_tag(dom, vm, issues, n_issues);
 	virResetLastError();
 	return 0;
