@@ -35,6 +35,7 @@
 
 #include "apply.h"
 #include "control.h"
+#include "ctlreq.h"
 #include "ctl.h"
 #include "ctlserver.h"
 #include "cycle.h"
@@ -690,37 +691,23 @@ static void control_status(struct daemon *d, struct json_object *o)
  * re-plan unless paused. NULL, or why it was refused (nothing changed). */
 static const char *control_set(struct daemon *d, const struct vcp_req *req)
 {
-	struct vcp_control c = d->ctl;
+	struct vcp_control c;
 	struct vcp_pin_memo *m;
-	int level, r;
-	bool pol;
+	const char *news;
+	char buf[64];
+	int r;
 
-	if (req->op == VCP_REQ_LEVEL) {
-		if (vcp_control_level_parse(req->level, &level, &pol) < 0)
-			return "level: must be 0, 1, 2, auto or policy";
-		c.has_level = !pol;
-		c.level = pol ? 0 : level;
-		c.level_since = pol ? 0 : time(NULL);
-	} else if (!c.paused && req->op == VCP_REQ_PAUSE) {
-		c.paused = true;
-		c.paused_since = time(NULL);
-	} else if (req->op == VCP_REQ_RESUME) {
-		c.paused = false;
-		c.paused_since = 0;
-	}
+	if (vcp_ctlreq_apply(&d->ctl, req, time(NULL), &c) < 0)
+		return "level: must be 0, 1, 2, auto or policy";
 	r = vcp_control_save(d->state_path, &c);
 	if (r < 0) {
 		log_msg(LOG_ERR, "Failed to write '%s': %s", d->state_path,
 			strerror(-r));
 		return "vcpackd could not write its state file (see its log); nothing changed";
 	}
-	if (req->op == VCP_REQ_LEVEL)
-		log_msg(LOG_NOTICE, "level %s", c.has_level ?
-			vcp_control_level_name(c.level) : "back to the policy's");
-	else if (c.paused != d->ctl.paused)
-		log_msg(LOG_NOTICE, "%s", c.paused ?
-			"paused: nothing is changed until 'vcpack resume'" :
-			"resumed");
+	news = vcp_ctlreq_news(&d->ctl, &c, req->op, buf, sizeof(buf));
+	if (news)
+		log_msg(LOG_NOTICE, "%s", news);
 	/* what changed while paused was the operator's doing, not a
 	 * foreign re-pin: start the memo afresh */
 	if (d->ctl.paused && !c.paused && vcp_pin_memo_new(&m) == 0) {
