@@ -35,8 +35,8 @@
 
 #include "apply.h"
 #include "control.h"
-#include "ctlreq.h"
 #include "ctl.h"
+#include "ctlreq.h"
 #include "ctlserver.h"
 #include "cycle.h"
 #include "declog.h"
@@ -47,6 +47,7 @@
 #include "metricspub.h"
 #include "modeljson.h"
 #include "mode.h"
+#include "passnews.h"
 #include "pinmemo.h"
 #include "policy.h"
 #include "render.h"
@@ -86,10 +87,7 @@ struct daemon {
 	unsigned int backoff_s;
 	int listen_fd;
 	bool irq_advised;	/* irqbalance advice logged */
-	/* the last decision, to log only changes */
-	int last_level;
-	size_t last_active;
-	char *last_failures;
+	struct vcp_passnews news;	/* the last decision, to log changes */
 	struct vcp_declog *declog;	/* one line per VM decision */
 	unsigned long n_replans;
 	/* --metrics-dir: the textfile written at each sample */
@@ -178,46 +176,22 @@ static gboolean on_watchdog(gpointer data)
 
 /* ---- the cycle ---- */
 
-/* Failures of this pass as one string, to log them once, not per tick. */
-static char *failures_of(const struct vcp_cycle *cy,
-			 const struct vcp_apply_result *res)
-{
-	GString *s = g_string_new(NULL);
-
-	for (size_t i = 0; i < res->n; i++)
-		if ((res->e[i].outcome == VCP_FAILED ||
-		     res->e[i].outcome == VCP_REFUSED) &&
-		    res->e[i].msg)
-			g_string_append_printf(s, "%s\n", res->e[i].msg);
-	for (size_t i = 0; i < cy->w.n_issues; i++)
-		g_string_append_printf(s, "'%s': %s\n", cy->w.issues[i].vm,
-				       cy->w.issues[i].msg);
-	return g_string_free(s, FALSE);
-}
-
 static void log_decision(struct daemon *d, const struct vcp_cycle *cy,
 			 const struct vcp_apply_result *res)
 {
 	const struct vcp_plan *p = cy->plan;
-	g_autofree char *fails = failures_of(cy, res);
+	char **lines;
+	bool plan;
 
-	if (p->level != d->last_level || p->n_active != d->last_active || res->n)
+	vcp_passnews_update(&d->news, p, &cy->w, res, &plan, &lines);
+	if (plan)
 		log_msg(LOG_INFO, "plan: level %d, %zu of %zu packages active (demand %.2f of %.2f CPUs%s); %zu changes, %zu done, %zu failed",
 			p->level, p->n_active, p->n_packages, p->demand,
 			p->capacity, p->overcommit > 0 ? ", OVERCOMMITTED" : "",
 			res->n, res->n_done, res->n_failed);
-	if (g_strcmp0(fails, d->last_failures) != 0 && *fails) {
-		gchar **lines = g_strsplit(fails, "\n", -1);
-
-		for (gchar **l = lines; *l; l++)
-			if (**l)
-				log_msg(LOG_WARNING, "%s", *l);
-		g_strfreev(lines);
-	}
-	g_free(d->last_failures);
-	d->last_failures = g_steal_pointer(&fails);
-	d->last_level = p->level;
-	d->last_active = p->n_active;
+	for (char **l = lines; *l; l++)
+		log_msg(LOG_WARNING, "%s", *l);
+	g_strfreev(lines);
 }
 
 /* One line per VM whose decision changed (declog.c). */
@@ -609,7 +583,7 @@ static void watch_scx(struct daemon *d)
 	detect_mode(d);
 	log_msg(LOG_WARNING, "scx_vcpack %s; %s mode: %s", d->scx.failed,
 		vcp_mode_name(d->mode), d->mode_reason);
-	d->last_level = -1;
+	vcp_passnews_forget(&d->news);
 	schedule_replan(d, 0);
 }
 
@@ -634,7 +608,7 @@ static int connect_libvirt(struct daemon *d)
 	log_msg(LOG_INFO, "connected to '%s'; %s mode: %s", vcp_virt_uri(d->v),
 		vcp_mode_name(d->mode), d->mode_reason);
 	d->backoff_s = 0;
-	d->last_level = -1;
+	vcp_passnews_forget(&d->news);
 	schedule_replan(d, 0);
 	return 0;
 }
@@ -1031,7 +1005,7 @@ int main(int argc, char **argv)
 	struct daemon d = { .uri = "qemu:///system", .force_mode = -1,
 			    .socket_path = VCP_CTL_SOCKET,
 			    .state_path = VCP_CONTROL_STATE,
-			    .listen_fd = -1, .last_level = -1 };
+			    .listen_fd = -1, .news = VCP_PASSNEWS_INIT };
 	uint64_t wd_usec;
 	int r;
 
@@ -1088,7 +1062,7 @@ int main(int argc, char **argv)
 	vcp_declog_free(d.declog);
 	vcp_metrics_pub_free(d.metrics);
 	vcp_policy_clear(&d.policy);
-	g_free(d.last_failures);
+	vcp_passnews_clear(&d.news);
 	json_object_put(d.last_status);
 	g_main_loop_unref(d.loop);
 	return 0;
