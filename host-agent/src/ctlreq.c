@@ -35,17 +35,18 @@ int vcp_ctlreq_apply(const struct vcp_control *cur, const struct vcp_req *req,
 }
 
 const char *vcp_ctlreq_news(const struct vcp_control *old,
-			    const struct vcp_control *new,
-			    enum vcp_req_op op, char *buf, size_t len)
+			    const struct vcp_control *new, enum vcp_req_op op,
+			    char *buf, size_t len)
 {
 	if (op == VCP_REQ_LEVEL) {
-		snprintf(buf, len, "level %s", new->has_level ?
-			 vcp_control_level_name(new->level) :
-			 "back to the policy's");
+		snprintf(buf, len, "level %s",
+			 new->has_level ? vcp_control_level_name(new->level) :
+					  "back to the policy's");
 		return buf;
 	}
 	if (new->paused == old->paused)
 		return NULL;
-	return new->paused ? "paused: nothing is changed until 'vcpack resume'" :
-			     "resumed";
+	return new->paused ?
+		       "paused: nothing is changed until 'vcpack resume'" :
+		       "resumed";
 }

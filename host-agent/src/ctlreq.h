@@ -30,7 +30,7 @@ int vcp_ctlreq_apply(const struct vcp_control *cur, const struct vcp_req *req,
  * @buf (@len bytes) or a static string.
  */
 const char *vcp_ctlreq_news(const struct vcp_control *old,
-			    const struct vcp_control *new,
-			    enum vcp_req_op op, char *buf, size_t len);
+			    const struct vcp_control *new, enum vcp_req_op op,
+			    char *buf, size_t len);
 
 #endif

@@ -87,7 +87,7 @@ struct daemon {
 	unsigned int backoff_s;
 	int listen_fd;
 	bool irq_advised;	/* irqbalance advice logged */
-	struct vcp_passnews news;	/* the last decision, to log changes */
+	struct vcp_passnews news; /* the last decision, to log changes */
 	struct vcp_declog *declog;	/* one line per VM decision */
 	unsigned long n_replans;
 	/* --metrics-dir: the textfile written at each sample */
@@ -1002,10 +1002,12 @@ static int parse_args(struct daemon *d, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	struct daemon d = { .uri = "qemu:///system", .force_mode = -1,
+	struct daemon d = { .uri = "qemu:///system",
+			    .force_mode = -1,
 			    .socket_path = VCP_CTL_SOCKET,
 			    .state_path = VCP_CONTROL_STATE,
-			    .listen_fd = -1, .news = VCP_PASSNEWS_INIT };
+			    .listen_fd = -1,
+			    .news = VCP_PASSNEWS_INIT };
 	uint64_t wd_usec;
 	int r;
 

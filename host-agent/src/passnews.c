@@ -44,8 +44,7 @@ void vcp_passnews_update(struct vcp_passnews *n, const struct vcp_plan *p,
 	char *fails = failures_of(w, res);
 	GPtrArray *lines = g_ptr_array_new();
 
-	*ret_plan = p->level != n->level || p->n_active != n->active ||
-		    res->n;
+	*ret_plan = p->level != n->level || p->n_active != n->active || res->n;
 	if (g_strcmp0(fails, n->failures) != 0 && *fails) {
 		gchar **all = g_strsplit(fails, "\n", -1);
 

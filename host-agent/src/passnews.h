@@ -18,12 +18,15 @@
 #include "observe.h"
 
 struct vcp_passnews {
-	int level;		/* the last pass's; -1: the next plan is news */
-	size_t active;		/* its active packages */
-	char *failures;		/* its failures, one per line */
+	int level; /* the last pass's; -1: the next plan is news */
+	size_t active; /* its active packages */
+	char *failures; /* its failures, one per line */
 };
 
-#define VCP_PASSNEWS_INIT { .level = -1 }
+#define VCP_PASSNEWS_INIT   \
+	{                   \
+		.level = -1 \
+	}
 
 /* The next pass's plan line is news whatever it says (after a
  * reconnect or a change of mode). */

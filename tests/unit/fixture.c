@@ -67,8 +67,10 @@ struct vcp_fleet_input *t_fleet_input(const char *hosts)
 	struct json_object *o;
 	char *text = NULL, *err = NULL;
 
-	assert_true(asprintf(&text, "{\"policy\": {\"headroom\": 0},"
-				    " \"hosts\": [%s]}", hosts) > 0);
+	assert_true(asprintf(&text,
+			     "{\"policy\": {\"headroom\": 0},"
+			     " \"hosts\": [%s]}",
+			     hosts) > 0);
 	o = json_tokener_parse(text);
 	if (!o)
 		fail_msg("not JSON: %s", text);

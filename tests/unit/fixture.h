@@ -16,14 +16,16 @@
 #include "fleetjson.h"
 
 /* A reachable 10-CPU host (one package) with the VMs @vms (T_VM, ...). */
-#define T_HOST(name, vms) "{\"name\": \"" name "\", \"cpu\": \"c\"," \
+#define T_HOST(name, vms)                                                    \
+	"{\"name\": \"" name "\", \"cpu\": \"c\","                           \
 	" \"mem_mib\": 1048576, \"host\": {\"packages\": 1, \"cores\": 10}," \
 	" \"vms\": [" vms "]}"
 /* A host whose libvirt does not answer. */
 #define T_ASLEEP(name) "{\"name\": \"" name "\", \"reachable\": false}"
 /* A VM of @vcpus vCPUs using @dem CPUs and 1 GiB. */
-#define T_VM(name, vcpus, dem) "{\"name\": \"" name "\", \"vcpus\": " \
-	#vcpus ", \"demand\": " #dem ", \"mem_mib\": 1024}"
+#define T_VM(name, vcpus, dem)                                              \
+	"{\"name\": \"" name "\", \"vcpus\": " #vcpus ", \"demand\": " #dem \
+	", \"mem_mib\": 1024}"
 
 /* Make a new directory $TMPDIR/vcp-WHAT.XXXXXX (/tmp without TMPDIR)
  * into @dir of @size bytes. */

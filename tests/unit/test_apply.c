@@ -103,9 +103,8 @@ static void fmt(const struct vcp_cpuset *s, char *buf)
 static void apply(struct fx *f, struct vcp_kernel *k,
 		  const struct vcp_actions *acts, struct vcp_apply_result *res)
 {
-	assert_int_equal(vcp_apply_actions(f->v, k, f->w.host, f->w.vms, acts,
-					   res),
-			 0);
+	assert_int_equal(
+		vcp_apply_actions(f->v, k, f->w.host, f->w.vms, acts, res), 0);
 }
 
 /* Apply @acts in pin mode: every one done, none failed. */

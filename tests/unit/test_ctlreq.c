@@ -36,7 +36,7 @@ static void test_level(void **state)
 	assert_true(n.has_level);
 	assert_int_equal(n.level, 2);
 	assert_int_equal(n.level_since, 100);
-	assert_true(n.paused);			/* left as it was */
+	assert_true(n.paused); /* left as it was */
 	assert_int_equal(n.paused_since, 5);
 	assert_string_equal(vcp_ctlreq_news(&c, &n, r.op, buf, sizeof(buf)),
 			    "level 2");
@@ -69,15 +69,17 @@ static void test_bad_level(void **state)
 		struct vcp_req r = req(VCP_REQ_LEVEL, bad[i]);
 
 		assert_int_equal(vcp_ctlreq_apply(&c, &r, 100, &n), -EINVAL);
-		assert_int_equal(n.level, 7);		/* untouched */
+		assert_int_equal(n.level, 7); /* untouched */
 		assert_int_equal(n.level_since, 9);
 	}
 }
 
 static void test_pause_resume(void **state)
 {
-	struct vcp_control c = { .has_level = true, .level = 1,
-				 .level_since = 3 }, p, q;
+	struct vcp_control c = { .has_level = true,
+				 .level = 1,
+				 .level_since = 3 },
+			   p, q;
 	struct vcp_req pause = req(VCP_REQ_PAUSE, "");
 	struct vcp_req resume = req(VCP_REQ_RESUME, "");
 	char buf[64];
@@ -87,8 +89,7 @@ static void test_pause_resume(void **state)
 	assert_int_equal(p.paused_since, 100);
 	assert_int_equal(p.level, 1);
 	assert_int_equal(p.level_since, 3);
-	assert_string_equal(vcp_ctlreq_news(&c, &p, pause.op, buf,
-					    sizeof(buf)),
+	assert_string_equal(vcp_ctlreq_news(&c, &p, pause.op, buf, sizeof(buf)),
 			    "paused: nothing is changed until 'vcpack resume'");
 	/* paused again: the first time stays, nothing to say */
 	assert_int_equal(vcp_ctlreq_apply(&p, &pause, 200, &q), 0);
@@ -111,9 +112,12 @@ static void test_other_requests(void **state)
 {
 	static const enum vcp_req_op ops[] = { VCP_REQ_PING, VCP_REQ_STATUS,
 					       VCP_REQ_REPLAN, VCP_REQ_HOOK };
-	struct vcp_control c = { .has_level = true, .level = 2,
-				 .level_since = 7, .paused = true,
-				 .paused_since = 8 }, n;
+	struct vcp_control c = { .has_level = true,
+				 .level = 2,
+				 .level_since = 7,
+				 .paused = true,
+				 .paused_since = 8 },
+			   n;
 	char buf[64];
 
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {

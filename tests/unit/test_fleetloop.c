@@ -221,7 +221,8 @@ static void test_wake_two(void **st)
 	s.hosts[1].capacity = s.hosts[2].capacity = 10;
 	assert_int_equal(vcp_fleet_state_save(state, &s), 0);
 	vcp_sb_state_clear(&s);
-	load_obs(&fk, T_HOST("h1", VM("a")) "," T_ASLEEP("h2") "," T_ASLEEP("h3"));
+	load_obs(&fk,
+		 T_HOST("h1", VM("a")) "," T_ASLEEP("h2") "," T_ASLEEP("h3"));
 	fk.errs[1] = fk.errs[2] = "asleep";
 	round_with(&c, &fk, &l);
 	if (!strstr(fk.log, "h2: wake: command echo: exit 0; output: on") ||

@@ -36,8 +36,8 @@ static void pass_init(struct pass *s, int level, size_t active)
 
 static void add_outcome(struct pass *s, enum vcp_outcome o, char *msg)
 {
-	s->e[s->res.n++] = (struct vcp_outcome_entry){ .outcome = o,
-						       .msg = msg };
+	s->e[s->res.n++] =
+		(struct vcp_outcome_entry){ .outcome = o, .msg = msg };
 }
 
 static void add_issue(struct pass *s, char *vm, char *msg)
@@ -67,19 +67,19 @@ static void test_plan_line(void **state)
 	struct pass s;
 
 	pass_init(&s, 0, 2);
-	news_is(&n, &s, true, "");		/* the first */
-	news_is(&n, &s, false, "");		/* nothing changed */
+	news_is(&n, &s, true, ""); /* the first */
+	news_is(&n, &s, false, ""); /* nothing changed */
 	s.p.level = 1;
 	news_is(&n, &s, true, "");
 	s.p.n_active = 1;
 	news_is(&n, &s, true, "");
 	news_is(&n, &s, false, "");
-	add_outcome(&s, VCP_DONE, NULL);	/* an action applied */
+	add_outcome(&s, VCP_DONE, NULL); /* an action applied */
 	news_is(&n, &s, true, "");
 	news_is(&n, &s, true, "");
 	s.res.n = 0;
 	news_is(&n, &s, false, "");
-	vcp_passnews_forget(&n);		/* reconnected */
+	vcp_passnews_forget(&n); /* reconnected */
 	news_is(&n, &s, true, "");
 	vcp_passnews_clear(&n);
 	assert_null(n.failures);
@@ -94,9 +94,10 @@ static void test_failures(void **state)
 	add_outcome(&s, VCP_DONE, "done, not said");
 	add_outcome(&s, VCP_FAILED, "Failed to pin vCPU 0 of 'a'");
 	add_outcome(&s, VCP_REFUSED, "Failed to move the memory of 'b'");
-	add_outcome(&s, VCP_FAILED, NULL);	/* nothing to say */
+	add_outcome(&s, VCP_FAILED, NULL); /* nothing to say */
 	add_issue(&s, "c", "bad tag");
-	news_is(&n, &s, true, "Failed to pin vCPU 0 of 'a'|"
+	news_is(&n, &s, true,
+		"Failed to pin vCPU 0 of 'a'|"
 		"Failed to move the memory of 'b'|'c': bad tag");
 	/* the same failures again: said once */
 	news_is(&n, &s, true, "");

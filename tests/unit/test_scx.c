@@ -36,8 +36,8 @@
 
 /* The fixture tree @tree reads as @st, @ops, maps pinned or not, and is
  * scx_vcpack's or not. */
-static void read_is(const char *tree, enum vcp_scx_state st,
-		    const char *ops, bool pinned, bool ours)
+static void read_is(const char *tree, enum vcp_scx_state st, const char *ops,
+		    bool pinned, bool ours)
 {
 	struct vcp_scx_info i;
 
