@@ -160,8 +160,14 @@ static void test_cfg_refused(void **state)
 
 /* ---- the decision ---- */
 
-#define SPREAD(name, vcpus, dem) "{\"name\": \"" name "\", \"vcpus\": " \
-	#vcpus ", \"demand\": " #dem ", \"mem_mib\": 1024, \"class\": \"spread\"}"
+/* fixture.h's hosts and VMs, by their short names here */
+#define HOST T_HOST
+#define VM T_VM
+#define ASLEEP T_ASLEEP
+
+#define SPREAD(name, vcpus, dem)                                            \
+	"{\"name\": \"" name "\", \"vcpus\": " #vcpus ", \"demand\": " #dem \
+	", \"mem_mib\": 1024, \"class\": \"spread\"}"
 
 struct fx {
 	struct vcp_fleet_input *in;
@@ -229,8 +235,8 @@ static void test_wake_after_high_hold(void **state)
 	struct vcp_sb_decision *d;
 
 	/* 17 of 20 CPUs on: 85% > 81%, with h3 and h4 asleep. */
-	fx_init(&f, T_HOST("h1", T_VM("a", 9, 1)) "," T_HOST("h2", T_VM("b", 8, 1))
-		"," T_ASLEEP("h3") "," T_ASLEEP("h4"));
+	fx_init(&f, HOST("h1", VM("a", 9, 1)) "," HOST("h2", VM("b", 8, 1))
+		"," ASLEEP("h3") "," ASLEEP("h4"));
 	fx_asleep(&f, 2);
 	fx_asleep(&f, 3);
 	f.cfg.min_spare_hosts = 0;	/* the hold alone */
@@ -269,8 +275,8 @@ static void test_wake_at_once_on_shortfall(void **state)
 
 	/* 18 CPUs on 10 on. Wake the largest first until 18 <= 0.63 x
 	 * capacity: 10 + 20 = 30 (18/30). */
-	fx_init(&f, T_HOST("h1", T_VM("a", 10, 1) "," T_VM("b", 8, 1)) ","
-		T_ASLEEP("h2") "," T_ASLEEP("h3") "," T_ASLEEP("h4"));
+	fx_init(&f, HOST("h1", VM("a", 10, 1) "," VM("b", 8, 1)) ","
+		ASLEEP("h2") "," ASLEEP("h3") "," ASLEEP("h4"));
 	for (size_t i = 1; i < 4; i++)
 		fx_asleep(&f, i);
 	f.st.hosts[3].capacity = 20;
@@ -292,8 +298,8 @@ static void test_wake_deadline_and_answer(void **state)
 	struct fx f;
 	struct vcp_sb_decision *d;
 
-	fx_init(&f, T_HOST("h1", T_VM("a", 2, 1)) "," T_ASLEEP("h2") ","
-		T_ASLEEP("h3"));
+	fx_init(&f, HOST("h1", VM("a", 2, 1)) "," ASLEEP("h2") ","
+		ASLEEP("h3"));
 	fx_asleep(&f, 1);
 	fx_asleep(&f, 2);
 	vcp_sb_note_wake(&f.st, 1, 100);
@@ -320,9 +326,9 @@ static void test_wake_deadline_and_answer(void **state)
 	fx_free(&f);
 }
 
-#define QUIET4 T_HOST("h1", T_VM("a", 2, 0.5) "," T_VM("b", 2, 0.5)) "," \
-	T_HOST("h2", T_VM("c", 2, 0.5)) "," T_HOST("h3", T_VM("d", 4, 0.5)) "," \
-	T_HOST("h4", T_VM("e", 4, 0.5))
+#define QUIET4 HOST("h1", VM("a", 2, 0.5) "," VM("b", 2, 0.5)) "," \
+	HOST("h2", VM("c", 2, 0.5)) "," HOST("h3", VM("d", 4, 0.5)) "," \
+	HOST("h4", VM("e", 4, 0.5))
 
 static void test_standby_after_low_hold(void **state)
 {
@@ -352,7 +358,7 @@ static void test_empty_host_first(void **state)
 	struct fx f;
 	struct vcp_sb_decision *d;
 
-	fx_init(&f, QUIET4 "," T_HOST("h5", ""));
+	fx_init(&f, QUIET4 "," HOST("h5", ""));
 	round_at(&f, 0);
 	d = round_at(&f, 2400);
 	assert_int_equal(d->standby, 4);
@@ -368,9 +374,9 @@ static void test_never_chosen(void **state)
 
 	/* Three empty hosts none of which may sleep, and h1 with a spread
 	 * guest and h2 with an unmanaged one. */
-	fx_init(&f, T_HOST("h1", SPREAD("s", 1, 0.5)) ","
-		T_HOST("h2", T_VM("u", 1, 0.5)) "," T_HOST("h3", "") ","
-		T_HOST("h4", "") "," T_HOST("h5", "") "," T_HOST("h6", T_VM("x", 2, 1)));
+	fx_init(&f, HOST("h1", SPREAD("s", 1, 0.5)) ","
+		HOST("h2", VM("u", 1, 0.5)) "," HOST("h3", "") ","
+		HOST("h4", "") "," HOST("h5", "") "," HOST("h6", VM("x", 2, 1)));
 	f.in->vms[1][0].managed = false;
 	f.cfg.hosts[2].stay_on = true;
 	f.cfg.hosts[3].action = VCP_SB_ACTION_NONE;
@@ -436,7 +442,7 @@ static void test_spares_kept(void **state)
 
 	/* 2 hosts, 2 of 20 CPUs: one could carry it, but not with a
 	 * spare host beside it. */
-	fx_init(&f, T_HOST("h1", T_VM("a", 2, 1)) "," T_HOST("h2", ""));
+	fx_init(&f, HOST("h1", VM("a", 2, 1)) "," HOST("h2", ""));
 	round_at(&f, 0);
 	d = round_at(&f, 3000);
 	assert_int_equal(d->standby, -1);
@@ -536,9 +542,9 @@ static void test_rebalance(void **state)
 
 	/* h1 carries 11 CPUs of its 10 (the spread guest s among them);
 	 * the fleet has 14 of 30: within the band, nothing to wake. */
-	fx_init(&f, T_HOST("h1", SPREAD("s", 4, 1) "," T_VM("b", 4, 1) ","
-			 T_VM("c", 3, 1)) "," T_HOST("h2", T_VM("x", 1, 1)) ","
-		T_HOST("h3", T_VM("y", 2, 1)));
+	fx_init(&f, HOST("h1", SPREAD("s", 4, 1) "," VM("b", 4, 1) ","
+			 VM("c", 3, 1)) "," HOST("h2", VM("x", 1, 1)) ","
+		HOST("h3", VM("y", 2, 1)));
 	d = round_at(&f, 0);
 	assert_string_equal(d->why,
 			    "rebalancing: a host's demand exceeds its capacity");
@@ -573,7 +579,7 @@ static void test_woken_by_someone_else(void **state)
 
 	/* vcpack put h2 in standby; it answers again (an operator woke
 	 * it): it is on, its capacity counts, and it can receive */
-	fx_init(&f, T_HOST("h1", T_VM("a", 2, 1)) "," T_HOST("h2", ""));
+	fx_init(&f, HOST("h1", VM("a", 2, 1)) "," HOST("h2", ""));
 	vcp_sb_note_standby(&f.st, 1, 0, "empty: to standby");
 	d = round_at(&f, 60);
 	assert_int_equal(f.st.hosts[1].power, VCP_SB_ON);
