@@ -26,6 +26,17 @@ static struct vcp_req req(enum vcp_req_op op, const char *level)
 	return r;
 }
 
+/* Every member of @n as given. */
+static void state_is(const struct vcp_control *n, bool has_level, int level,
+		     long long level_since, bool paused, long long paused_since)
+{
+	assert_int_equal(n->has_level, has_level);
+	assert_int_equal(n->level, level);
+	assert_int_equal(n->level_since, level_since);
+	assert_int_equal(n->paused, paused);
+	assert_int_equal(n->paused_since, paused_since);
+}
+
 static void test_level(void **state)
 {
 	struct vcp_control c = { .paused = true, .paused_since = 5 }, n;
@@ -33,17 +44,12 @@ static void test_level(void **state)
 	char buf[64];
 
 	assert_int_equal(vcp_ctlreq_apply(&c, &r, 100, &n), 0);
-	assert_true(n.has_level);
-	assert_int_equal(n.level, 2);
-	assert_int_equal(n.level_since, 100);
-	assert_true(n.paused); /* left as it was */
-	assert_int_equal(n.paused_since, 5);
+	state_is(&n, true, 2, 100, true, 5); /* paused left as it was */
 	assert_string_equal(vcp_ctlreq_news(&c, &n, r.op, buf, sizeof(buf)),
 			    "level 2");
 	r = req(VCP_REQ_LEVEL, "auto");
 	assert_int_equal(vcp_ctlreq_apply(&n, &r, 200, &n), 0);
-	assert_int_equal(n.level, VCP_LEVEL_AUTO);
-	assert_int_equal(n.level_since, 200);
+	state_is(&n, true, VCP_LEVEL_AUTO, 200, true, 5);
 	assert_string_equal(vcp_ctlreq_news(&c, &n, r.op, buf, sizeof(buf)),
 			    "level auto");
 	/* the same level again is said again */
@@ -52,9 +58,7 @@ static void test_level(void **state)
 			    "level auto");
 	r = req(VCP_REQ_LEVEL, "policy");
 	assert_int_equal(vcp_ctlreq_apply(&n, &r, 400, &n), 0);
-	assert_false(n.has_level);
-	assert_int_equal(n.level, 0);
-	assert_int_equal(n.level_since, 0);
+	state_is(&n, false, 0, 0, true, 5);
 	assert_string_equal(vcp_ctlreq_news(&c, &n, r.op, buf, sizeof(buf)),
 			    "level back to the policy's");
 }
@@ -85,26 +89,21 @@ static void test_pause_resume(void **state)
 	char buf[64];
 
 	assert_int_equal(vcp_ctlreq_apply(&c, &pause, 100, &p), 0);
-	assert_true(p.paused);
-	assert_int_equal(p.paused_since, 100);
-	assert_int_equal(p.level, 1);
-	assert_int_equal(p.level_since, 3);
+	state_is(&p, true, 1, 3, true, 100);
 	assert_string_equal(vcp_ctlreq_news(&c, &p, pause.op, buf, sizeof(buf)),
 			    "paused: nothing is changed until 'vcpack resume'");
 	/* paused again: the first time stays, nothing to say */
 	assert_int_equal(vcp_ctlreq_apply(&p, &pause, 200, &q), 0);
-	assert_true(q.paused);
-	assert_int_equal(q.paused_since, 100);
+	state_is(&q, true, 1, 3, true, 100);
 	assert_null(vcp_ctlreq_news(&p, &q, pause.op, buf, sizeof(buf)));
 	assert_int_equal(vcp_ctlreq_apply(&q, &resume, 300, &p), 0);
-	assert_false(p.paused);
-	assert_int_equal(p.paused_since, 0);
+	state_is(&p, true, 1, 3, false, 0);
 	assert_string_equal(vcp_ctlreq_news(&q, &p, resume.op, buf,
 					    sizeof(buf)),
 			    "resumed");
 	/* resumed again: nothing to say */
 	assert_int_equal(vcp_ctlreq_apply(&p, &resume, 400, &q), 0);
-	assert_false(q.paused);
+	state_is(&q, true, 1, 3, false, 0);
 	assert_null(vcp_ctlreq_news(&p, &q, resume.op, buf, sizeof(buf)));
 }
 
@@ -125,11 +124,7 @@ static void test_other_requests(void **state)
 
 		memset(&n, 0x5a, sizeof(n));
 		assert_int_equal(vcp_ctlreq_apply(&c, &r, 100, &n), 0);
-		assert_true(n.has_level);
-		assert_int_equal(n.level, 2);
-		assert_int_equal(n.level_since, 7);
-		assert_true(n.paused);
-		assert_int_equal(n.paused_since, 8);
+		state_is(&n, true, 2, 7, true, 8);
 		assert_null(vcp_ctlreq_news(&c, &n, r.op, buf, sizeof(buf)));
 	}
 }
