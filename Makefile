@@ -140,11 +140,17 @@ $(B)/vcpack-hook: $(B)/obj/hook/hook.o $(LIB)
 	$(msg) LD $@
 	$(Q)$(CC) $(LDFLAGS) -Wl,--as-needed -o $@ $^ $(LDLIBS)
 
-$(B)/tests/%: tests/unit/%.c $(LIB)
+# tests/unit/fixture.c: set-up shared by the unit tests, linked into each
+$(B)/tests/obj/fixture.o: tests/unit/fixture.c tests/unit/fixture.h
+	@mkdir -p $(@D)
+	$(msg) CC $<
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(B)/tests/%: tests/unit/%.c $(B)/tests/obj/fixture.o $(LIB)
 	@mkdir -p $(@D)
 	$(msg) CC $@
-	$(Q)$(CC) $(ALL_CFLAGS) -DVCP_SRCDIR='"$(CURDIR)"' -o $@ $< $(LIB) \
-		$(LDLIBS) $(CMOCKA_LIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) -DVCP_SRCDIR='"$(CURDIR)"' -o $@ $< \
+		$(B)/tests/obj/fixture.o $(LIB) $(LDLIBS) $(CMOCKA_LIBS)
 
 $(B)/bench/%: bench/%.c $(LIB)
 	@mkdir -p $(@D)
@@ -264,11 +270,17 @@ $(A)/libvcp.a: $(ASAN_OBJS)
 	@rm -f $@
 	$(Q)$(AR) rcs $@ $^
 
-$(A)/tests/%: tests/unit/%.c $(A)/libvcp.a
+$(A)/tests/obj/fixture.o: tests/unit/fixture.c tests/unit/fixture.h
+	@mkdir -p $(@D)
+	$(msg) ASANCC $<
+	$(Q)$(CC) $(ALL_CFLAGS) -O1 $(ASAN_FLAGS) -c -o $@ $<
+
+$(A)/tests/%: tests/unit/%.c $(A)/tests/obj/fixture.o $(A)/libvcp.a
 	@mkdir -p $(@D)
 	$(msg) ASANCC $@
 	$(Q)$(CC) $(ALL_CFLAGS) -O1 $(ASAN_FLAGS) -DVCP_SRCDIR='"$(CURDIR)"' \
-		-o $@ $< $(A)/libvcp.a $(LDLIBS) $(CMOCKA_LIBS)
+		-o $@ $< $(A)/tests/obj/fixture.o $(A)/libvcp.a $(LDLIBS) \
+		$(CMOCKA_LIBS)
 
 -include $(ASAN_OBJS:.o=.d)
 

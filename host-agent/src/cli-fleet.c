@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
-#include <fnmatch.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -22,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <glib.h>
 #include <json-c/json.h>
 
 #include "cli.h"
@@ -33,6 +33,7 @@
 #include "fleetjson.h"
 #include "fleetloop.h"
 #include "fleetplan.h"
+#include "fleetrule.h"
 #include "fleetsaved.h"
 #include "fleetstate.h"
 #include "fleetwatts.h"
@@ -50,16 +51,6 @@
 enum { C_SPREAD, C_BALANCED, C_PACK, C_UNTOUCHED, C__N };
 static const char *const class_label[C__N] = {
 	"spread", "balanced", "pack", "untouched",
-};
-
-enum rkey { R_NAME, R_HOST, R_GROUP, R_CLASS, R_PRIORITY, R_TAGGED };
-static const char *const rkey_name[] = {
-	"name", "host", "group", "class", "priority", "tagged",
-};
-
-struct term {
-	enum rkey key;
-	char *pat;
 };
 
 struct fopts {
@@ -93,8 +84,7 @@ struct fctx {
 	const char **uris;
 	struct vcp_fleet_result *res;
 	size_t abandoned;
-	struct term *terms;
-	size_t n_terms;
+	struct vcp_rule rule; /* --match */
 };
 
 static const char *const fleet_usage =
@@ -263,61 +253,16 @@ static int parse_opts(int argc, char **argv, struct fopts *fo,
 	return 0;
 }
 
-static int check_term(const struct term *t)
-{
-	enum vcp_class cls;
-	enum vcp_priority pr;
-
-	if (t->key == R_CLASS && strcmp(t->pat, "untouched") &&
-	    vcp_class_from_name(t->pat, &cls) < 0)
-		return vcp_cli_err(EXIT_USAGE, "--match: class '%s' is not one of spread, balanced, pack, untouched", t->pat);
-	if (t->key == R_PRIORITY && strcmp(t->pat, "none") &&
-	    vcp_priority_from_name(t->pat, &pr) < 0)
-		return vcp_cli_err(EXIT_USAGE, "--match: priority '%s' is not one of high, normal, low, none", t->pat);
-	if (t->key == R_TAGGED && strcmp(t->pat, "yes") && strcmp(t->pat, "no"))
-		return vcp_cli_err(EXIT_USAGE, "--match: tagged '%s' is not yes or no", t->pat);
-	return 0;
-}
-
-static int parse_term(const char *s, size_t len, struct term *t)
-{
-	const char *eq = memchr(s, '=', len);
-	size_t klen = eq ? (size_t)(eq - s) : 0;
-
-	if (!eq || !klen || klen + 1 == len)
-		return vcp_cli_err(EXIT_USAGE, "--match: '%.*s' is not KEY=VALUE", (int)len, s);
-	for (size_t k = 0; k < sizeof(rkey_name) / sizeof(rkey_name[0]); k++) {
-		if (strlen(rkey_name[k]) != klen || strncmp(s, rkey_name[k], klen))
-			continue;
-		t->key = (enum rkey)k;
-		t->pat = strndup(eq + 1, len - klen - 1);
-		if (!t->pat)
-			return vcp_cli_err(EXIT_PARTIAL, "out of memory");
-		return check_term(t);
-	}
-	return vcp_cli_err(EXIT_USAGE, "--match: unknown key '%.*s' (name, host, group, class, priority, tagged)",
-			   (int)klen, s);
-}
-
 static int parse_rule(struct fctx *f)
 {
-	const char *s = f->o.match;
-	int r = 0;
+	g_autofree char *err = NULL;
+	int r = vcp_rule_parse(f->o.match, &f->rule, &err);
 
-	while (r == 0 && *s) {
-		size_t len = strcspn(s, ",");
-		struct term *t = realloc(f->terms, (f->n_terms + 1) * sizeof(*t));
-
-		if (!t)
-			return vcp_cli_err(EXIT_PARTIAL, "out of memory");
-		f->terms = t;
-		memset(&t[f->n_terms], 0, sizeof(*t));
-		r = parse_term(s, len, &t[f->n_terms++]);
-		s += len + (s[len] == ',');
-	}
-	if (r == 0 && !f->n_terms)
-		r = vcp_cli_err(EXIT_USAGE, "--match needs at least one KEY=VALUE");
-	return r;
+	if (r == -ENOMEM)
+		return vcp_cli_err(EXIT_PARTIAL, "out of memory");
+	if (r < 0)
+		return vcp_cli_err(EXIT_USAGE, "%s", err);
+	return 0;
 }
 
 /* ---- collecting ---- */
@@ -787,33 +732,14 @@ static int cmd_status(struct fctx *f)
 
 /* ---- tag ---- */
 
-static bool term_matches(const struct fctx *f, const struct term *t,
-			 size_t h, const struct vcp_vm *vm)
-{
-	const struct vcp_fleet_entry *e = &f->cfg.hosts[h];
-
-	switch (t->key) {
-	case R_NAME: return fnmatch(t->pat, vm->name, 0) == 0;
-	case R_HOST: return fnmatch(t->pat, e->name, 0) == 0;
-	case R_GROUP: return e->group && fnmatch(t->pat, e->group, 0) == 0;
-	case R_CLASS:
-		return !strcmp(t->pat, class_label[vm_class(vm, f->c->policy)]);
-	case R_PRIORITY:
-		if (!vm->has_tag || !vm->tag.has_priority)
-			return !strcmp(t->pat, "none");
-		return !strcmp(t->pat, vcp_priority_name(vm->tag.priority));
-	case R_TAGGED:
-		return !strcmp(t->pat, vm->has_tag ? "yes" : "no");
-	}
-	return false;
-}
-
 static bool vm_matches(const struct fctx *f, size_t h, const struct vcp_vm *vm)
 {
-	for (size_t k = 0; k < f->n_terms; k++)
-		if (!term_matches(f, &f->terms[k], h, vm))
-			return false;
-	return true;
+	const struct vcp_fleet_entry *e = &f->cfg.hosts[h];
+	struct vcp_rule_subject sub = {
+		e->name, e->group, vm, class_label[vm_class(vm, f->c->policy)]
+	};
+
+	return vcp_rule_matches(&f->rule, &sub, false);
 }
 
 /* Per host: the names to tag. Lives until exit (see collect()). */
@@ -2133,11 +2059,6 @@ static int cmd_clear(struct fctx *f)
 
 /* ---- entry ---- */
 
-static bool host_term(const struct term *t)
-{
-	return t->key == R_HOST || t->key == R_GROUP;
-}
-
 /* --match's host= and group= terms select the hosts of the fleet file
  * before any is contacted: the others are dropped from f->cfg. The VM
  * terms are only for tag. */
@@ -2152,10 +2073,12 @@ static int filter_hosts(struct fctx *f, const char *cmd)
 	if (f->o.plan)
 		return vcp_cli_err(EXIT_USAGE, "--match: a saved plan is applied as saved (no filters)");
 	r = parse_rule(f);
-	for (size_t k = 0; !r && strcmp(cmd, "tag") && k < f->n_terms; k++)
-		if (!host_term(&f->terms[k]))
-			r = vcp_cli_err(EXIT_USAGE, "--match: '%s' selects VMs; fleet %s selects hosts (host=GLOB, group=GLOB)",
-					rkey_name[f->terms[k].key], cmd);
+	for (size_t k = 0; !r && strcmp(cmd, "tag") && k < f->rule.n_terms; k++)
+		if (!vcp_rule_term_is_host(&f->rule.terms[k]))
+			r = vcp_cli_err(
+				EXIT_USAGE,
+				"--match: '%s' selects VMs; fleet %s selects hosts (host=GLOB, group=GLOB)",
+				vcp_rule_key_name(f->rule.terms[k].key), cmd);
 	if (!r && cfg->standby.enabled && strcmp(cmd, "status") &&
 	    strcmp(cmd, "tag"))
 		r = vcp_cli_err(EXIT_USAGE, "--match: the standby %s is for the whole fleet (the fleet file has a \"standby\" object)",
@@ -2163,12 +2086,11 @@ static int filter_hosts(struct fctx *f, const char *cmd)
 	if (r)
 		return r;
 	for (size_t i = 0; i < cfg->n_hosts; i++) {
-		bool ok = true;
+		struct vcp_rule_subject sub = { cfg->hosts[i].name,
+						cfg->hosts[i].group, NULL,
+						NULL };
 
-		for (size_t k = 0; ok && k < f->n_terms; k++)
-			ok = !host_term(&f->terms[k]) ||
-			     term_matches(f, &f->terms[k], i, NULL);
-		if (ok) {
+		if (vcp_rule_matches(&f->rule, &sub, true)) {
 			cfg->hosts[keep++] = cfg->hosts[i];
 			continue;
 		}
@@ -2215,9 +2137,7 @@ static void fctx_clear(struct fctx *f)
 					vcp_fleet_view_free);
 	free(f->res);
 	free(f->uris);
-	for (size_t k = 0; k < f->n_terms; k++)
-		free(f->terms[k].pat);
-	free(f->terms);
+	vcp_rule_clear(&f->rule);
 	vcp_fleet_cfg_clear(&f->cfg);
 }
 

@@ -36,6 +36,7 @@
 #include "apply.h"
 #include "control.h"
 #include "ctl.h"
+#include "ctlreq.h"
 #include "ctlserver.h"
 #include "cycle.h"
 #include "declog.h"
@@ -46,6 +47,7 @@
 #include "metricspub.h"
 #include "modeljson.h"
 #include "mode.h"
+#include "passnews.h"
 #include "pinmemo.h"
 #include "policy.h"
 #include "render.h"
@@ -85,10 +87,7 @@ struct daemon {
 	unsigned int backoff_s;
 	int listen_fd;
 	bool irq_advised;	/* irqbalance advice logged */
-	/* the last decision, to log only changes */
-	int last_level;
-	size_t last_active;
-	char *last_failures;
+	struct vcp_passnews news; /* the last decision, to log changes */
 	struct vcp_declog *declog;	/* one line per VM decision */
 	unsigned long n_replans;
 	/* --metrics-dir: the textfile written at each sample */
@@ -177,46 +176,22 @@ static gboolean on_watchdog(gpointer data)
 
 /* ---- the cycle ---- */
 
-/* Failures of this pass as one string, to log them once, not per tick. */
-static char *failures_of(const struct vcp_cycle *cy,
-			 const struct vcp_apply_result *res)
-{
-	GString *s = g_string_new(NULL);
-
-	for (size_t i = 0; i < res->n; i++)
-		if ((res->e[i].outcome == VCP_FAILED ||
-		     res->e[i].outcome == VCP_REFUSED) &&
-		    res->e[i].msg)
-			g_string_append_printf(s, "%s\n", res->e[i].msg);
-	for (size_t i = 0; i < cy->w.n_issues; i++)
-		g_string_append_printf(s, "'%s': %s\n", cy->w.issues[i].vm,
-				       cy->w.issues[i].msg);
-	return g_string_free(s, FALSE);
-}
-
 static void log_decision(struct daemon *d, const struct vcp_cycle *cy,
 			 const struct vcp_apply_result *res)
 {
 	const struct vcp_plan *p = cy->plan;
-	g_autofree char *fails = failures_of(cy, res);
+	char **lines;
+	bool plan;
 
-	if (p->level != d->last_level || p->n_active != d->last_active || res->n)
+	vcp_passnews_update(&d->news, p, &cy->w, res, &plan, &lines);
+	if (plan)
 		log_msg(LOG_INFO, "plan: level %d, %zu of %zu packages active (demand %.2f of %.2f CPUs%s); %zu changes, %zu done, %zu failed",
 			p->level, p->n_active, p->n_packages, p->demand,
 			p->capacity, p->overcommit > 0 ? ", OVERCOMMITTED" : "",
 			res->n, res->n_done, res->n_failed);
-	if (g_strcmp0(fails, d->last_failures) != 0 && *fails) {
-		gchar **lines = g_strsplit(fails, "\n", -1);
-
-		for (gchar **l = lines; *l; l++)
-			if (**l)
-				log_msg(LOG_WARNING, "%s", *l);
-		g_strfreev(lines);
-	}
-	g_free(d->last_failures);
-	d->last_failures = g_steal_pointer(&fails);
-	d->last_level = p->level;
-	d->last_active = p->n_active;
+	for (char **l = lines; *l; l++)
+		log_msg(LOG_WARNING, "%s", *l);
+	g_strfreev(lines);
 }
 
 /* One line per VM whose decision changed (declog.c). */
@@ -608,7 +583,7 @@ static void watch_scx(struct daemon *d)
 	detect_mode(d);
 	log_msg(LOG_WARNING, "scx_vcpack %s; %s mode: %s", d->scx.failed,
 		vcp_mode_name(d->mode), d->mode_reason);
-	d->last_level = -1;
+	vcp_passnews_forget(&d->news);
 	schedule_replan(d, 0);
 }
 
@@ -633,7 +608,7 @@ static int connect_libvirt(struct daemon *d)
 	log_msg(LOG_INFO, "connected to '%s'; %s mode: %s", vcp_virt_uri(d->v),
 		vcp_mode_name(d->mode), d->mode_reason);
 	d->backoff_s = 0;
-	d->last_level = -1;
+	vcp_passnews_forget(&d->news);
 	schedule_replan(d, 0);
 	return 0;
 }
@@ -690,37 +665,23 @@ static void control_status(struct daemon *d, struct json_object *o)
  * re-plan unless paused. NULL, or why it was refused (nothing changed). */
 static const char *control_set(struct daemon *d, const struct vcp_req *req)
 {
-	struct vcp_control c = d->ctl;
+	struct vcp_control c;
 	struct vcp_pin_memo *m;
-	int level, r;
-	bool pol;
+	const char *news;
+	char buf[64];
+	int r;
 
-	if (req->op == VCP_REQ_LEVEL) {
-		if (vcp_control_level_parse(req->level, &level, &pol) < 0)
-			return "level: must be 0, 1, 2, auto or policy";
-		c.has_level = !pol;
-		c.level = pol ? 0 : level;
-		c.level_since = pol ? 0 : time(NULL);
-	} else if (!c.paused && req->op == VCP_REQ_PAUSE) {
-		c.paused = true;
-		c.paused_since = time(NULL);
-	} else if (req->op == VCP_REQ_RESUME) {
-		c.paused = false;
-		c.paused_since = 0;
-	}
+	if (vcp_ctlreq_apply(&d->ctl, req, time(NULL), &c) < 0)
+		return "level: must be 0, 1, 2, auto or policy";
 	r = vcp_control_save(d->state_path, &c);
 	if (r < 0) {
 		log_msg(LOG_ERR, "Failed to write '%s': %s", d->state_path,
 			strerror(-r));
 		return "vcpackd could not write its state file (see its log); nothing changed";
 	}
-	if (req->op == VCP_REQ_LEVEL)
-		log_msg(LOG_NOTICE, "level %s", c.has_level ?
-			vcp_control_level_name(c.level) : "back to the policy's");
-	else if (c.paused != d->ctl.paused)
-		log_msg(LOG_NOTICE, "%s", c.paused ?
-			"paused: nothing is changed until 'vcpack resume'" :
-			"resumed");
+	news = vcp_ctlreq_news(&d->ctl, &c, req->op, buf, sizeof(buf));
+	if (news)
+		log_msg(LOG_NOTICE, "%s", news);
 	/* what changed while paused was the operator's doing, not a
 	 * foreign re-pin: start the memo afresh */
 	if (d->ctl.paused && !c.paused && vcp_pin_memo_new(&m) == 0) {
@@ -1041,10 +1002,12 @@ static int parse_args(struct daemon *d, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	struct daemon d = { .uri = "qemu:///system", .force_mode = -1,
+	struct daemon d = { .uri = "qemu:///system",
+			    .force_mode = -1,
 			    .socket_path = VCP_CTL_SOCKET,
 			    .state_path = VCP_CONTROL_STATE,
-			    .listen_fd = -1, .last_level = -1 };
+			    .listen_fd = -1,
+			    .news = VCP_PASSNEWS_INIT };
 	uint64_t wd_usec;
 	int r;
 
@@ -1101,7 +1064,7 @@ int main(int argc, char **argv)
 	vcp_declog_free(d.declog);
 	vcp_metrics_pub_free(d.metrics);
 	vcp_policy_clear(&d.policy);
-	g_free(d.last_failures);
+	vcp_passnews_clear(&d.news);
 	json_object_put(d.last_status);
 	g_main_loop_unref(d.loop);
 	return 0;

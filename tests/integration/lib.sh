@@ -138,3 +138,70 @@ hold_connection() {
 	done
 	sleep 0.3
 }
+
+# t_test_libvirtd [NAME...]: the usual set-up of a test on libvirt's
+# test driver: t_setup (unless done), then a private libvirtd
+# (start_libvirtd) with a connection held to its test:///default. With
+# no NAME: one, U set to its URI and SOCK to where the test's own
+# vcpackd, if it starts one, listens. With NAMEs: one libvirtd per NAME,
+# U_NAME its URI and PID_NAME its pid. On failure the test fails and
+# ends here.
+t_test_libvirtd() {
+	[ -n "$T_TMP" ] || t_setup
+	if [ $# -eq 0 ]; then
+		t_test_libvirtd_one ""
+		U=$T_URI
+		SOCK=$T_TMP/run/vcpackd.sock
+		return 0
+	fi
+	for _tl_h; do
+		t_test_libvirtd_one "$_tl_h"
+		eval "U_$_tl_h=\$T_URI PID_$_tl_h=\$LVD_PID"
+	done
+}
+
+# t_test_libvirtd_one NAME: one of t_test_libvirtd's; its URI in T_URI.
+t_test_libvirtd_one() {
+	start_libvirtd "$1" ||
+		{ t_fail "start libvirtd${1:+ $1}"; t_done; exit 1; }
+	T_URI="test+unix:///default?socket=$LVD_SOCK"
+	hold_connection "$T_URI" ||
+		{ t_fail "hold a connection${1:+ to $1}"; t_done; exit 1; }
+}
+
+# t_vcpack ARG...: the built vcpack on $U, asking the vcpackd at $SOCK
+# (the test's own, or none: never the machine's). V is t_vcpack with the
+# policy of t_policy, if any, unless a test defines its own V.
+t_vcpack() { "$B/vcpack" --connect "$U" --daemon-socket "$SOCK" "$@"; }
+V() { t_vcpack ${T_POLICY:+--policy "$T_POLICY"} "$@"; }
+
+# t_policy JSON: the policy file $T_TMP/policy.json (T_POLICY), which V
+# passes with --policy.
+t_policy() {
+	T_POLICY=$T_TMP/policy.json
+	printf '%s\n' "$1" >"$T_POLICY"
+}
+
+# dom_xml NAME VCPUS [TAG-ATTRS [EXTRA]]: write $T_TMP/NAME.xml, a
+# test-driver domain of VCPUS vCPUs and DOM_MEM KiB (default 1 GiB),
+# tagged <consolidation TAG-ATTRS/> when TAG-ATTRS is not empty, with the
+# XML EXTRA (a <numatune>, say) after its <vcpu>.
+dom_xml() {
+	_dx_meta=""
+	[ -n "${3:-}" ] &&
+		_dx_meta="<metadata><v:consolidation xmlns:v='urn:vcpack:metadata:1' $3/></metadata>"
+	printf "<domain type='test'><name>%s</name><memory>%s</memory><vcpu>%s</vcpu>%s%s<os><type>hvm</type></os></domain>\n" \
+		"$1" "${DOM_MEM:-1048576}" "$2" "${4:-}" "$_dx_meta" >"$T_TMP/$1.xml"
+}
+
+# dom_define URI NAME VCPUS [TAG-ATTRS [EXTRA]]: dom_xml, defined on URI.
+dom_define() {
+	_dd_uri=$1
+	shift
+	dom_xml "$@" && virsh -q -c "$_dd_uri" define "$T_TMP/$1.xml" >/dev/null
+}
+
+# dom_start URI NAME VCPUS [TAG-ATTRS [EXTRA]]: defined and started.
+dom_start() {
+	dom_define "$@" && virsh -q -c "$1" start "$2" >/dev/null
+}

@@ -10,13 +10,8 @@
 B=$1
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
-t_setup
-start_libvirtd || { t_fail "start libvirtd"; t_done; exit 1; }
-U="test+unix:///default?socket=$LVD_SOCK"
-hold_connection "$U" || { t_fail "hold a connection"; t_done; exit 1; }
-SOCK=$T_TMP/run/vcpackd.sock
+t_test_libvirtd
 STATE=$T_TMP/state.json
-V() { "$B/vcpack" --connect "$U" --daemon-socket "$SOCK" "$@"; }
 DPID=""
 
 start_daemon() {
@@ -39,12 +34,6 @@ settle() {
 	done
 	return 1
 }
-mkdom() { # NAME VCPUS [TAG-ATTRS]
-	meta="<metadata><v:consolidation xmlns:v='urn:vcpack:metadata:1' $3/></metadata>"
-	printf "<domain type='test'><name>%s</name><memory>1048576</memory><vcpu>%s</vcpu>%s<os><type>hvm</type></os></domain>\n" \
-		"$1" "$2" "$meta" >"$T_TMP/$1.xml"
-	virsh -q -c "$U" define "$T_TMP/$1.xml" >/dev/null
-}
 
 t_match "vcpackd --version" "^vcpackd [0-9]" "$("$B/vcpackd" --version)"
 out=$(V status 2>&1)
@@ -56,7 +45,7 @@ t_match "and says vcpackd does not run" "vcpackd is not running" "$out"
 V level 7 >/dev/null 2>&1
 t_eq "level 7: exit 2" 2 $?
 
-mkdom lowa 2 "class='pack'"
+dom_define "$U" lowa 2 "class='pack'"
 virsh -q -c "$U" start lowa >/dev/null
 orig_lowa=$(pins lowa)
 

@@ -9,22 +9,11 @@
 B=$1
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
-t_setup
-start_libvirtd || { t_fail "start libvirtd"; t_done; exit 1; }
-U="test+unix:///default?socket=$LVD_SOCK"
-hold_connection "$U" || { t_fail "hold a connection"; t_done; exit 1; }
-SOCK=$T_TMP/run/vcpackd.sock
+t_test_libvirtd
 LOG=$T_TMP/vcpackd.log
-V() { "$B/vcpack" --connect "$U" --daemon-socket "$SOCK" "$@"; }
-mkdom() { # NAME VCPUS TAG-ATTRS
-	printf "<domain type='test'><name>%s</name><memory>1048576</memory><vcpu>%s</vcpu><metadata><v:consolidation xmlns:v='urn:vcpack:metadata:1' %s/></metadata><os><type>hvm</type></os></domain>\n" \
-		"$1" "$2" "$3" >"$T_TMP/$1.xml"
-	virsh -q -c "$U" define "$T_TMP/$1.xml" >/dev/null &&
-		virsh -q -c "$U" start "$1" >/dev/null
-}
-mkdom busy 2 "priority='high'"
-mkdom lowa 2 "priority='low'"
-mkdom lowb 2 "class='pack'"
+dom_start "$U" busy 2 "priority='high'"
+dom_start "$U" lowa 2 "priority='low'"
+dom_start "$U" lowb 2 "class='pack'"
 echo '{"level": 2}' >"$T_TMP/policy.json"
 
 "$B/vcpackd" --foreground --connect "$U" --socket "$SOCK" \

@@ -7,12 +7,8 @@
 B=$1
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
-t_setup
-start_libvirtd || { t_fail "start libvirtd"; t_done; exit 1; }
-U="test+unix:///default?socket=$LVD_SOCK"
-hold_connection "$U" || { t_fail "hold a connection"; t_done; exit 1; }
+t_test_libvirtd
 V() { "$B/vcpack" --connect "$U" "$@"; }
-SOCK=$T_TMP/run/vcpackd.sock
 DPID=""
 
 start_daemon() {
@@ -38,15 +34,10 @@ settle() {
 	done
 	return 1
 }
-mkdom() { # NAME VCPUS [TAG-ATTRS]
-	meta=""
-	[ -n "${3:-}" ] && meta="<metadata><v:consolidation xmlns:v='urn:vcpack:metadata:1' $3/></metadata>"
-	printf "<domain type='test'><name>%s</name><memory>1048576</memory><vcpu>%s</vcpu>%s<os><type>hvm</type></os></domain>\n" \
-		"$1" "$2" "$meta" >"$T_TMP/$1.xml"
-	virsh -q -c "$U" define "$T_TMP/$1.xml" >/dev/null
-}
 
-mkdom busy 2 "priority='high'"; mkdom lowa 3 "priority='low'"; mkdom lowb 2 "class='pack'"
+dom_define "$U" busy 2 "priority='high'"
+dom_define "$U" lowa 3 "priority='low'"
+dom_define "$U" lowb 2 "class='pack'"
 orig_test=$(pins test)
 
 start_daemon

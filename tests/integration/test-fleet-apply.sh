@@ -8,21 +8,13 @@
 B=$1
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
-t_setup
 VCPACK=$B/vcpack
 
-mkdom() { # URI NAME VCPUS
-	printf "<domain type='test'><name>%s</name><memory>131072</memory><vcpu>%s</vcpu><metadata><v:consolidation xmlns:v='urn:vcpack:metadata:1' priority='low'/></metadata><os><type>hvm</type></os></domain>\n" \
-		"$2" "$3" >"$T_TMP/$2.xml"
-	virsh -q -c "$1" define "$T_TMP/$2.xml" >/dev/null &&
-		virsh -q -c "$1" start "$2" >/dev/null
-}
+DOM_MEM=131072
+# mkdom URI NAME VCPUS: a low-priority guest, started
+mkdom() { dom_start "$1" "$2" "$3" "priority='low'"; }
 
-for h in h1 h2; do
-	start_libvirtd "$h" || { t_fail "start libvirtd $h"; t_done; exit 1; }
-	eval "U_$h=\"test+unix:///default?socket=$LVD_SOCK\""
-	eval "hold_connection \"\$U_$h\"" || { t_fail "hold $h"; t_done; exit 1; }
-done
+t_test_libvirtd h1 h2
 # h1 keeps its own "test" VM (2 GiB, tagged spread: it stays) and
 # receives; h2 holds two small guests and is the one to empty
 mkdom "$U_h2" g1 1 && mkdom "$U_h2" g2 1 &&

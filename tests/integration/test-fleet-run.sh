@@ -21,12 +21,7 @@ t_setup
 VCPACK=$B/vcpack
 command -v jq >/dev/null || { echo "SKIP: jq missing"; t_done; exit 0; }
 
-mkdom() { # URI NAME VCPUS
-	printf "<domain type='test'><name>%s</name><memory>131072</memory><vcpu>%s</vcpu><os><type>hvm</type></os></domain>\n" \
-		"$2" "$3" >"$T_TMP/$2.xml"
-	virsh -q -c "$1" define "$T_TMP/$2.xml" >/dev/null &&
-		virsh -q -c "$1" start "$2" >/dev/null
-}
+DOM_MEM=131072
 
 for h in h1 h2 h3; do
 	start_libvirtd "$h" || { t_fail "start libvirtd $h"; t_done; exit 1; }
@@ -155,7 +150,7 @@ t_eq "status: h2's measured idle draw used" "95 95" \
 # 2 + 10, h3 12 of the 25.6 CPUs on (12.8 each): 94% > 81%
 echo '{"default_vcpu_demand": 1}' >"$T_TMP/busy.json"
 fleet 0 wake	# no spare asked for: the band alone decides
-mkdom "$U_h1" big1 10 && mkdom "$U_h3" big3 12 || t_fail "start the busy guests"
+dom_start "$U_h1" big1 10 && dom_start "$U_h3" big3 12 || t_fail "start the busy guests"
 out=$("$VCPACK" --policy "$T_TMP/busy.json" fleet --hosts "$T_TMP/fleet.json" \
 	--sample 0 --state "$ST" apply --yes 2>&1); rc=$?
 echo "$out" | sed 's/^/  | /'
@@ -231,7 +226,7 @@ t_eq "clear h3: recorded" "cleared by an operator" "$(jq -r '.hosts[2].last_acti
 
 # ---- a drain whose migration fails: everything left running ----
 rm -rf "$T_TMP/state"
-mkdom "$U_h3" ci 1	# a busy host to receive h1's guest
+dom_start "$U_h3" ci 1	# a busy host to receive h1's guest
 fleet 0 wake true
 jq '.standby.hosts.h3.stay_on = true' "$T_TMP/fleet.json" >"$T_TMP/f2.json" &&
 	mv "$T_TMP/f2.json" "$T_TMP/fleet.json"

@@ -9,25 +9,13 @@
 B=$1
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
-t_setup
 VCPACK=$B/vcpack
 
-mkdom() { # URI NAME VCPUS [TAG-ATTRS]
-	meta=""
-	[ -n "${4:-}" ] && meta="<metadata><v:consolidation xmlns:v='urn:vcpack:metadata:1' $4/></metadata>"
-	printf "<domain type='test'><name>%s</name><memory>131072</memory><vcpu>%s</vcpu>%s<os><type>hvm</type></os></domain>\n" \
-		"$2" "$3" "$meta" >"$T_TMP/$2.xml"
-	virsh -q -c "$1" define "$T_TMP/$2.xml" >/dev/null &&
-		virsh -q -c "$1" start "$2" >/dev/null
-}
+DOM_MEM=131072
 
-for h in h1 h2 h3; do
-	start_libvirtd "$h" || { t_fail "start libvirtd $h"; t_done; exit 1; }
-	eval "U_$h=\"test+unix:///default?socket=$LVD_SOCK\" PID_$h=$LVD_PID"
-	eval "hold_connection \"\$U_$h\"" || { t_fail "hold $h"; t_done; exit 1; }
-done
-mkdom "$U_h1" web 2 "priority='high'" && mkdom "$U_h1" batch 2 "priority='low'" &&
-	mkdom "$U_h2" db 4 "class='pack'" && mkdom "$U_h3" ci 1 &&
+t_test_libvirtd h1 h2 h3
+dom_start "$U_h1" web 2 "priority='high'" && dom_start "$U_h1" batch 2 "priority='low'" &&
+	dom_start "$U_h2" db 4 "class='pack'" && dom_start "$U_h3" ci 1 &&
 	# the test driver's own "test" VM takes 2 of the host's 3 GiB: only
 	# h1 keeps it, so that the others have memory to receive VMs
 	virsh -q -c "$U_h2" destroy test >/dev/null &&

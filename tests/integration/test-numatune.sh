@@ -10,23 +10,13 @@
 B=$1
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
-VCPACK=$B/vcpack
-t_setup
-start_libvirtd || { t_fail "start libvirtd"; t_done; exit 1; }
-U="test+unix:///default?socket=$LVD_SOCK"
-hold_connection "$U" || { t_fail "hold a connection"; t_done; exit 1; }
-echo '{"level": 2}' >"$T_TMP/policy.json"
-V() { "$VCPACK" --connect "$U" --policy "$T_TMP/policy.json" "$@"; }
+t_test_libvirtd
+t_policy '{"level": 2}'
 NS=urn:vcpack:state:1
 
-mkdom() { # NAME MODE NODESET
-	cat >"$T_TMP/$1.xml" <<XML
-<domain type='test'><name>$1</name><memory>1048576</memory>
-<vcpu>1</vcpu><numatune><memory mode='$2' nodeset='$3'/></numatune>
-<os><type>hvm</type></os></domain>
-XML
-	virsh -q -c "$U" define "$T_TMP/$1.xml" >/dev/null &&
-		virsh -q -c "$U" start "$1" >/dev/null &&
+mkdom() { # NAME MODE NODESET: one vCPU, tagged pack
+	dom_start "$U" "$1" 1 "" \
+		"<numatune><memory mode='$2' nodeset='$3'/></numatune>" &&
 		V tag "$1" --class pack >/dev/null
 }
 nodeset() { virsh -c "$U" numatune "$1" | sed -n 's/^numa_nodeset *: *//p'; }
@@ -52,7 +42,7 @@ t_match "plan json: why not for 'test'" "no <numatune><memory>" \
 	"$(echo "$js" | jq -r '.memory[]|select(.vm=="test").reason')"
 
 echo '{"level": 2, "memory_follows": false}' >"$T_TMP/off.json"
-out=$("$VCPACK" --connect "$U" --policy "$T_TMP/off.json" plan 2>&1)
+out=$(t_vcpack --policy "$T_TMP/off.json" plan 2>&1)
 t_nomatch "memory_follows false: no move planned" "set-memory|memory stays" "$out"
 
 out=$(V apply 2>&1); rc=$?

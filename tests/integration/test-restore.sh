@@ -8,22 +8,9 @@
 B=$1
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
-VCPACK=$B/vcpack
-t_setup
-start_libvirtd || { t_fail "start libvirtd"; t_done; exit 1; }
-U="test+unix:///default?socket=$LVD_SOCK"
-hold_connection "$U" || { t_fail "hold a connection"; t_done; exit 1; }
-V() { "$VCPACK" --connect "$U" "$@"; }
+t_test_libvirtd
 NS=urn:vcpack:state:1
 
-mkdom() { # NAME VCPUS
-	cat >"$T_TMP/$1.xml" <<XML
-<domain type='test'><name>$1</name><memory>1048576</memory>
-<vcpu>$2</vcpu><os><type>hvm</type></os></domain>
-XML
-	virsh -q -c "$U" define "$T_TMP/$1.xml" >/dev/null &&
-		virsh -q -c "$U" start "$1" >/dev/null
-}
 record() { # NAME XML
 	virsh -q -c "$U" metadata "$1" "$NS" --key vcpack-state --set "$2" >/dev/null
 }
@@ -31,7 +18,7 @@ pins() { V --json status | jq -c ".vms[]|select(.name==\"$1\")|[.pins,.emulator]
 has_record() { virsh -c "$U" metadata "$1" "$NS" >/dev/null 2>&1 && echo yes || echo no; }
 
 ok=0
-for vm in offhost more fewer emu good; do mkdom $vm 2 || ok=1; done
+for vm in offhost more fewer emu good; do dom_start "$U" $vm 2 || ok=1; done
 t_eq "define and start 5 VMs of 2 vCPUs" 0 $ok
 for vm in offhost more fewer emu good; do
 	virsh -q -c "$U" vcpupin $vm 0 4-5 >/dev/null

@@ -6,29 +6,14 @@
 B=$1
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
-VCPACK=$B/vcpack
-t_setup
-start_libvirtd || { t_fail "start libvirtd"; t_done; exit 1; }
-U="test+unix:///default?socket=$LVD_SOCK"
-hold_connection "$U" || { t_fail "hold a connection"; t_done; exit 1; }
+t_test_libvirtd
 # level 2: every managed VM gathered, so the plan idles a package (auto
 # would pick 1, where in pin mode the balanced VM 'test' left free keeps
 # both packages awake and nothing is gathered)
-echo '{"level": 2}' >"$T_TMP/policy.json"
-V() { "$VCPACK" --connect "$U" --policy "$T_TMP/policy.json" "$@"; }
+t_policy '{"level": 2}'
 
-mkdom() { # NAME VCPUS [TAG-ATTRS]
-	meta=""
-	[ -n "${3:-}" ] && meta="<metadata><v:consolidation xmlns:v='urn:vcpack:metadata:1' $3/></metadata>"
-	cat >"$T_TMP/$1.xml" <<XML
-<domain type='test'><name>$1</name><memory>1048576</memory>
-<vcpu>$2</vcpu>$meta<os><type>hvm</type></os></domain>
-XML
-	virsh -q -c "$U" define "$T_TMP/$1.xml" >/dev/null &&
-		virsh -q -c "$U" start "$1" >/dev/null
-}
-mkdom lowvm 4 "priority='low'" && mkdom hivm 2 "priority='high'" &&
-	mkdom plain 2 && t_pass "define and start VMs" || t_fail "define VMs"
+dom_start "$U" lowvm 4 "priority='low'" && dom_start "$U" hivm 2 "priority='high'" &&
+	dom_start "$U" plain 2 && t_pass "define and start VMs" || t_fail "define VMs"
 virsh -q -c "$U" vcpupin plain 1 2-5 >/dev/null
 
 orig=$(V --json status | jq -c '[.vms[]|{name,pins,emulator}]')

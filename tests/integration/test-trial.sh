@@ -20,20 +20,8 @@ VCPACK=$B/vcpack
 P=$top/tests/data/power
 t_setup
 export VCPACK_SOCKET="$T_TMP/no-vcpackd.sock"	# no vcpackd but ours
-start_libvirtd || { t_fail "start libvirtd"; t_done; exit 1; }
-U="test+unix:///default?socket=$LVD_SOCK"
-hold_connection "$U" || { t_fail "hold a connection"; t_done; exit 1; }
+t_test_libvirtd
 
-mkdom() { # NAME VCPUS [TAG-ATTRS]
-	meta=""
-	[ -n "${3:-}" ] && meta="<metadata><v:consolidation xmlns:v='urn:vcpack:metadata:1' $3/></metadata>"
-	cat >"$T_TMP/$1.xml" <<XML
-<domain type='test'><name>$1</name><memory>1048576</memory>
-<vcpu>$2</vcpu>$meta<os><type>hvm</type></os></domain>
-XML
-	virsh -q -c "$U" define "$T_TMP/$1.xml" >/dev/null &&
-		virsh -q -c "$U" start "$1" >/dev/null
-}
 
 # the power fixture, read with the real clock (no clock_ns)
 PW=$T_TMP/pw
@@ -67,7 +55,7 @@ out=$(T --policy "$T_TMP/level0.json" trial $FAST --state "$T_TMP/r.json" 2>&1)
 t_eq "plan changes nothing: exit 2" 2 $?
 t_match "plan changes nothing: why" "both arms would be the same" "$out"
 
-mkdom lowvm 4 "priority='low'" && mkdom plain 2 &&
+dom_start "$U" lowvm 4 "priority='low'" && dom_start "$U" plain 2 &&
 	t_pass "define and start VMs" || t_fail "define VMs"
 virsh -q -c "$U" vcpupin plain 1 2-5 >/dev/null
 
@@ -141,7 +129,7 @@ sig_run() { # SIGNAL EXPECTED-EXIT
 	until [ "$(cat "$LEVEL")" = 2 ] || [ $i -gt 200 ]; do sleep 0.1; i=$((i + 1)); done
 	t_eq "$1: arm B in force" 2 "$(cat "$LEVEL")"
 	if [ "$1" = INT ]; then	# a VM that comes mid-trial with its own record
-		mkdom late 1
+		dom_start "$U" late 1
 		virsh -q -c "$U" metadata late urn:vcpack:state:1 --key vcpack-state \
 			--live --set '<original version="1"><vcpu id="0" cpuset="3"/></original>' >/dev/null
 	fi

@@ -21,6 +21,7 @@
 
 #include "apply.h"
 #include "cpuset.h"
+#include "fixture.h"
 #include "kernel.h"
 #include "observe.h"
 #include "virt.h"
@@ -54,20 +55,15 @@ static void observe_again(struct fx *f)
 static int setup(void **state)
 {
 	struct fx *f = calloc(1, sizeof(*f));
-	const char *base = getenv("TMPDIR");
-	char cmd[3 * PATH_MAX];
 	char *err = NULL;
 
 	assert_non_null(f);
 	assert_int_equal(vcp_virt_open("test:///default", false, &f->v, &err),
 			 0);
 	observe_again(f);
-	snprintf(f->dir, sizeof(f->dir), "%s/vcp-apply-XXXXXX",
-		 base && *base ? base : "/tmp");
-	assert_non_null(mkdtemp(f->dir));
+	t_tmpdir(f->dir, sizeof(f->dir), "apply");
 	snprintf(f->root, sizeof(f->root), "%s/v1", f->dir);
-	snprintf(cmd, sizeof(cmd), "cp -a '%sv1' '%s/'", KROOT, f->dir);
-	assert_int_equal(system(cmd), 0);
+	t_copy(KROOT "v1", f->dir);
 	*state = f;
 	return 0;
 }
@@ -75,10 +71,8 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fx *f = *state;
-	char cmd[PATH_MAX + 16];
 
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
-	assert_int_equal(system(cmd), 0);
+	t_rmtree(f->dir);
 	vcp_world_clear(&f->w);
 	vcp_virt_close(f->v);
 	free(f);
@@ -104,6 +98,65 @@ static void fmt(const struct vcp_cpuset *s, char *buf)
 	assert_true(vcp_cpuset_format(s, buf, 64) >= 0);
 }
 
+/* Apply @acts with the kernel module @k (NULL: pin mode): the call
+ * itself succeeds; the outcomes are in @res. */
+static void apply(struct fx *f, struct vcp_kernel *k,
+		  const struct vcp_actions *acts, struct vcp_apply_result *res)
+{
+	assert_int_equal(
+		vcp_apply_actions(f->v, k, f->w.host, f->w.vms, acts, res), 0);
+}
+
+/* Apply @acts in pin mode: every one done, none failed. */
+static void apply_all(struct fx *f, const struct vcp_actions *acts)
+{
+	struct vcp_apply_result res = { 0 };
+
+	apply(f, NULL, acts, &res);
+	assert_int_equal(res.n_done, acts->n);
+	assert_int_equal(res.n_failed, 0);
+	vcp_apply_result_clear(&res);
+}
+
+/* Restore every VM that has a record, in pin mode: none fails. */
+static void restore_all(struct fx *f, struct vcp_restore_result *rr)
+{
+	assert_int_equal(vcp_apply_restore(f->v, NULL, f->w.host, f->w.vms,
+					   f->w.n_vms, NULL, rr),
+			 0);
+	assert_int_equal(rr->n_failed, 0);
+}
+
+/* "test" without a record, observed afresh. */
+static void no_record(struct fx *f)
+{
+	char *err = NULL;
+
+	vcp_virt_clear_saved(f->v, "test", &err);
+	free(err);
+	observe_again(f);
+}
+
+/* Observed afresh, vCPU @vcpu of "test" is pinned to @want. */
+static void vcpu_pin_is(struct fx *f, unsigned int vcpu, const char *want)
+{
+	char now[64];
+
+	observe_again(f);
+	fmt(&f->w.vms[f->test].vcpu_pins[vcpu], now);
+	assert_string_equal(now, want);
+}
+
+/* Observed afresh, the memory of "test" is on the nodes @want. */
+static void mem_nodes_are(struct fx *f, const char *want)
+{
+	char now[64];
+
+	observe_again(f);
+	fmt(&f->w.vms[f->test].mem_nodes, now);
+	assert_string_equal(now, want);
+}
+
 /* Pins, then a failure in the same VM: its earlier pins are undone. */
 static void test_rollback(void **state)
 {
@@ -122,9 +175,7 @@ static void test_rollback(void **state)
 	/* "test" has 2 vCPUs: libvirt refuses vCPU 9 */
 	a[3] = pin(VCP_ACT_PIN_VCPU, f->test, 9, &vm->vcpu_pins[0], "0");
 	a[4] = pin(VCP_ACT_PIN_VCPU, f->test, 1, &vm->vcpu_pins[1], "0");
-	assert_int_equal(vcp_apply_actions(f->v, NULL, f->w.host, f->w.vms,
-					   &acts, &res),
-			 0);
+	apply(f, NULL, &acts, &res);
 	assert_int_equal(res.n, 5);
 	assert_int_equal(res.e[0].outcome, VCP_DONE); /* the record stays */
 	assert_int_equal(res.e[1].outcome, VCP_ROLLED_BACK);
@@ -152,56 +203,37 @@ static void test_apply_restore(void **state)
 {
 	struct fx *f = *state;
 	const struct vcp_vm *vm = &f->w.vms[f->test];
-	struct vcp_apply_result res = { 0 };
 	struct vcp_restore_result rr = { 0 };
 	struct vcp_action a[3];
 	struct vcp_actions acts = { a, 3 };
 	struct vcp_saved_pins s = { 0 };
 	char *err = NULL, was_1[64], now[64];
 
-	vcp_virt_clear_saved(f->v, "test", &err);
-	free(err);
-	err = NULL;
-	observe_again(f);
+	no_record(f);
 	vm = &f->w.vms[f->test];
 	fmt(&vm->vcpu_pins[1], was_1);
 	a[0] = (struct vcp_action){ .kind = VCP_ACT_SAVE, .vm = f->test };
 	a[1] = pin(VCP_ACT_PIN_VCPU, f->test, 1, &vm->vcpu_pins[1], "1");
 	a[2] = pin(VCP_ACT_PIN_EMULATOR, f->test, 0, &vm->emulator_pins, "0-1");
-	assert_int_equal(vcp_apply_actions(f->v, NULL, f->w.host, f->w.vms,
-					   &acts, &res),
-			 0);
-	assert_int_equal(res.n_done, 3);
-	assert_int_equal(res.n_failed, 0);
-	vcp_apply_result_clear(&res);
+	apply_all(f, &acts);
 	assert_int_equal(vcp_virt_get_saved(f->v, "test", &s, &err), 0);
 	assert_int_equal(s.n_vcpus, 2);
 	fmt(&s.vcpu[1], now);
 	assert_string_equal(now, was_1);
 	vcp_saved_pins_clear(&s);
 
-	observe_again(f);
-	fmt(&f->w.vms[f->test].vcpu_pins[1], now);
-	assert_string_equal(now, "1");
-	assert_int_equal(vcp_apply_restore(f->v, NULL, f->w.host, f->w.vms,
-					   f->w.n_vms, NULL, &rr),
-			 0);
-	assert_int_equal(rr.n_failed, 0);
+	vcpu_pin_is(f, 1, "1");
+	restore_all(f, &rr);
 	for (size_t i = 0; i < rr.n; i++)
 		if (!strcmp(rr.e[i].vm, "test")) {
 			assert_int_equal(rr.e[i].outcome, VCP_DONE);
 			assert_true(rr.e[i].had_record);
 		}
 	vcp_restore_result_clear(&rr);
-	observe_again(f);
-	fmt(&f->w.vms[f->test].vcpu_pins[1], now);
-	assert_string_equal(now, was_1);
+	vcpu_pin_is(f, 1, was_1);
 	assert_false(f->w.vms[f->test].has_saved);
 	/* nothing recorded: nothing done, no failure */
-	assert_int_equal(vcp_apply_restore(f->v, NULL, f->w.host, f->w.vms,
-					   f->w.n_vms, NULL, &rr),
-			 0);
-	assert_int_equal(rr.n_failed, 0);
+	restore_all(f, &rr);
 	for (size_t i = 0; i < rr.n; i++)
 		assert_false(rr.e[i].had_record);
 	vcp_restore_result_clear(&rr);
@@ -220,9 +252,7 @@ static void test_gone(void **state)
 	vm->name = (char *)"no-such-vm";
 	a[0] = pin(VCP_ACT_PIN_VCPU, f->test, 0, &vm->vcpu_pins[0], "0");
 	a[1] = pin(VCP_ACT_PIN_VCPU, f->test, 1, &vm->vcpu_pins[1], "0");
-	assert_int_equal(vcp_apply_actions(f->v, NULL, f->w.host, f->w.vms,
-					   &acts, &res),
-			 0);
+	apply(f, NULL, &acts, &res);
 	vm->name = name;
 	assert_int_equal(res.e[0].outcome, VCP_GONE);
 	assert_null(res.e[0].msg);
@@ -273,9 +303,7 @@ static void test_class_level(void **state)
 	a[3] = (struct vcp_action){ .kind = VCP_ACT_SET_LEVEL,
 				    .to_level = 7,
 				    .from_level = -1 };
-	assert_int_equal(vcp_apply_actions(f->v, k, f->w.host, f->w.vms, &acts,
-					   &res),
-			 0);
+	apply(f, k, &acts, &res);
 	assert_int_equal(res.e[0].outcome, VCP_DONE);
 	assert_int_equal(res.e[1].outcome, VCP_DONE);
 	assert_int_equal(res.e[2].outcome, VCP_DONE);
@@ -295,9 +323,7 @@ static void test_class_level(void **state)
 				    .vm = f->test,
 				    .to_class = VCP_CLASS_SPREAD };
 	acts.n = 2;
-	assert_int_equal(vcp_apply_actions(f->v, k, f->w.host, f->w.vms, &acts,
-					   &res),
-			 0);
+	apply(f, k, &acts, &res);
 	assert_int_equal(res.e[0].outcome, VCP_DONE);
 	assert_int_equal(res.e[1].outcome, VCP_GONE);
 	assert_null(res.e[1].msg);
@@ -309,9 +335,7 @@ static void test_class_level(void **state)
 				    .vm = f->test,
 				    .to_class = VCP_CLASS_PACK };
 	a[1] = (struct vcp_action){ .kind = VCP_ACT_SET_LEVEL, .to_level = 1 };
-	assert_int_equal(vcp_apply_actions(f->v, NULL, f->w.host, f->w.vms,
-					   &acts, &res),
-			 0);
+	apply(f, NULL, &acts, &res);
 	assert_int_equal(res.e[0].r, -ENOTSUP);
 	assert_int_equal(res.e[1].r, -ENOTSUP);
 	vcp_apply_result_clear(&res);
@@ -357,9 +381,7 @@ static void strict_on_node0(struct fx *f)
 	struct vcp_cpuset n0;
 	char *err = NULL;
 
-	vcp_virt_clear_saved(f->v, "test", &err);
-	free(err);
-	err = NULL;
+	no_record(f);
 	assert_int_equal(vcp_cpuset_parse("0", &n0), 0);
 	assert_int_equal(vcp_virt_set_mem_nodes(f->v, "test", &n0, &err), 0);
 	assert_null(err);
@@ -375,7 +397,6 @@ static void test_memory_apply_restore(void **state)
 {
 	struct fx *f = *state;
 	const struct vcp_vm *vm;
-	struct vcp_apply_result res = { 0 };
 	struct vcp_restore_result rr = { 0 };
 	struct vcp_action a[3];
 	struct vcp_actions acts = { a, 3 };
@@ -387,33 +408,19 @@ static void test_memory_apply_restore(void **state)
 	a[0] = (struct vcp_action){ .kind = VCP_ACT_SAVE, .vm = f->test };
 	a[1] = pin(VCP_ACT_PIN_VCPU, f->test, 1, &vm->vcpu_pins[1], "1");
 	a[2] = mem(f->test, "0", "1");
-	assert_int_equal(vcp_apply_actions(f->v, NULL, f->w.host, f->w.vms,
-					   &acts, &res),
-			 0);
-	assert_int_equal(res.n_done, 3);
-	assert_int_equal(res.n_failed, 0);
-	vcp_apply_result_clear(&res);
+	apply_all(f, &acts);
 	assert_int_equal(vcp_virt_get_saved(f->v, "test", &s, &err), 0);
 	assert_true(s.has_memory);
 	fmt(&s.mem_nodes, now);
 	assert_string_equal(now, "0");
 	vcp_saved_pins_clear(&s);
-	observe_again(f);
-	vm = &f->w.vms[f->test];
-	fmt(&vm->mem_nodes, now);
-	assert_string_equal(now, "1");
-	assert_true(vm->has_saved_mem);
+	mem_nodes_are(f, "1");
+	assert_true(f->w.vms[f->test].has_saved_mem);
 
-	assert_int_equal(vcp_apply_restore(f->v, NULL, f->w.host, f->w.vms,
-					   f->w.n_vms, NULL, &rr),
-			 0);
-	assert_int_equal(rr.n_failed, 0);
+	restore_all(f, &rr);
 	vcp_restore_result_clear(&rr);
-	observe_again(f);
-	vm = &f->w.vms[f->test];
-	fmt(&vm->mem_nodes, now);
-	assert_string_equal(now, "0");
-	assert_false(vm->has_saved);
+	mem_nodes_are(f, "0");
+	assert_false(f->w.vms[f->test].has_saved);
 }
 
 /* A memory move that fails stops nothing else of its VM: the pins after
@@ -426,16 +433,13 @@ static void test_memory_failure_and_rollback(void **state)
 	struct vcp_apply_result res = { 0 };
 	struct vcp_action a[3];
 	struct vcp_actions acts = { a, 3 };
-	char now[64];
 
 	strict_on_node0(f);
 	vm = &f->w.vms[f->test];
 	a[0] = pin(VCP_ACT_PIN_VCPU, f->test, 0, &vm->vcpu_pins[0], "0");
 	a[1] = mem(f->test, "0", ""); /* no node: libvirt is not asked */
 	a[2] = pin(VCP_ACT_PIN_VCPU, f->test, 1, &vm->vcpu_pins[1], "1");
-	assert_int_equal(vcp_apply_actions(f->v, NULL, f->w.host, f->w.vms,
-					   &acts, &res),
-			 0);
+	apply(f, NULL, &acts, &res);
 	assert_int_equal(res.e[0].outcome, VCP_DONE);
 	assert_int_equal(res.e[1].outcome, VCP_FAILED);
 	assert_non_null(strstr(res.e[1].msg, "'test'"));
@@ -450,15 +454,11 @@ static void test_memory_failure_and_rollback(void **state)
 	/* "test" has 2 vCPUs: libvirt refuses vCPU 9 */
 	a[1] = pin(VCP_ACT_PIN_VCPU, f->test, 9, &vm->vcpu_pins[0], "0");
 	acts.n = 2;
-	assert_int_equal(vcp_apply_actions(f->v, NULL, f->w.host, f->w.vms,
-					   &acts, &res),
-			 0);
+	apply(f, NULL, &acts, &res);
 	assert_int_equal(res.e[0].outcome, VCP_ROLLED_BACK);
 	assert_int_equal(res.e[1].outcome, VCP_FAILED);
 	vcp_apply_result_clear(&res);
-	observe_again(f);
-	fmt(&f->w.vms[f->test].mem_nodes, now);
-	assert_string_equal(now, "0");
+	mem_nodes_are(f, "0");
 }
 
 /* A driver that will not move memory (here: a read-only connection, as
@@ -471,7 +471,7 @@ static void test_memory_refused(void **state)
 	struct vcp_apply_result res = { 0 };
 	struct vcp_action a[1];
 	struct vcp_actions acts = { a, 1 };
-	char *err = NULL, now[64];
+	char *err = NULL;
 
 	strict_on_node0(f);
 	assert_int_equal(vcp_virt_open("test:///default", true, &ro, &err), 0);
@@ -486,9 +486,7 @@ static void test_memory_refused(void **state)
 	assert_int_equal(res.n_done, 0);
 	vcp_apply_result_clear(&res);
 	vcp_virt_close(ro);
-	observe_again(f);
-	fmt(&f->w.vms[f->test].mem_nodes, now);
-	assert_string_equal(now, "0");
+	mem_nodes_are(f, "0");
 }
 
 static void test_outcome_names(void **state)

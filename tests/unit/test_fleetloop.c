@@ -19,17 +19,14 @@
 
 #include <cmocka.h>
 
+#include "fixture.h"
 #include "fleetcfg.h"
 #include "fleetjson.h"
 #include "fleetloop.h"
 #include "fleetstate.h"
 
-#define HOST(name, vms) "{\"name\": \"" name "\", \"cpu\": \"c\"," \
-	" \"mem_mib\": 1048576, \"host\": {\"packages\": 1, \"cores\": 10}," \
-	" \"vms\": [" vms "]}"
-#define ASLEEP(name) "{\"name\": \"" name "\", \"reachable\": false}"
-#define VM(name) "{\"name\": \"" name "\", \"vcpus\": 1, \"demand\": 0.1," \
-	" \"mem_mib\": 1024}"
+/* a VM of one vCPU using a tenth of a CPU */
+#define VM(name) T_VM(name, 1, 0.1)
 
 static char dir[4096], state[4200], marker[4200];
 
@@ -63,17 +60,7 @@ static const struct vcp_loop_ops ops = { observe, logline };
 
 static void load_obs(struct fake *fk, const char *hosts)
 {
-	char text[4096];
-	struct json_object *o;
-	char *err = NULL;
-
-	snprintf(text, sizeof(text),
-		 "{\"policy\": {\"headroom\": 0}, \"hosts\": [%s]}", hosts);
-	o = json_tokener_parse(text);
-	assert_non_null(o);
-	if (vcp_fleet_input_from_json(o, &fk->in, &err))
-		fail_msg("%s", err);
-	json_object_put(o);
+	fk->in = t_fleet_input(hosts);
 }
 
 /* h1 on test:///default (runs "test"), h2 on an empty node; both may
@@ -99,30 +86,22 @@ static void load_cfg(struct vcp_fleet_cfg *c)
 
 static int setup(void **st)
 {
-	const char *t = getenv("TMPDIR");
 	char path[4300];
-	FILE *f;
 
 	(void)st;
-	snprintf(dir, sizeof(dir), "%s/vcp-fleetloop.XXXXXX", t ? t : "/tmp");
-	assert_non_null(mkdtemp(dir));
+	t_tmpdir(dir, sizeof(dir), "fleetloop");
 	snprintf(state, sizeof(state), "%s/fleet-state.json", dir);
 	snprintf(marker, sizeof(marker), "%s/h1-asked", dir);
 	snprintf(path, sizeof(path), "%s/empty.xml", dir);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs("<node>\n</node>\n", f);
-	fclose(f);
+	t_put(path, "<node>\n</node>\n");
 	return 0;
 }
 
 static int teardown(void **st)
 {
-	char cmd[8400];
-
 	(void)st;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd);
+	t_rmtree(dir);
+	return 0;
 }
 
 static void round_with(struct vcp_fleet_cfg *c, struct fake *fk,
@@ -157,7 +136,7 @@ static void test_runs_a_domain(void **st)
 	(void)st;
 	load_cfg(&c);
 	/* observed empty, but its libvirt runs "test" right before */
-	load_obs(&fk, HOST("h1", "") "," HOST("h2", VM("a")));
+	load_obs(&fk, T_HOST("h1", "") "," T_HOST("h2", VM("a")));
 	round_with(&c, &fk, &l);
 	if (!strstr(fk.log, "error: h1: not put in standby: it runs a domain again"))
 		fail_msg("log:\n%s", fk.log);
@@ -182,7 +161,7 @@ static void test_command_fails(void **st)
 
 	(void)st;
 	load_cfg(&c);
-	load_obs(&fk, HOST("h1", VM("a")) "," HOST("h2", ""));
+	load_obs(&fk, T_HOST("h1", VM("a")) "," T_HOST("h2", ""));
 	round_with(&c, &fk, &l);
 	if (!strstr(fk.log, "error: h2: standby: command sh: exit 3; output: no BMC\n"))
 		fail_msg("log:\n%s", fk.log);
@@ -242,7 +221,8 @@ static void test_wake_two(void **st)
 	s.hosts[1].capacity = s.hosts[2].capacity = 10;
 	assert_int_equal(vcp_fleet_state_save(state, &s), 0);
 	vcp_sb_state_clear(&s);
-	load_obs(&fk, HOST("h1", VM("a")) "," ASLEEP("h2") "," ASLEEP("h3"));
+	load_obs(&fk,
+		 T_HOST("h1", VM("a")) "," T_ASLEEP("h2") "," T_ASLEEP("h3"));
 	fk.errs[1] = fk.errs[2] = "asleep";
 	round_with(&c, &fk, &l);
 	if (!strstr(fk.log, "h2: wake: command echo: exit 0; output: on") ||

@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "fixture.h"
 #include "fleetstate.h"
 
 static char dir[4096], path[4200];
@@ -22,11 +23,8 @@ static const char *const names[] = { "h1", "h2", "h3" };
 
 static int setup(void **state)
 {
-	const char *t = getenv("TMPDIR");
-
 	(void)state;
-	snprintf(dir, sizeof(dir), "%s/vcp-fleetstate.XXXXXX", t ? t : "/tmp");
-	assert_non_null(mkdtemp(dir));
+	t_tmpdir(dir, sizeof(dir), "fleetstate");
 	/* the directory does not exist yet: save creates it */
 	snprintf(path, sizeof(path), "%s/lib/fleet-state.json", dir);
 	return 0;
@@ -34,11 +32,9 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[8400];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd);
+	t_rmtree(dir);
+	return 0;
 }
 
 static char *slurp(void)

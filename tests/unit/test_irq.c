@@ -21,6 +21,7 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 
+#include "fixture.h"
 #include "irq.h"
 #include "kernel.h"
 #include "modeljson.h"
@@ -216,24 +217,17 @@ struct tmp {
 
 static void tmp_copy(struct tmp *t, const char *fixture)
 {
-	const char *base = getenv("TMPDIR");
-	char cmd[2048];
+	char src[PATH_MAX];
 
-	snprintf(t->dir, sizeof(t->dir), "%s/vcp-irq-XXXXXX",
-		 base && *base ? base : "/tmp");
-	assert_non_null(mkdtemp(t->dir));
+	t_tmpdir(t->dir, sizeof(t->dir), "irq");
 	snprintf(t->root, sizeof(t->root), "%s/%s", t->dir, fixture);
-	snprintf(cmd, sizeof(cmd), "cp -a '%s%s' '%s/'", DATA, fixture,
-		 t->dir);
-	assert_int_equal(system(cmd), 0);
+	snprintf(src, sizeof(src), "%s%s", DATA, fixture);
+	t_copy(src, t->dir);
 }
 
 static void tmp_remove(struct tmp *t)
 {
-	char cmd[600];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", t->dir);
-	assert_int_equal(system(cmd), 0);
+	t_rmtree(t->dir);
 }
 
 static const char *affinity(const struct tmp *t, unsigned int irq)

@@ -20,6 +20,7 @@
 
 #include <cmocka.h>
 
+#include "fixture.h"
 #include "jsonfile.h"
 
 struct fx {
@@ -29,11 +30,9 @@ struct fx {
 static int setup(void **state)
 {
 	struct fx *f = calloc(1, sizeof(*f));
-	const char *base = getenv("TMPDIR");
 
-	snprintf(f->dir, sizeof(f->dir), "%s/vcp-jsonfile-XXXXXX",
-		 base && *base ? base : "/tmp");
-	assert_non_null(mkdtemp(f->dir));
+	assert_non_null(f);
+	t_tmpdir(f->dir, sizeof(f->dir), "jsonfile");
 	*state = f;
 	return 0;
 }
@@ -41,10 +40,8 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fx *f = *state;
-	char cmd[PATH_MAX + 16];
 
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
-	assert_int_equal(system(cmd), 0);
+	t_rmtree(f->dir);
 	free(f);
 	return 0;
 }

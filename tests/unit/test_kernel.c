@@ -21,6 +21,7 @@
 
 #include <cmocka.h>
 
+#include "fixture.h"
 #include "kernel.h"
 
 #define KROOT VCP_SRCDIR "/tests/data/kroot/"
@@ -55,24 +56,17 @@ struct tmp {
 
 static void tmp_copy(struct tmp *t, const char *fixture)
 {
-	const char *base = getenv("TMPDIR");
-	char cmd[3 * PATH_MAX];
+	char src[PATH_MAX];
 
-	snprintf(t->dir, sizeof(t->dir), "%s/vcp-kernel-XXXXXX",
-		 base && *base ? base : "/tmp");
-	assert_non_null(mkdtemp(t->dir));
+	t_tmpdir(t->dir, sizeof(t->dir), "kernel");
 	at(t->root, t->dir, fixture);
-	snprintf(cmd, sizeof(cmd), "cp -a '%s%s' '%s/'", KROOT, fixture,
-		 t->dir);
-	assert_int_equal(system(cmd), 0);
+	snprintf(src, sizeof(src), "%s%s", KROOT, fixture);
+	t_copy(src, t->dir);
 }
 
 static void tmp_remove(struct tmp *t)
 {
-	char cmd[PATH_MAX + 16];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", t->dir);
-	assert_int_equal(system(cmd), 0);
+	t_rmtree(t->dir);
 }
 
 static void slurp(const char *root, const char *rel, char *buf, size_t len)

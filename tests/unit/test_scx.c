@@ -24,6 +24,7 @@
 
 #include <cmocka.h>
 
+#include "fixture.h"
 #include "mode.h"
 #include "scx.h"
 #include "scxstate.h"
@@ -33,21 +34,26 @@
 
 /* ---- scxstate.c ---- */
 
-static void read_ok(const char *tree, struct vcp_scx_info *i)
+/* The fixture tree @tree reads as @st, @ops, maps pinned or not, and is
+ * scx_vcpack's or not. */
+static void read_is(const char *tree, enum vcp_scx_state st, const char *ops,
+		    bool pinned, bool ours)
 {
-	memset(i, 0x5a, sizeof(*i));
-	assert_int_equal(vcp_scx_read(tree, NULL, i), 0);
+	struct vcp_scx_info i;
+
+	memset(&i, 0x5a, sizeof(i));
+	assert_int_equal(vcp_scx_read(tree, NULL, &i), 0);
+	assert_int_equal(i.state, st);
+	assert_string_equal(i.ops, ops);
+	assert_int_equal(i.maps_pinned, pinned);
+	assert_int_equal(vcp_scx_is_ours(&i), ours);
 }
 
 static void test_read_ours(void **state)
 {
 	struct vcp_scx_info i;
 
-	read_ok(SCXDATA "ours", &i);
-	assert_int_equal(i.state, VCP_SCX_ENABLED);
-	assert_string_equal(i.ops, "vcpack");
-	assert_true(i.maps_pinned);
-	assert_true(vcp_scx_is_ours(&i));
+	read_is(SCXDATA "ours", VCP_SCX_ENABLED, "vcpack", true, true);
 	/* another pin directory has no maps */
 	assert_int_equal(vcp_scx_read(SCXDATA "ours", "/sys/fs/bpf/other", &i), 0);
 	assert_false(i.maps_pinned);
@@ -56,33 +62,16 @@ static void test_read_ours(void **state)
 
 static void test_read_other(void **state)
 {
-	struct vcp_scx_info i;
-
-	read_ok(SCXDATA "other", &i);
-	assert_int_equal(i.state, VCP_SCX_ENABLED);
-	assert_string_equal(i.ops, "lavd_1.0.6_x86_64");
-	assert_false(i.maps_pinned);
-	assert_false(vcp_scx_is_ours(&i));
+	read_is(SCXDATA "other", VCP_SCX_ENABLED, "lavd_1.0.6_x86_64", false,
+		false);
 }
 
 static void test_read_disabled_ejected_absent(void **state)
 {
-	struct vcp_scx_info i;
-
-	read_ok(SCXDATA "disabled", &i);
-	assert_int_equal(i.state, VCP_SCX_DISABLED);
-	assert_string_equal(i.ops, "");
-	assert_false(i.maps_pinned);
-	read_ok(SCXDATA "ejected", &i);
-	assert_int_equal(i.state, VCP_SCX_DISABLED);
-	assert_string_equal(i.ops, "");
-	assert_true(i.maps_pinned);
-	assert_false(vcp_scx_is_ours(&i));
-	read_ok(SCXDATA "absent", &i);
-	assert_int_equal(i.state, VCP_SCX_ABSENT);
-	assert_string_equal(i.ops, "");
-	assert_false(i.maps_pinned);
-	assert_string_equal(vcp_scx_state_name(i.state), "absent");
+	read_is(SCXDATA "disabled", VCP_SCX_DISABLED, "", false, false);
+	read_is(SCXDATA "ejected", VCP_SCX_DISABLED, "", true, false);
+	read_is(SCXDATA "absent", VCP_SCX_ABSENT, "", false, false);
+	assert_string_equal(vcp_scx_state_name(VCP_SCX_ABSENT), "absent");
 }
 
 static void test_read_refusals(void **state)
@@ -193,11 +182,7 @@ struct tmp {
 
 static void tmp_new(struct tmp *t)
 {
-	const char *base = getenv("TMPDIR");
-
-	snprintf(t->dir, sizeof(t->dir), "%s/vcp-scx.XXXXXX",
-		 base ? base : "/tmp");
-	assert_non_null(mkdtemp(t->dir));
+	t_tmpdir(t->dir, sizeof(t->dir), "scx");
 	snprintf(t->log, sizeof(t->log), "%s/log", t->dir);
 	snprintf(t->show, sizeof(t->show), "%s/show", t->dir);
 	setenv("VCP_FAKE_SCX_LOG", t->log, 1);
@@ -207,19 +192,7 @@ static void tmp_new(struct tmp *t)
 
 static void tmp_free(struct tmp *t)
 {
-	char cmd[PATH_MAX + 16];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", t->dir);
-	assert_int_equal(system(cmd), 0);
-}
-
-static void put(const char *path, const char *s)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(s, f);
-	fclose(f);
+	t_rmtree(t->dir);
 }
 
 /* the log's lines, joined with '|' */
@@ -257,7 +230,7 @@ static void test_commands(void **state)
 	assert_int_equal(vcp_scx_set_level(s, 3), -EINVAL);
 	assert_int_equal(vcp_scx_set_class(s, "vm", VCP_CLASS_PACK), -EINVAL);
 	assert_int_equal(vcp_scx_set_class(s, dir, VCP_CLASS__COUNT), -EINVAL);
-	put(t.show, "level 1\ncgroup 12 pack\n");
+	t_put(t.show, "level 1\ncgroup 12 pack\n");
 	assert_int_equal(vcp_scx_get_level(s, &level), 0);
 	assert_int_equal(level, 1);
 	snprintf(want, sizeof(want), "-d /sys/fs/bpf/x level 2|-d /sys/fs/bpf/x class %s spread|-d /sys/fs/bpf/x show",
@@ -293,27 +266,27 @@ static void test_get_class(void **state)
 
 	snprintf(show, sizeof(show), "level 2\ncgroup 1 pack\ncgroup %llu spread\n",
 		 (unsigned long long)ino_of(a));
-	put(t.show, show);
+	t_put(t.show, show);
 	assert_int_equal(vcp_scx_get_class(s, c, t.dir, &cls), 0);
 	assert_int_equal(cls, VCP_CLASS_SPREAD);
 	snprintf(show, sizeof(show), "level 2\ncgroup %llu spread\ncgroup %llu pack\n",
 		 (unsigned long long)ino_of(a), (unsigned long long)ino_of(c));
-	put(t.show, show);
+	t_put(t.show, show);
 	assert_int_equal(vcp_scx_get_class(s, c, t.dir, &cls), 0);
 	assert_int_equal(cls, VCP_CLASS_PACK);
 	/* the top (the cgroup mount) itself is never looked up */
 	snprintf(show, sizeof(show), "level 2\ncgroup %llu pack\n",
 		 (unsigned long long)ino_of(t.dir));
-	put(t.show, show);
+	t_put(t.show, show);
 	assert_int_equal(vcp_scx_get_class(s, c, t.dir, &cls), 0);
 	assert_int_equal(cls, VCP_CLASS_BALANCED);
 	/* outside the top, or a garbled answer: refused, untouched */
 	cls = VCP_CLASS_SPREAD;
 	assert_int_equal(vcp_scx_get_class(s, "/etc", t.dir, &cls), -EINVAL);
-	put(t.show, "level 1\ncgroup 7 turbo\n");
+	t_put(t.show, "level 1\ncgroup 7 turbo\n");
 	assert_int_equal(vcp_scx_get_class(s, c, t.dir, &cls), -EBADMSG);
 	assert_non_null(strstr(vcp_scx_last_error(s), "show"));
-	put(t.show, "");
+	t_put(t.show, "");
 	assert_int_equal(vcp_scx_get_class(s, c, t.dir, &cls), -EBADMSG);
 	assert_int_equal(cls, VCP_CLASS_SPREAD);
 	vcp_scx_free(s);

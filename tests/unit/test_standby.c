@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "fixture.h"
 #include "fleetcfg.h"
 #include "fleetjson.h"
 #include "standby.h"
@@ -159,14 +160,14 @@ static void test_cfg_refused(void **state)
 
 /* ---- the decision ---- */
 
-#define HOST(name, vms) "{\"name\": \"" name "\", \"cpu\": \"c\"," \
-	" \"mem_mib\": 1048576, \"host\": {\"packages\": 1, \"cores\": 10}," \
-	" \"vms\": [" vms "]}"
-#define VM(name, vcpus, dem) "{\"name\": \"" name "\", \"vcpus\": " #vcpus \
-	", \"demand\": " #dem ", \"mem_mib\": 1024}"
-#define SPREAD(name, vcpus, dem) "{\"name\": \"" name "\", \"vcpus\": " \
-	#vcpus ", \"demand\": " #dem ", \"mem_mib\": 1024, \"class\": \"spread\"}"
-#define ASLEEP(name) "{\"name\": \"" name "\", \"reachable\": false}"
+/* fixture.h's hosts and VMs, by their short names here */
+#define HOST T_HOST
+#define VM T_VM
+#define ASLEEP T_ASLEEP
+
+#define SPREAD(name, vcpus, dem)                                            \
+	"{\"name\": \"" name "\", \"vcpus\": " #vcpus ", \"demand\": " #dem \
+	", \"mem_mib\": 1024, \"class\": \"spread\"}"
 
 struct fx {
 	struct vcp_fleet_input *in;
@@ -176,29 +177,13 @@ struct fx {
 	const char *names[16];
 };
 
-static void fx_load(struct fx *f, const char *hosts)
-{
-	char text[8192];
-	struct json_object *o;
-	char *err = NULL;
-
-	snprintf(text, sizeof(text),
-		 "{\"policy\": {\"headroom\": 0}, \"hosts\": [%s]}", hosts);
-	o = json_tokener_parse(text);
-	assert_non_null(o);
-	f->in = NULL;
-	if (vcp_fleet_input_from_json(o, &f->in, &err))
-		fail_msg("%s", err);
-	json_object_put(o);
-}
-
 /* A fleet of 10-CPU hosts; every host may sleep (libvirt-suspend). */
 static void fx_init(struct fx *f, const char *hosts)
 {
 	struct json_object *empty = json_object_new_object();
 
 	memset(f, 0, sizeof(*f));
-	fx_load(f, hosts);
+	f->in = t_fleet_input(hosts);
 	assert_true(f->in->n_hosts <= 16);
 	for (size_t i = 0; i < f->in->n_hosts; i++)
 		f->names[i] = f->in->names[i];
