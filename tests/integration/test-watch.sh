@@ -50,6 +50,9 @@ TM() { tmux -S "$SOCK" "$@"; }
 cat >"$T_TMP/run.sh" <<SH
 #!/bin/sh
 trap : INT
+# (not before the pane's output is piped to the stream file: its first
+# frame's escapes would be missed)
+while [ ! -e "$T_TMP/go" ]; do sleep 0.05; done
 "$VCPACK" --connect "$TWO" --sample 0 status --watch 0.5
 echo "EXITED=\$?"
 stty -a | tr ' ;' '\n\n' | grep -x -e '-*icanon' -e '-*echo'
@@ -63,6 +66,9 @@ fi
 TM -f /dev/null new-session -d -s w -x 100 -y 40 "sh $T_TMP/run.sh"
 T_PIDS="$T_PIDS $(TM display-message -p '#{pid}')"
 TM pipe-pane -t w -o "cat >>$T_TMP/stream"
+i=0	# (tmux starts the cat: the file is there once it runs)
+while [ ! -e "$T_TMP/stream" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+: >"$T_TMP/go"
 pane() { TM capture-pane -p -t w; }
 wait_pane() { # PATTERN
 	i=0
