@@ -57,7 +57,8 @@ static void host(const char *s)
 		return;
 	}
 	FUZZ_CHECK(h.level >= 0 && h.level <= 2);
-	FUZZ_CHECK(h.mode == VCP_MODE_PIN || h.mode == VCP_MODE_KERNEL);
+	FUZZ_CHECK(h.mode == VCP_MODE_PIN || h.mode == VCP_MODE_KERNEL ||
+		   h.mode == VCP_MODE_SCX);
 	text = vcp_host_rec_format(&h);
 	FUZZ_CHECK(text);
 	FUZZ_CHECK(vcp_host_rec_parse(text, &back, &err) == 0);
