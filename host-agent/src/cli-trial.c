@@ -707,10 +707,7 @@ static void report_text(const struct vcp_cli_host *h,
 		if (isnan(v->change))
 			continue;
 		printf("%-12s'%s' %.2f%% as found, %.2f%% as planned (%+.2f points)\n",
-		       "vCPU wait:",
-		       h->wide ? v->name :
-				 vcp_render_shorten(v->name, VCP_RENDER_NAME_W,
-						    nb, sizeof(nb)),
+		       "vCPU wait:", vcp_render_name(v->name, h->wide, nb),
 		       v->wait[0] * 100, v->wait[1] * 100, v->change * 100);
 	}
 	printf("%-12s%s\n", "verdict:", meaning[r->verdict]);

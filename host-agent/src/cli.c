@@ -977,15 +977,6 @@ static int cmd_plan(struct ctx *c, int argc, char **argv)
 
 /* ---- verify ---- */
 
-/* A VM's name in a table: cut to VCP_RENDER_NAME_W (name...end) unless
- * --wide; @nb holds VCP_RENDER_NAME_W + 1 bytes. */
-static const char *name_cell(const struct ctx *c, const char *name, char *nb)
-{
-	return c->wide ? name :
-			 vcp_render_shorten(name, VCP_RENDER_NAME_W, nb,
-					    VCP_RENDER_NAME_W + 1);
-}
-
 static void verify_diff(struct json_object *diffs, const char *vm,
 			const char *what, const char *is, const char *want)
 {
@@ -1162,7 +1153,8 @@ static size_t verify_line(const struct ctx *c, struct json_object *diffs,
 		return i;
 	}
 	if (vm)
-		printf("  '%s' ", name_cell(c, json_object_get_string(vm), nb));
+		printf("  '%s' ", vcp_render_name(json_object_get_string(vm),
+						  c->wide, nb));
 	else
 		printf("  ");
 	if (diff_vcpu(d) >= 0)
@@ -1411,7 +1403,8 @@ static void restore_report(const struct ctx *c,
 		struct json_object *o = json_object_new_object();
 
 		if (!c->json)
-			printf("  %-20s %s%s%s\n", name_cell(c, e->vm, nb),
+			printf("  %-20s %s%s%s\n",
+			       vcp_render_name(e->vm, c->wide, nb),
 			       e->outcome != VCP_DONE ?
 				       vcp_outcome_name(e->outcome) :
 			       e->had_record ?

@@ -39,6 +39,13 @@ const char *vcp_render_shorten(const char *s, size_t w, char *buf, size_t len)
 	return buf;
 }
 
+const char *vcp_render_name(const char *name, bool wide, char *nb)
+{
+	return wide ? name :
+		      vcp_render_shorten(name, VCP_RENDER_NAME_W, nb,
+					 VCP_RENDER_NAME_W + 1);
+}
+
 /* Union of a VM's vCPU pins. */
 static void vm_pins(const struct vcp_vm *vm, struct vcp_cpuset *ret)
 {
@@ -71,10 +78,7 @@ static void map_names(FILE *f, const struct vcp_vm *vms,
 	}
 	for (size_t i = 0; i < v->n_vms; i++) {
 		const char *name =
-			wide ? vms[v->vms[i]].name :
-			       vcp_render_shorten(vms[v->vms[i]].name,
-						  VCP_RENDER_NAME_W, nb,
-						  sizeof(nb));
+			vcp_render_name(vms[v->vms[i]].name, wide, nb);
 		size_t n = strlen(name) + (i + 1 < v->n_vms);
 
 		if (i && !wide && col + 1 + n > VCP_RENDER_COLS) {
@@ -173,9 +177,7 @@ void vcp_render_vms_fit(FILE *f, const struct vcp_host *host,
 			pins = vcp_render_shorten(pins, VCP_RENDER_COLS - 64,
 						  pb, sizeof(pb));
 		fprintf(f, "  %-*s %-10s %-7s %5u %-8s %-6s %s\n", nw,
-			wide ? vm->name :
-			       vcp_render_shorten(vm->name, VCP_RENDER_NAME_W,
-						  nb, sizeof(nb)),
+			vcp_render_name(vm->name, wide, nb),
 			vm_class_label(vm, policy),
 			!vm->has_tag	  ? "-" :
 			vm->tag.has_class ? "class" :
@@ -308,9 +310,7 @@ static void put_actions(FILE *f, const struct vcp_vm *vms,
 		size_t last = i;
 
 		fprintf(f, "  %-14s %-20s ", vcp_act_kind_name(x->kind),
-			wide ? who :
-			       vcp_render_shorten(who, VCP_RENDER_NAME_W, nb,
-						  sizeof(nb)));
+			vcp_render_name(who, wide, nb));
 		if (x->kind == VCP_ACT_PIN_VCPU)
 			last = put_vcpus(f, acts, res, i, ranges);
 		else
@@ -518,10 +518,7 @@ void vcp_render_memory_text(FILE *f, const struct vcp_vm *vms,
 		}
 		snprintf(head, sizeof(head),
 			 "  memory stays: '%s' (planned node %d):",
-			 wide ? vms[i].name :
-				vcp_render_shorten(vms[i].name,
-						   VCP_RENDER_NAME_W, nb,
-						   sizeof(nb)),
+			 vcp_render_name(vms[i].name, wide, nb),
 			 plan->vms[i].mem_node);
 		put_wrapped(f, head, why, wide);
 	}

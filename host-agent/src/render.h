@@ -51,6 +51,9 @@ void vcp_render_actions_fit(FILE *f, const struct vcp_vm *vms,
 /* @s in at most @w bytes, its middle replaced by "..." when longer
  * (whole when @w < 5 or @len <= @w); returns @buf. */
 const char *vcp_render_shorten(const char *s, size_t w, char *buf, size_t len);
+/* A VM's @name as the tables show it: whole when @wide, else cut to
+ * VCP_RENDER_NAME_W in @nb (VCP_RENDER_NAME_W + 1 bytes). */
+const char *vcp_render_name(const char *name, bool wide, char *nb);
 
 struct json_object *vcp_render_map_json(const struct vcp_host *host,
 					const struct vcp_vm *vms,
