@@ -93,7 +93,8 @@ static const char *const fleet_usage =
 	"              [--match host=GLOB,group=GLOB] [--wide]\n"
 	"  --match (status, plan, apply): only the hosts the rule selects;\n"
 	"                         the others are not contacted\n"
-	"  --wide (status):       lines whole (default: folded to 100\n"
+	"  --wide:                names and lines whole (default: cut\n"
+	"                         name...end, lines folded to 100\n"
 	"                         columns, a long URI cut as start...end)\n"
 	"  status                 per host: packages awake/asleep, VMs by class,\n"
 	"                         mode, modelled power saved; fleet totals\n"
@@ -367,6 +368,32 @@ static const struct vcp_fleet_view *view(const struct fctx *f, size_t i)
 	return f->res[i].r == 0 ? f->res[i].data : NULL;
 }
 
+/* The fleet tables' name columns: a host's and a VM's name longer than
+ * these lose their middle to "..." (as the host tables cut VM names)
+ * unless --wide (fleet's or vcpack's). */
+#define HOST_W 16
+#define VM_W 24
+
+struct cell {
+	char s[VM_W + 1];
+};
+
+static bool wide(const struct fctx *f)
+{
+	return f->o.wide || f->c->wide;
+}
+
+static const char *cut(const struct fctx *f, const char *name, size_t w,
+		       struct cell *c)
+{
+	return wide(f) ? name : vcp_render_shorten(name, w, c->s, sizeof(c->s));
+}
+
+static const char *host_cell(const struct fctx *f, size_t h, struct cell *c)
+{
+	return cut(f, f->cfg.hosts[h].name, HOST_W, c);
+}
+
 static int vm_class(const struct vcp_vm *vm, const struct vcp_policy *pol)
 {
 	return vm->managed ? (int)vcp_plan_vm_class(vm, pol) : C_UNTOUCHED;
@@ -486,10 +513,10 @@ static struct json_object *status_host_json(const struct fctx *f, size_t i,
 static void status_host_text(const struct fctx *f, size_t i,
 			     const struct hsum *s)
 {
-	const struct vcp_fleet_entry *e = &f->cfg.hosts[i];
+	struct cell hc;
 
 	if (!view(f, i)) {
-		printf("  %-16s unreachable: %s\n", e->name,
+		printf("  %-16s unreachable: %s\n", host_cell(f, i, &hc),
 		       f->res[i].err ? f->res[i].err : "?");
 		return;
 	}
@@ -497,9 +524,11 @@ static void status_host_text(const struct fctx *f, size_t i,
 
 	snprintf(cls, sizeof(cls), "%zu/%zu/%zu/%zu", s->by_class[0],
 		 s->by_class[1], s->by_class[2], s->by_class[3]);
-	printf("  %-16s %-8s %4zu %5zu %6zu %4zu  %-30s %8.0f\n", e->name,
-	       s->mode, s->pkgs, s->awake, s->pkgs - s->awake,
-	       s->by_class[0] + s->by_class[1] + s->by_class[2] + s->by_class[3],
+	printf("  %-16s %-8s %4zu %5zu %6zu %4zu  %-30s %8.0f\n",
+	       host_cell(f, i, &hc), s->mode, s->pkgs, s->awake,
+	       s->pkgs - s->awake,
+	       s->by_class[0] + s->by_class[1] + s->by_class[2] +
+		       s->by_class[3],
 	       cls, s->saved_w);
 }
 
@@ -609,14 +638,16 @@ static void sb_text(const struct fctx *f, const struct vcp_sb_state *st)
 	printf("standby loop (state %s):\n", vcp_fleet_state_path(f->o.state));
 	for (size_t i = 0; i < st->n_hosts; i++) {
 		const struct vcp_sb_host_state *h = &st->hosts[i];
+		struct cell hc;
 		char ts[32];
 
 		if (h->power == VCP_SB_ON && !view(f, i)) {
 			printf("  %-16s unreachable (not put to sleep by vcpack)\n",
-			       h->name);
+			       cut(f, h->name, HOST_W, &hc));
 			continue;
 		}
-		printf("  %-16s %s", h->name, sb_label(h->power));
+		printf("  %-16s %s", cut(f, h->name, HOST_W, &hc),
+		       sb_label(h->power));
 		if (h->since != VCP_SB_NO_TIME)
 			printf(" since %s", utc(h->since, ts, sizeof(ts)));
 		if (h->why)
@@ -819,10 +850,12 @@ static void tag_line(const struct fctx *f, struct json_object *arr, size_t h,
 		     const char *vm, const char *outcome, const char *msg)
 {
 	struct json_object *o;
+	struct cell hc, vc;
 
 	if (!f->json) {
-		printf("  %-16s %-24s %s%s%s\n", f->cfg.hosts[h].name, vm ? vm : "-",
-		       outcome, msg ? ": " : "", msg ? msg : "");
+		printf("  %-16s %-24s %s%s%s\n", host_cell(f, h, &hc),
+		       vm ? cut(f, vm, VM_W, &vc) : "-", outcome,
+		       msg ? ": " : "", msg ? msg : "");
 		return;
 	}
 	o = json_object_new_object();
@@ -1080,27 +1113,41 @@ static enum vcp_vendor host_vendor(const struct fctx *f, size_t i);
 static double saving_of(const struct fctx *f, const struct vcp_fleet_plan *p,
 			double *ret_measured);
 
-static void plan_text(const struct fctx *f, const struct vcp_fleet_plan *p,
-		      const struct fleet_in *in, double saved)
+/* The hosts' rows of the plan: demand, capacity, packages, verdict. */
+static void plan_hosts_text(const struct fctx *f,
+			    const struct vcp_fleet_plan *p,
+			    const struct fleet_in *in)
 {
-	double measured;
+	struct cell hc;
 
 	printf("  %-16s %7s %8s %9s  %s\n", "HOST", "DEMAND", "CAPACITY",
 	       "AWAKE", "VERDICT");
 	for (size_t i = 0; i < p->n_hosts; i++) {
 		const struct vcp_fleet_host_plan *hp = &p->hosts[i];
+		const char *name = cut(f, in->hosts[i].name, HOST_W, &hc);
 
 		if (!in->hosts[i].reachable) {
-			printf("  %-16s %7s %8s %9s  unreachable: %s\n",
-			       in->hosts[i].name, "-", "-", "-",
+			printf("  %-16s %7s %8s %9s  unreachable: %s\n", name,
+			       "-", "-", "-",
 			       f->res[i].err ? f->res[i].err : "?");
 			continue;
 		}
-		printf("  %-16s %7.2f %8.2f %4zu -> %zu  %s\n", in->hosts[i].name,
+		printf("  %-16s %7.2f %8.2f %4zu -> %zu  %s\n", name,
 		       hp->demand_before, hp->capacity, hp->awake_before,
-		       hp->awake_after, hp->emptied ? "emptied: can sleep" :
-		       hp->kept ? hp->kept : "stays as it is");
+		       hp->awake_after,
+		       hp->emptied ? "emptied: can sleep" :
+		       hp->kept	   ? hp->kept :
+				     "stays as it is");
 	}
+}
+
+static void plan_text(const struct fctx *f, const struct vcp_fleet_plan *p,
+		      const struct fleet_in *in, double saved)
+{
+	struct cell hc, tc, vc;
+	double measured;
+
+	plan_hosts_text(f, p, in);
 	printf("saving per host (vendor: the fleet file's, else libvirt's host CPU):\n");
 	for (size_t i = 0; i < p->n_hosts; i++) {
 		struct vcp_watts w;
@@ -1108,7 +1155,8 @@ static void plan_text(const struct fctx *f, const struct vcp_fleet_plan *p,
 		if (!in->hosts[i].reachable)
 			continue;
 		w = host_saving(f, p, i);
-		printf("  %-16s %-7s %6.0f W  %s\n", in->hosts[i].name,
+		printf("  %-16s %-7s %6.0f W  %s\n",
+		       cut(f, in->hosts[i].name, HOST_W, &hc),
 		       vcp_vendor_name(host_vendor(f, i)), w.watts, w.basis);
 	}
 	printf("migrations (in this order; plan changes nothing):\n");
@@ -1118,9 +1166,11 @@ static void plan_text(const struct fctx *f, const struct vcp_fleet_plan *p,
 		const struct vcp_fleet_move *m = &p->moves[k];
 		const struct vcp_vm *vm = &in->hosts[m->from].vms[m->vm];
 
-		printf("  %-24s %s -> %s  %.2f CPUs  %llu MiB\n", vm->name,
-		       in->hosts[m->from].name, in->hosts[m->to].name,
-		       m->demand, vm->mem_kib / 1024);
+		printf("  %-24s %s -> %s  %.2f CPUs  %llu MiB\n",
+		       cut(f, vm->name, VM_W, &vc),
+		       cut(f, in->hosts[m->from].name, HOST_W, &hc),
+		       cut(f, in->hosts[m->to].name, HOST_W, &tc), m->demand,
+		       vm->mem_kib / 1024);
 	}
 	saving_of(f, p, &measured);
 	printf("fleet: %zu hosts could be emptied and sleep (%zu idle already), packages awake %zu -> %zu of %zu; saving %.0f W (%.0f W measured, %.0f W modelled)\n",
@@ -1224,6 +1274,7 @@ static void standby_text(const struct fctx *f, const struct fleet_in *in,
 			 const struct vcp_sb_decision *d)
 {
 	const struct vcp_fleet_host *h = in->hosts;
+	struct cell hc, tc, vc;
 
 	printf("standby (advice, as if demand had stayed so for the hold times; nothing is done):\n");
 	printf("  demand %.2f of %.2f CPUs on (%.0f%%), band %.0f%%-%.0f%%: %s\n",
@@ -1231,8 +1282,10 @@ static void standby_text(const struct fctx *f, const struct fleet_in *in,
 	       f->cfg.standby.low * 100, f->cfg.standby.high * 100, d->why);
 	for (size_t k = 0; k < d->n_moves; k++)
 		printf("  move %-24s %s -> %s  %.2f CPUs\n",
-		       h[d->moves[k].from].vms[d->moves[k].vm].name,
-		       h[d->moves[k].from].name, h[d->moves[k].to].name,
+		       cut(f, h[d->moves[k].from].vms[d->moves[k].vm].name,
+			   VM_W, &vc),
+		       cut(f, h[d->moves[k].from].name, HOST_W, &hc),
+		       cut(f, h[d->moves[k].to].name, HOST_W, &tc),
 		       d->moves[k].demand);
 	if (d->drain >= 0)
 		printf("  drain towards standby: %s\n", h[d->drain].name);
@@ -1242,8 +1295,8 @@ static void standby_text(const struct fctx *f, const struct fleet_in *in,
 		printf("  wake: %s\n", h[d->wake[k]].name);
 	for (size_t i = 0; i < f->cfg.n_hosts; i++)
 		if (d->host_why[i])
-			printf("  stays on: %-16s %s\n", h[i].name,
-			       d->host_why[i]);
+			printf("  stays on: %-16s %s\n",
+			       cut(f, h[i].name, HOST_W, &hc), d->host_why[i]);
 }
 
 /* The standby loop's decision as advice, when the fleet file has a
@@ -1499,6 +1552,28 @@ static struct vcp_virt *conn_of(struct mover *mv, size_t h, char **err)
 	return mv->conn[h];
 }
 
+/* One migration's outcome, folded to 100 columns unless --wide (a
+ * libvirt error can be long); printed as it happens. */
+static void step_text(const struct mover *mv, const char *vm, size_t from,
+		      size_t to, const char *outcome, const char *msg,
+		      double secs)
+{
+	const struct fctx *f = mv->f;
+	struct vcp_fold_capture fc;
+	struct cell hc, tc, vc;
+	bool fold = !wide(f) && vcp_fold_begin(&fc) == 0;
+
+	printf("  %zu/%zu %-24s %s -> %s: %s", mv->k + 1, mv->n,
+	       cut(f, vm, VM_W, &vc), host_cell(f, from, &hc),
+	       host_cell(f, to, &tc), outcome);
+	if (secs > 0)
+		printf(" (%.1f s)", secs);
+	printf("%s%s\n", msg ? ": " : "", msg ? msg : "");
+	if (fold)
+		vcp_fold_end(&fc, VCP_RENDER_COLS);
+	fflush(stdout);
+}
+
 static void step_out(struct mover *mv, const char *vm, size_t from,
 		     size_t to, const char *outcome, const char *msg,
 		     double secs)
@@ -1512,12 +1587,7 @@ static void step_out(struct mover *mv, const char *vm, size_t from,
 		mv->drawn = false;
 	}
 	if (!mv->f->json) {
-		printf("  %zu/%zu %-24s %s -> %s: %s", mv->k + 1, mv->n, vm,
-		       cfg->hosts[from].name, cfg->hosts[to].name, outcome);
-		if (secs > 0)
-			printf(" (%.1f s)", secs);
-		printf("%s%s\n", msg ? ": " : "", msg ? msg : "");
-		fflush(stdout);
+		step_text(mv, vm, from, to, outcome, msg, secs);
 		return;
 	}
 	o = json_object_new_object();
@@ -1566,16 +1636,18 @@ static void on_progress(void *opaque, const struct vcp_job_progress *p,
 {
 	struct mover *mv = opaque;
 	const struct step *st = mv->cur;
-	const struct vcp_fleet_cfg *cfg = &mv->f->cfg;
 	bool tty = isatty(STDERR_FILENO);
+	struct cell hc, tc, vc;
 	char txt[160];
 
 	if (!tty && !vcp_mig_line_due(0, mv->last_line, secs, 5))
 		return;
 	vcp_mig_progress_text(txt, sizeof(txt), p, secs);
+	/* names cut: a progress line redrawn in place must fit one row */
 	fprintf(stderr, "%s  %zu/%zu %s %s -> %s: %s%s", tty ? "\r\033[K" : "",
-		mv->k + 1, mv->n, st->vm, cfg->hosts[st->from].name,
-		cfg->hosts[st->to].name, txt, tty ? "" : "\n");
+		mv->k + 1, mv->n, cut(mv->f, st->vm, VM_W, &vc),
+		host_cell(mv->f, st->from, &hc), host_cell(mv->f, st->to, &tc),
+		txt, tty ? "" : "\n");
 	fflush(stderr);
 	mv->drawn = tty;
 	mv->last_line = secs;
@@ -1637,13 +1709,15 @@ static void one_move(struct mover *mv, const struct step *st)
  * report) and ask. True only for an answer starting with y or Y. */
 static bool confirmed(const struct fctx *f, const struct step *st, size_t n)
 {
+	struct cell hc, tc, vc;
 	char line[64];
 
 	fprintf(stderr, "fleet apply: %zu live migrations, one at a time:\n", n);
 	for (size_t k = 0; k < n; k++)
-		fprintf(stderr, "  %zu/%zu %-24s %s -> %s\n", k + 1, n, st[k].vm,
-			f->cfg.hosts[st[k].from].name,
-			f->cfg.hosts[st[k].to].name);
+		fprintf(stderr, "  %zu/%zu %-24s %s -> %s\n", k + 1, n,
+			cut(f, st[k].vm, VM_W, &vc),
+			host_cell(f, st[k].from, &hc),
+			host_cell(f, st[k].to, &tc));
 	migration_text(f, stderr);
 	fputs("Proceed? [y/N] ", stderr);
 	fflush(stderr);
@@ -2141,6 +2215,25 @@ static void fctx_clear(struct fctx *f)
 	vcp_fleet_cfg_clear(&f->cfg);
 }
 
+/* status, tag, plan: lines over 100 columns folded, a long URI cut
+ * visibly (the names in the tables are cut already), unless --wide. */
+static int folded(struct fctx *f, const char *cmd)
+{
+	struct vcp_fold_capture fc;
+	bool fold = !f->json && !wide(f) && vcp_fold_begin(&fc) == 0;
+	int r;
+
+	if (!strcmp(cmd, "status"))
+		r = cmd_status(f);
+	else if (!strcmp(cmd, "tag"))
+		r = cmd_tag(f);
+	else
+		r = cmd_plan(f);
+	if (fold)
+		vcp_fold_end(&fc, VCP_RENDER_COLS);
+	return r;
+}
+
 int vcp_cli_fleet(int argc, char **argv, const struct vcp_cli_common *c)
 {
 	struct fctx f = { .c = c };
@@ -2176,19 +2269,9 @@ int vcp_cli_fleet(int argc, char **argv, const struct vcp_cli_common *c)
 		fctx_clear(&f);
 		return r;
 	}
-	if (!strcmp(cmd, "status")) {
-		struct vcp_fold_capture fc;
-		bool fold = !f.json && !f.o.wide && !c->wide &&
-			    vcp_fold_begin(&fc) == 0;
-
-		/* lines over 100 columns folded, a long URI cut visibly */
-		r = cmd_status(&f);
-		if (fold)
-			vcp_fold_end(&fc, VCP_RENDER_COLS);
-	} else if (!strcmp(cmd, "tag"))
-		r = cmd_tag(&f);
-	else if (!strcmp(cmd, "plan"))
-		r = cmd_plan(&f);
+	if (!strcmp(cmd, "status") || !strcmp(cmd, "tag") ||
+	    !strcmp(cmd, "plan"))
+		r = folded(&f, cmd);
 	else if (!strcmp(cmd, "run") && f.json)
 		r = vcp_cli_err(EXIT_USAGE, "fleet run prints log lines, not JSON ('fleet status --json' shows the loop's state)");
 	else if (!strcmp(cmd, "run"))

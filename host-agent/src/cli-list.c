@@ -197,8 +197,7 @@ static void table(const struct vcp_vm *vms, size_t n,
 				VCP_RENDER_COLS - 66, sb, sizeof(sb));
 		}
 		printf("  %-*s %-8s %-10s %-16s %5u %s\n", (int)nw,
-		       wide ? vm->name : vcp_render_shorten(vm->name,
-				VCP_RENDER_NAME_W, nb, sizeof(nb)),
+		       vcp_render_name(vm->name, wide, nb),
 		       vm->running ? "running" : "shut off", class_of(vm, pol),
 		       tag_of(vm, tb, sizeof(tb)), vm->n_vcpus, pins);
 	}

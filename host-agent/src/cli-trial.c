@@ -36,10 +36,12 @@
 #include "cycle.h"
 #include "demand.h"
 #include "diff.h"
+#include "fold.h"
 #include "observe.h"
 #include "policy.h"
 #include "powerread.h"
 #include "powerview.h"
+#include "render.h"
 #include "trial.h"
 #include "trialarm.h"
 #include "trialstate.h"
@@ -575,9 +577,8 @@ static double arm_mean(const struct trial *t, size_t upto,
 	return n ? sum / n : NAN;
 }
 
-static void progress(const struct trial *t, size_t i)
+static void progress_line(const struct trial *t, size_t i, FILE *out)
 {
-	FILE *out = t->h->json ? stderr : stdout;
 	const struct win_rec *w = &t->win[i];
 	double el = now_s() - t->t0;
 	double left = (double)(t->n_win - i - 1) *
@@ -597,7 +598,19 @@ static void progress(const struct trial *t, size_t i)
 			a ? "," : "", arm_name((enum vcp_trial_arm)a), m);
 	}
 	fprintf(out, "; elapsed %.0f s, remaining %.0f s\n", el, left);
-	fflush(out);
+}
+
+/* A window's line as it ends: on stderr with --json, else on stdout
+ * folded to 100 columns (a long reason) unless --wide. */
+static void progress(const struct trial *t, size_t i)
+{
+	struct vcp_fold_capture fc;
+	bool fold = !t->h->json && !t->h->wide && vcp_fold_begin(&fc) == 0;
+
+	progress_line(t, i, t->h->json ? stderr : stdout);
+	if (fold)
+		vcp_fold_end(&fc, VCP_RENDER_COLS);
+	fflush(t->h->json ? stderr : stdout);
 }
 
 /* Switch to window @i's arm, settle, measure. 0, -EINTR, -EIO (*msg). */
@@ -666,8 +679,13 @@ static void arm_text(const char *name, const struct vcp_trial_arm_stat *a)
 	       name, a->mean_w, a->lo_w, a->hi_w, a->n);
 }
 
-static void report_text(const struct vcp_trial_result *r)
+static void report_text(const struct vcp_cli_host *h,
+			const struct vcp_trial_result *r)
 {
+	struct vcp_fold_capture fc;
+	bool fold = !h->wide && vcp_fold_begin(&fc) == 0;
+	char nb[VCP_RENDER_NAME_W + 1];
+
 	static const char *const meaning[] = {
 		[VCP_TRIAL_NO_DIFFERENCE] = "no difference within noise: packing does not pay here, by this trial",
 		[VCP_TRIAL_SAVES] = "saves: packing lowers this host's power",
@@ -689,10 +707,12 @@ static void report_text(const struct vcp_trial_result *r)
 		if (isnan(v->change))
 			continue;
 		printf("%-12s'%s' %.2f%% as found, %.2f%% as planned (%+.2f points)\n",
-		       "vCPU wait:", v->name, v->wait[0] * 100, v->wait[1] * 100,
-		       v->change * 100);
+		       "vCPU wait:", vcp_render_name(v->name, h->wide, nb),
+		       v->wait[0] * 100, v->wait[1] * 100, v->change * 100);
 	}
 	printf("%-12s%s\n", "verdict:", meaning[r->verdict]);
+	if (fold)
+		vcp_fold_end(&fc, VCP_RENDER_COLS);
 }
 
 /* Write @o to @path atomically, its directory made if missing. */
@@ -764,7 +784,7 @@ static int analyse(struct trial *t)
 		puts(json_object_to_json_string_ext(rep, JSON_C_TO_STRING_PRETTY |
 						    JSON_C_TO_STRING_NOSLASHESCAPE));
 	else
-		report_text(res);
+		report_text(t->h, res);
 	if (rep && !r)
 		r = record(t, rep);
 	json_object_put(rep);

@@ -22,8 +22,9 @@
 #include "apply.h"
 #include "cli.h"
 #include "cli-watch.h"
-#include "ctl.h"
 #include "control.h"
+#include "cpuset.h"
+#include "ctl.h"
 #include "cycle.h"
 #include "diff.h"
 #include "explain.h"
@@ -1057,17 +1058,121 @@ static int verify_fresh(struct ctx *c, struct json_object *diffs)
 		planned_clear(&p);
 		return r;
 	}
+	/* --json: each action whole; text: as plan shows them */
 	f = open_memstream(&buf, &len);
-	if (f) {
+	if (f && c->json)
 		vcp_render_actions_text(f, p.cy.w.vms, &p.cy.acts, NULL);
+	else if (f)
+		vcp_render_actions_fit(f, p.cy.w.vms, &p.cy.acts, NULL,
+				       c->wide);
+	if (f)
 		fclose(f);
-	}
 	for (char *l = buf && p.cy.acts.n ? strtok(buf, "\n") : NULL; l;
 	     l = strtok(NULL, "\n"))
 		verify_diff(diffs, NULL, "action", "differs", l + strspn(l, " "));
 	free(buf);
 	planned_clear(&p);
 	return 0;
+}
+
+/* The vCPU of a difference "vCPU N pins", or -1. */
+static int diff_vcpu(struct json_object *d)
+{
+	unsigned int v;
+	int n = -1;
+
+	if (sscanf(str_of(d, "what"), "vCPU %u pins%n", &v, &n) == 1 &&
+	    n == (int)strlen(str_of(d, "what")))
+		return (int)v;
+	return -1;
+}
+
+/* Whether difference @e is @d (a vCPU's pins) for another vCPU of the
+ * same VM, pinned alike now. */
+static bool same_but_vcpu(struct json_object *d, struct json_object *e)
+{
+	return diff_vcpu(e) >= 0 && !strcmp(str_of(d, "vm"), str_of(e, "vm")) &&
+	       !strcmp(str_of(d, "is"), str_of(e, "is"));
+}
+
+/* Where differences @i..@last plan their vCPUs: one cpulist when it is
+ * the same for all, else each one's in turn ("0,64 | 1,65"), as plan. */
+static void put_planned(struct json_object *diffs, size_t i, size_t last)
+{
+	const char *p = str_of(json_object_array_get_idx(diffs, i), "planned");
+	bool alike = true;
+
+	for (size_t j = i + 1; j <= last; j++)
+		alike = alike &&
+			!strcmp(p, str_of(json_object_array_get_idx(diffs, j),
+					  "planned"));
+	for (size_t j = i; j <= (alike ? i : last); j++)
+		printf("%s%s", j > i ? " | " : "",
+		       str_of(json_object_array_get_idx(diffs, j), "planned"));
+}
+
+/* Difference @i, a vCPU's pins, with the vCPUs of the differences after
+ * it that say the same as one "vCPUs 0-7 pins" line (as plan folds
+ * them); returns the index of the last difference it stands for. */
+static size_t put_vcpu_diffs(struct json_object *diffs, size_t i)
+{
+	struct json_object *d = json_object_array_get_idx(diffs, i);
+	size_t n = json_object_array_length(diffs), j = i;
+	struct vcp_cpuset ids;
+	char v[256];
+
+	vcp_cpuset_zero(&ids);
+	vcp_cpuset_set(&ids, (unsigned int)diff_vcpu(d));
+	while (j + 1 < n &&
+	       same_but_vcpu(d, json_object_array_get_idx(diffs, j + 1)))
+		vcp_cpuset_set(&ids,
+			       (unsigned int)diff_vcpu(
+				       json_object_array_get_idx(diffs, ++j)));
+	if (j > i && vcp_cpuset_format(&ids, v, sizeof(v)) == 0)
+		printf("vCPUs %s pins", v);
+	else
+		printf("%s", str_of(d, "what"));
+	printf(": %s, planned ", str_of(d, "is"));
+	put_planned(diffs, i, j);
+	putchar('\n');
+	return j;
+}
+
+/* Difference @i: a VM's (its name cut to the tables' width unless
+ * --wide), the host's, or an action apply would take (as plan shows
+ * it); returns the index of the last difference the line stands for. */
+static size_t verify_line(const struct ctx *c, struct json_object *diffs,
+			  size_t i)
+{
+	struct json_object *d = json_object_array_get_idx(diffs, i);
+	struct json_object *vm = json_object_object_get(d, "vm");
+	char nb[VCP_RENDER_NAME_W + 1];
+
+	if (!strcmp(str_of(d, "what"), "action")) {
+		printf("  planned: %s\n", str_of(d, "planned"));
+		return i;
+	}
+	if (vm)
+		printf("  '%s' ", vcp_render_name(json_object_get_string(vm),
+						  c->wide, nb));
+	else
+		printf("  ");
+	if (diff_vcpu(d) >= 0)
+		return put_vcpu_diffs(diffs, i);
+	printf("%s: %s, planned %s\n", str_of(d, "what"), str_of(d, "is"),
+	       str_of(d, "planned"));
+	return i;
+}
+
+/* The differences, folded to 100 columns unless --wide. */
+static void verify_text(const struct ctx *c, struct json_object *diffs)
+{
+	struct vcp_fold_capture fc;
+
+	vcp_fold_begin(&fc);
+	for (size_t i = 0; i < json_object_array_length(diffs); i++)
+		i = verify_line(c, diffs, i);
+	vcp_fold_end(&fc, c->wide ? 0 : VCP_RENDER_COLS);
 }
 
 static int cmd_verify(struct ctx *c, int argc, char **argv)
@@ -1108,15 +1213,7 @@ static int cmd_verify(struct ctx *c, int argc, char **argv)
 		printf("verify: %s (%s)\n", n ? "the host differs from the plan" :
 		       "the host is as planned", by_daemon ?
 		       "against the plan vcpackd carries out" : "against a fresh plan");
-		for (size_t i = 0; i < n; i++) {
-			struct json_object *d = json_object_array_get_idx(diffs, i);
-			struct json_object *vm = json_object_object_get(d, "vm");
-
-			printf("  %s%s%s%s: %s, planned %s\n", vm ? "'" : "",
-			       vm ? json_object_get_string(vm) : "", vm ? "' " : "",
-			       str_of(d, "what"), str_of(d, "is"),
-			       str_of(d, "planned"));
-		}
+		verify_text(c, diffs);
 	}
 	if (!r && n)
 		r = 1;
@@ -1224,8 +1321,13 @@ static void tag_report(const struct ctx *c, const char *dom,
 		vcp_cli_json(o);
 	} else {
 		char *xml = vcp_tag_format(t);
+		const char *x = xml ? xml : "";
 
-		printf("tagged '%s': %s\n", dom, xml ? xml : "");
+		/* a long name: the tag on a line of its own, as explain */
+		if (c->wide || strlen(dom) + strlen(x) + 11 <= VCP_RENDER_COLS)
+			printf("tagged '%s': %s\n", dom, x);
+		else
+			printf("tagged '%s':\n  %s\n", dom, x);
 		free(xml);
 	}
 }
@@ -1294,16 +1396,20 @@ static void restore_report(const struct ctx *c,
 			   const struct vcp_irq_report *irq)
 {
 	struct json_object *arr = json_object_new_array();
+	char nb[VCP_RENDER_NAME_W + 1];
 
 	for (size_t i = 0; i < res->n; i++) {
 		const struct vcp_restore_entry *e = &res->e[i];
 		struct json_object *o = json_object_new_object();
 
 		if (!c->json)
-			printf("  %-20s %s%s%s\n", e->vm,
-			       e->outcome != VCP_DONE ? vcp_outcome_name(e->outcome) :
-			       e->had_record ? "restored to its original pins" :
-					       "nothing recorded, left as it is",
+			printf("  %-20s %s%s%s\n",
+			       vcp_render_name(e->vm, c->wide, nb),
+			       e->outcome != VCP_DONE ?
+				       vcp_outcome_name(e->outcome) :
+			       e->had_record ?
+				       "restored to its original pins" :
+				       "nothing recorded, left as it is",
 			       e->msg ? ": " : "", e->msg ? e->msg : "");
 		json_object_object_add(o, "vm", json_object_new_string(e->vm));
 		json_object_object_add(o, "outcome",
@@ -1361,9 +1467,14 @@ static int cmd_restore(struct ctx *c, int argc, char **argv)
 	    vcp_irq_follow(root, w.host, NULL, false, &irq) < 0)
 		vcp_cli_err(0, "Failed to restore device IRQs");
 	if (!r) {
+		struct vcp_fold_capture fc;
+		bool fold = !c->json && !c->wide && vcp_fold_begin(&fc) == 0;
+
 		if (!c->json)
 			printf("restore:\n");
 		restore_report(c, &res, &irq);
+		if (fold) /* a long failure message folded */
+			vcp_fold_end(&fc, VCP_RENDER_COLS);
 		if (res.n_failed || irq.res.failed)
 			r = EXIT_PARTIAL;
 	}
@@ -1575,11 +1686,18 @@ static int cmd_trial(struct ctx *c, int argc, char **argv)
 	if (r)
 		return r;
 	h = (struct vcp_cli_host){
-		.json = c->json, .sample_ms = c->sample_ms, .policy = &c->policy,
-		.v = c->v, .k = c->k, .mode = c->mode, .power_root = c->power_root,
+		.json = c->json,
+		.wide = c->wide,
+		.sample_ms = c->sample_ms,
+		.policy = &c->policy,
+		.v = c->v,
+		.k = c->k,
+		.mode = c->mode,
+		.power_root = c->power_root,
 		.daemon_socket = c->daemon_socket ? c->daemon_socket :
-				 getenv("VCPACK_SOCKET") ? getenv("VCPACK_SOCKET") :
-				 VCP_CTL_SOCKET,
+				 getenv("VCPACK_SOCKET") ?
+						    getenv("VCPACK_SOCKET") :
+						    VCP_CTL_SOCKET,
 	};
 	return vcp_cli_trial(argc, argv, &h);
 }

@@ -38,6 +38,7 @@ struct vcp_kernel;
 /* An opened host, for the commands kept in their own files. */
 struct vcp_cli_host {
 	bool json;
+	bool wide; /* --wide: names and lines whole */
 	unsigned int sample_ms;	/* demand sample for planning */
 	const struct vcp_policy *policy;
 	struct vcp_virt *v;

@@ -25,22 +25,35 @@ static size_t width(const char *s, size_t n)
 	return w;
 }
 
+/* Where the text after a label of one or two words at the start of
+ * @line starts ("host:   x" -> 8, "migration options: x" -> 19), or 0. */
+static size_t after_label(const char *line, size_t n)
+{
+	size_t k = 0;
+
+	for (int words = 0; words < 2; words++) {
+		while (k < n && line[k] != ' ' && line[k] != ':')
+			k++;
+		if (k + 1 < n && line[k] == ':' && line[k + 1] == ' ')
+			return k + 1 + strspn(line + k + 1, " ");
+		if (k >= n || line[k] != ' ' || line[k + 1] == ' ')
+			return 0;
+		k++;
+	}
+	return 0;
+}
+
 /* Where the text of @line starts (*ret_lead: after its leading spaces,
- * or after "label:" and the spaces following it, "host:   x" -> 8) and
- * where its rest goes: under that text, or 4 further in for an indented
- * line (a table row: its rest under it, not a new row). */
+ * or after a label, after_label) and where its rest goes: under that
+ * text, or 4 further in for an indented line (a table row: its rest
+ * under it, not a new row). */
 static size_t indent_of(const char *line, size_t n, size_t cols,
 			size_t *ret_lead)
 {
-	size_t i = strspn(line, " "), k = i, ind = i + 4;
+	size_t i = strspn(line, " "), ind = i + 4;
 
-	if (i == 0) {
-		while (k < n && line[k] != ' ' && line[k] != ':')
-			k++;
-		if (k < n && line[k] == ':' && k + 1 < n && line[k + 1] == ' ')
-			i = k + 1 + strspn(line + k + 1, " ");
-		ind = i;
-	}
+	if (i == 0)
+		ind = i = after_label(line, n);
 	if (i >= n || ind > cols / 2)
 		i = ind = 0;
 	*ret_lead = i;

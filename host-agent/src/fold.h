@@ -16,7 +16,8 @@
  * @text (lines ending in '\n') with every line wider than @cols
  * characters (UTF-8 characters, not bytes) folded: broken at spaces,
  * each further line indented to where the first line's text starts
- * after a "label:" and the spaces that follow it, or 4 further in than
+ * after a "label:" (of one or two words: "migration options:") and the
+ * spaces that follow it, or 4 further in than
  * an indented line (at most @cols / 2), a word wider than the room left cut in
  * the middle ("qemu+ssh://user@very...keyfile=/k"). Lines that fit are
  * kept as they are. malloc'd; NULL when out of memory.

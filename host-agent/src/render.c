@@ -39,6 +39,13 @@ const char *vcp_render_shorten(const char *s, size_t w, char *buf, size_t len)
 	return buf;
 }
 
+const char *vcp_render_name(const char *name, bool wide, char *nb)
+{
+	return wide ? name :
+		      vcp_render_shorten(name, VCP_RENDER_NAME_W, nb,
+					 VCP_RENDER_NAME_W + 1);
+}
+
 /* Union of a VM's vCPU pins. */
 static void vm_pins(const struct vcp_vm *vm, struct vcp_cpuset *ret)
 {
@@ -71,10 +78,7 @@ static void map_names(FILE *f, const struct vcp_vm *vms,
 	}
 	for (size_t i = 0; i < v->n_vms; i++) {
 		const char *name =
-			wide ? vms[v->vms[i]].name :
-			       vcp_render_shorten(vms[v->vms[i]].name,
-						  VCP_RENDER_NAME_W, nb,
-						  sizeof(nb));
+			vcp_render_name(vms[v->vms[i]].name, wide, nb);
 		size_t n = strlen(name) + (i + 1 < v->n_vms);
 
 		if (i && !wide && col + 1 + n > VCP_RENDER_COLS) {
@@ -173,9 +177,7 @@ void vcp_render_vms_fit(FILE *f, const struct vcp_host *host,
 			pins = vcp_render_shorten(pins, VCP_RENDER_COLS - 64,
 						  pb, sizeof(pb));
 		fprintf(f, "  %-*s %-10s %-7s %5u %-8s %-6s %s\n", nw,
-			wide ? vm->name :
-			       vcp_render_shorten(vm->name, VCP_RENDER_NAME_W,
-						  nb, sizeof(nb)),
+			vcp_render_name(vm->name, wide, nb),
 			vm_class_label(vm, policy),
 			!vm->has_tag	  ? "-" :
 			vm->tag.has_class ? "class" :
@@ -192,18 +194,112 @@ void vcp_render_vms_text(FILE *f, const struct vcp_host *host,
 	vcp_render_vms_fit(f, host, vms, n_vms, policy, true);
 }
 
-void vcp_render_actions_text(FILE *f, const struct vcp_vm *vms,
-			     const struct vcp_actions *acts,
-			     const struct vcp_apply_result *res)
+/* Whether action @j pins another vCPU of action @i's VM from the same
+ * CPUs, with the same outcome. */
+static bool same_but_vcpu(const struct vcp_actions *acts,
+			  const struct vcp_apply_result *res, size_t i,
+			  size_t j)
 {
-	vcp_render_actions_fit(f, vms, acts, res, true);
+	const struct vcp_action *x = &acts->a[i], *y = &acts->a[j];
+	const char *mx, *my;
+
+	if (y->kind != VCP_ACT_PIN_VCPU || y->vm != x->vm ||
+	    !vcp_cpuset_equal(&x->from, &y->from))
+		return false;
+	if (!res || (i >= res->n && j >= res->n))
+		return true;
+	if (i >= res->n || j >= res->n ||
+	    res->e[i].outcome != res->e[j].outcome)
+		return false;
+	mx = res->e[i].msg ? res->e[i].msg : "";
+	my = res->e[j].msg ? res->e[j].msg : "";
+	return strcmp(mx, my) == 0;
 }
 
-void vcp_render_actions_fit(FILE *f, const struct vcp_vm *vms,
-			    const struct vcp_actions *acts,
-			    const struct vcp_apply_result *res, bool wide)
+/* Where actions @i..@last pin their vCPUs: one cpulist when it is the
+ * same for all, else each vCPU's in turn ("0,64 | 1,65"). */
+static void put_targets(FILE *f, const struct vcp_actions *acts, size_t i,
+			size_t last)
 {
-	char a[256], b[256], nb[VCP_RENDER_NAME_W + 1];
+	bool alike = true;
+	char b[256];
+
+	for (size_t j = i + 1; j <= last; j++)
+		alike = alike &&
+			vcp_cpuset_equal(&acts->a[i].to, &acts->a[j].to);
+	for (size_t j = i; j <= last; j++) {
+		fprintf(f, "%s%s", j > i ? " | " : "",
+			fmt_set(&acts->a[j].to, b, sizeof(b)));
+		if (alike)
+			break;
+	}
+}
+
+/* Action @i, a vCPU's pins, with the vCPUs of the actions after it that
+ * pin the same VM from the same CPUs (@ranges) as one "vcpus 0-7"
+ * action; returns the index of the last action it stands for. */
+static size_t put_vcpus(FILE *f, const struct vcp_actions *acts,
+			const struct vcp_apply_result *res, size_t i,
+			bool ranges)
+{
+	const struct vcp_action *x = &acts->a[i];
+	struct vcp_cpuset ids;
+	char a[256], v[256];
+	size_t j = i;
+
+	vcp_cpuset_zero(&ids);
+	vcp_cpuset_set(&ids, x->vcpu);
+	while (ranges && j + 1 < acts->n && same_but_vcpu(acts, res, i, j + 1))
+		vcp_cpuset_set(&ids, acts->a[++j].vcpu);
+	if (j == i)
+		fprintf(f, "vcpu %-3u", x->vcpu);
+	else
+		fprintf(f, "vcpus %s", fmt_set(&ids, v, sizeof(v)));
+	fprintf(f, " %s -> ", fmt_set(&x->from, a, sizeof(a)));
+	put_targets(f, acts, i, j);
+	return j;
+}
+
+/* What action @x does, after its kind and VM (not a vCPU's pins). */
+static void put_change(FILE *f, const struct vcp_action *x)
+{
+	char a[256], b[256];
+
+	switch (x->kind) {
+	case VCP_ACT_SAVE:
+		fputs("record original pins in metadata", f);
+		break;
+	case VCP_ACT_PIN_VCPU:
+		break;
+	case VCP_ACT_PIN_EMULATOR:
+		fprintf(f, "emulator %s -> %s", fmt_set(&x->from, a, sizeof(a)),
+			fmt_set(&x->to, b, sizeof(b)));
+		break;
+	case VCP_ACT_SET_CLASS:
+		fprintf(f, "cpu.consolidate %s -> %s",
+			x->has_from_class ? vcp_class_name(x->from_class) : "?",
+			vcp_class_name(x->to_class));
+		break;
+	case VCP_ACT_SET_LEVEL:
+		fprintf(f, "sched_mc_power_savings %d -> %d", x->from_level,
+			x->to_level);
+		break;
+	case VCP_ACT_SET_MEMORY:
+		fprintf(f, "memory nodes %s -> %s",
+			fmt_set(&x->from, a, sizeof(a)),
+			fmt_set(&x->to, b, sizeof(b)));
+		break;
+	}
+}
+
+/* The actions, one a line; @wide: names whole; @ranges: a VM's vCPUs
+ * pinned alike in one line. */
+static void put_actions(FILE *f, const struct vcp_vm *vms,
+			const struct vcp_actions *acts,
+			const struct vcp_apply_result *res, bool wide,
+			bool ranges)
+{
+	char nb[VCP_RENDER_NAME_W + 1];
 
 	if (!acts->n)
 		fputs("  nothing to change\n", f);
@@ -211,46 +307,35 @@ void vcp_render_actions_fit(FILE *f, const struct vcp_vm *vms,
 		const struct vcp_action *x = &acts->a[i];
 		const char *who = x->kind == VCP_ACT_SET_LEVEL ? "host" :
 				  vms[x->vm].name;
+		size_t last = i;
 
 		fprintf(f, "  %-14s %-20s ", vcp_act_kind_name(x->kind),
-			wide ? who :
-			       vcp_render_shorten(who, VCP_RENDER_NAME_W, nb,
-						  sizeof(nb)));
-		switch (x->kind) {
-		case VCP_ACT_SAVE:
-			fputs("record original pins in metadata", f);
-			break;
-		case VCP_ACT_PIN_VCPU:
-			fprintf(f, "vcpu %-3u %s -> %s", x->vcpu,
-				fmt_set(&x->from, a, sizeof(a)),
-				fmt_set(&x->to, b, sizeof(b)));
-			break;
-		case VCP_ACT_PIN_EMULATOR:
-			fprintf(f, "emulator %s -> %s",
-				fmt_set(&x->from, a, sizeof(a)),
-				fmt_set(&x->to, b, sizeof(b)));
-			break;
-		case VCP_ACT_SET_CLASS:
-			fprintf(f, "cpu.consolidate %s -> %s",
-				x->has_from_class ? vcp_class_name(x->from_class) : "?",
-				vcp_class_name(x->to_class));
-			break;
-		case VCP_ACT_SET_LEVEL:
-			fprintf(f, "sched_mc_power_savings %d -> %d",
-				x->from_level, x->to_level);
-			break;
-		case VCP_ACT_SET_MEMORY:
-			fprintf(f, "memory nodes %s -> %s",
-				fmt_set(&x->from, a, sizeof(a)),
-				fmt_set(&x->to, b, sizeof(b)));
-			break;
-		}
+			vcp_render_name(who, wide, nb));
+		if (x->kind == VCP_ACT_PIN_VCPU)
+			last = put_vcpus(f, acts, res, i, ranges);
+		else
+			put_change(f, x);
 		if (res && i < res->n)
 			fprintf(f, "  [%s]%s%s", vcp_outcome_name(res->e[i].outcome),
 				res->e[i].msg ? " " : "",
 				res->e[i].msg ? res->e[i].msg : "");
 		fputc('\n', f);
+		i = last;
 	}
+}
+
+void vcp_render_actions_text(FILE *f, const struct vcp_vm *vms,
+			     const struct vcp_actions *acts,
+			     const struct vcp_apply_result *res)
+{
+	put_actions(f, vms, acts, res, true, false);
+}
+
+void vcp_render_actions_fit(FILE *f, const struct vcp_vm *vms,
+			    const struct vcp_actions *acts,
+			    const struct vcp_apply_result *res, bool wide)
+{
+	put_actions(f, vms, acts, res, wide, true);
 }
 
 struct json_object *vcp_render_cpuset_json(const struct vcp_cpuset *s)
@@ -433,10 +518,7 @@ void vcp_render_memory_text(FILE *f, const struct vcp_vm *vms,
 		}
 		snprintf(head, sizeof(head),
 			 "  memory stays: '%s' (planned node %d):",
-			 wide ? vms[i].name :
-				vcp_render_shorten(vms[i].name,
-						   VCP_RENDER_NAME_W, nb,
-						   sizeof(nb)),
+			 vcp_render_name(vms[i].name, wide, nb),
 			 plan->vms[i].mem_node);
 		put_wrapped(f, head, why, wide);
 	}

@@ -32,7 +32,10 @@ void vcp_render_actions_text(FILE *f, const struct vcp_vm *vms,
  * VM name longer than VCP_RENDER_NAME_W loses its middle to "...", a
  * package's VM names wrap under each other, a long cpulist in the VM
  * table is shortened likewise. @wide: names and cpulists whole (the
- * _text functions above are these with @wide true).
+ * _text functions above are these with @wide true). The actions: the
+ * vCPUs of a VM pinned from the same CPUs (with the same outcome) in one
+ * line, "vcpus 0-7 FROM -> TO", or "-> TO0 | TO1 | ..." when each goes
+ * elsewhere (_text: one line per vCPU).
  */
 #define VCP_RENDER_COLS 100
 #define VCP_RENDER_NAME_W 20
@@ -48,6 +51,9 @@ void vcp_render_actions_fit(FILE *f, const struct vcp_vm *vms,
 /* @s in at most @w bytes, its middle replaced by "..." when longer
  * (whole when @w < 5 or @len <= @w); returns @buf. */
 const char *vcp_render_shorten(const char *s, size_t w, char *buf, size_t len);
+/* A VM's @name as the tables show it: whole when @wide, else cut to
+ * VCP_RENDER_NAME_W in @nb (VCP_RENDER_NAME_W + 1 bytes). */
+const char *vcp_render_name(const char *name, bool wide, char *nb);
 
 struct json_object *vcp_render_map_json(const struct vcp_host *host,
 					const struct vcp_vm *vms,

@@ -155,8 +155,12 @@ t_eq "fleet file defaults" \
 	"$(G --json plan 2>/dev/null | jq -c .migration)"
 t_eq "--bandwidth overrides the file's" 200 \
 	"$(G --json plan --bandwidth 200 2>/dev/null | jq .migration.bandwidth_mib_s)"
-t_match "plan text: the options shown" "migration options: VIR_MIGRATE_LIVE VIR_MIGRATE_ABORT_ON_ERROR VIR_MIGRATE_PEER2PEER VIR_MIGRATE_TLS VIR_MIGRATE_AUTO_CONVERGE; bandwidth 50 MiB/s" \
-	"$(G plan 2>/dev/null)"
+t_match "plan --wide text: the options shown on one line" "migration options: VIR_MIGRATE_LIVE VIR_MIGRATE_ABORT_ON_ERROR VIR_MIGRATE_PEER2PEER VIR_MIGRATE_TLS VIR_MIGRATE_AUTO_CONVERGE; bandwidth 50 MiB/s" \
+	"$(G plan --wide 2>/dev/null)"
+out=$(G plan 2>/dev/null)
+t_match "plan text: the options line folded to 100 columns" \
+	"^migration options: VIR_MIGRATE_LIVE .*VIR_MIGRATE_TLS$" "$out"
+t_match "plan text: its rest under its text" "^ {19}VIR_MIGRATE_AUTO_CONVERGE; bandwidth 50 MiB/s$" "$out"
 out=$(F apply --bandwidth 0 --yes 2>&1); rc=$?
 t_eq "--bandwidth 0: exit 2" 2 $rc
 t_match "--bandwidth 0: named" "\-\-bandwidth '0' is not a number from 1" "$out"

@@ -269,7 +269,7 @@ pl=$("$VCPACK" fleet --hosts "$T_TMP/fv2.json" --sample 0 --json plan 2>/dev/nul
 t_eq "plan: h3 kept on (stay_on) saves what its one awake AMD package saves (80 - 48 W), modelled" "32 false" \
 	"$(printf '%s\n' "$pl" | jq -r '.hosts[2]|"\(.saving_watts) \(.saving_measured)"')"
 t_match "plan: the basis says unverified" "unverified" "$(printf '%s\n' "$pl" | jq -r '.hosts[2].saving_basis')"
-txt=$("$VCPACK" fleet --hosts "$T_TMP/fv.json" --sample 0 plan 2>/dev/null)
+txt=$("$VCPACK" fleet --hosts "$T_TMP/fv.json" --sample 0 plan --wide 2>/dev/null)
 t_match "plan text: per host, vendor and basis" "h3 +amd +150 W  measured: the host's idle draw" "$txt"
 t_match "plan text: measured and modelled apart" "saving 150 W \(150 W measured, 0 W modelled\)" "$txt"
 

@@ -42,6 +42,17 @@ static void test_label(void **state)
 	      "mode:   pin (a simulated host\n"
 	      "        with no kernel to\n"
 	      "        tune)\n");
+	/* a label of two words; not three, nor a colon later in the line */
+	check("migration options: LIVE ABORT_ON_ERROR TLS\n", 40,
+	      "migration options: LIVE ABORT_ON_ERROR\n"
+	      "                   TLS\n");
+	check("saving per host: a b c d e f g h\n", 20,
+	      "saving per host: a b\n"
+	      "c d e f g h\n");
+	check("fleet: 2 hosts (vendor: x) and more\n", 20,
+	      "fleet: 2 hosts\n"
+	      "       (vendor: x)\n"
+	      "       and more\n");
 }
 
 static void test_indented(void **state)
