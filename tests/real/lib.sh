@@ -22,6 +22,8 @@ echo "vcpack-guest up: $(/bin/busybox nproc) CPUs"
 # memory without end, so a live migration of it never converges
 case "$(/bin/busybox cat /proc/cmdline)" in *vcp.dirty*)
 	/bin/busybox yes vcpack | /bin/busybox head -c 8388608 >/dirty.a
+	/bin/busybox cp /dirty.a /dirty.b
+	echo "vcp.dirty: rewriting 8 MiB"
 	while :; do /bin/busybox cp /dirty.a /dirty.b; done &
 esac
 # idle, as a lightly loaded guest is
@@ -59,6 +61,16 @@ define_guest() {
 </domain>
 XML
 	virsh -q -c "$1" define "$T_TMP/$2.xml" >/dev/null
+}
+
+# wait_console NAME TEXT [TENTHS]: until the guest's console shows TEXT
+# (default 60 s; a guest boots slowly under TCG on a loaded machine)
+wait_console() {
+	i=0
+	until grep -q "$2" "$GUEST_LOGS/$1.console" 2>/dev/null; do
+		i=$((i + 1)); [ $i -gt "${3:-600}" ] && return 1
+		sleep 0.1
+	done
 }
 
 # qemu_pid NAME (session daemon started by start_libvirtd)
