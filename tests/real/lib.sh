@@ -76,6 +76,16 @@ wait_console() {
 # qemu_pid NAME (session daemon started by start_libvirtd)
 qemu_pid() { cat "$LVD_RUN/libvirt/qemu/run/$1.pid" 2>/dev/null; }
 
+# pid_on RUN_DIR NAME: the QEMU pid of guest NAME of the session daemon
+# whose XDG_RUNTIME_DIR is RUN_DIR (with several daemons)
+pid_on() { cat "$1/libvirt/qemu/run/$2.pid" 2>/dev/null; }
+
+# runs RUN_DIR NAME: is a live QEMU for NAME there?
+runs() {
+	p=$(pid_on "$1" "$2")
+	[ -n "$p" ] && tr '\0' ' ' 2>/dev/null <"/proc/$p/cmdline" | grep -q "guest=$2"
+}
+
 # allowed NAME VCPU: Cpus_allowed_list of the guest's "CPU N/TCG" thread
 allowed() {
 	q=$(qemu_pid "$1") || return 1

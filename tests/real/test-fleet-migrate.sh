@@ -32,7 +32,6 @@ trap 'destroy_all "$U_a"; destroy_all "$U_b"; t_cleanup' EXIT
 t_nomatch "two hosts to libvirt: distinct host UUIDs" \
 	"$(virsh -c "$U_a" capabilities | grep -m1 '<uuid>')" \
 	"$(virsh -c "$U_b" capabilities | grep -m1 '<uuid>')"
-pid_on() { cat "$1/libvirt/qemu/run/$2.pid" 2>/dev/null; }
 # a step's line as printed, folded to 100 columns (its rest indented
 # under it), joined again; blank lines (a redrawn line's \r) dropped
 unfolded() {
@@ -40,10 +39,6 @@ unfolded() {
 	     /^      +[^ ]/ && n { sub(/^ +/, ""); buf = buf " " $0; next }
 	     { if (n) print buf; buf = $0; n = 1 }
 	     END { if (n) print buf }'
-}
-runs() { # RUN_DIR NAME: is a live QEMU for NAME there?
-	p=$(pid_on "$1" "$2")
-	[ -n "$p" ] && tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -q "guest=$2"
 }
 
 cat >"$T_TMP/fleet.json" <<JSON

@@ -78,11 +78,6 @@ for h in a b c; do
 	start_host $h || { t_fail "start libvirtd $h"; t_done; exit 1; }
 done
 t_pass "three hosts started"
-pid_on() { cat "$1/libvirt/qemu/run/$2.pid" 2>/dev/null; }
-runs() { # RUN_DIR NAME: is a live QEMU for NAME there?
-	p=$(pid_on "$1" "$2")
-	[ -n "$p" ] && tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -q "guest=$2"
-}
 where() { # NAME: the hosts whose QEMU runs NAME
 	w=""
 	for h in a b c; do
