@@ -127,6 +127,18 @@ start_libvirtd() {
 	done
 }
 
+# power_script NAME [NOTE]: $T_TMP/NAME, a power command for the fleet
+# file's standby/wake_command that records "ACTION HOST ARG[ NOTE]" in
+# $T_TMP/asked ($VCPACK_ACTION, $VCPACK_HOST, its first argument), then
+# runs the shell text on its stdin ($1: that argument).
+power_script() {
+	{
+		echo '#!/bin/sh'
+		echo "echo \"\$VCPACK_ACTION \$VCPACK_HOST \$1${2:+ $2}\" >>\"$T_TMP/asked\""
+		cat
+	} >"$T_TMP/$1" && chmod +x "$T_TMP/$1"
+}
+
 # Keep a connection to URI open (the test driver keeps test:///default's
 # state only while someone holds it).
 hold_connection() {

@@ -36,23 +36,15 @@ virsh -q -c "$U_h2" destroy test >/dev/null &&
 	t_pass "three hosts, one guest on h1" || t_fail "set-up"
 
 # the power commands: argv, no shell between vcpack and them
-cat >"$T_TMP/standby" <<EOF
-#!/bin/sh
-echo "\$VCPACK_ACTION \$VCPACK_HOST \$1" >>"$T_TMP/asked"
+power_script standby <<EOF
 rm -f "$T_TMP/\$1.sock"
 echo "\$1 going to sleep"
 EOF
-cat >"$T_TMP/wake" <<EOF
-#!/bin/sh
-echo "\$VCPACK_ACTION \$VCPACK_HOST \$1" >>"$T_TMP/asked"
+power_script wake <<EOF
 ln -s "\$(cat "$T_TMP/\$1.target")" "$T_TMP/\$1.sock"
 echo "\$1 powered on"
 EOF
-cat >"$T_TMP/nowake" <<EOF
-#!/bin/sh
-echo "\$VCPACK_ACTION \$VCPACK_HOST \$1 (never comes back)" >>"$T_TMP/asked"
-EOF
-chmod +x "$T_TMP/standby" "$T_TMP/wake" "$T_TMP/nowake"
+power_script nowake "(never comes back)" </dev/null
 for h in h1 h2 h3; do readlink "$T_TMP/$h.sock" >"$T_TMP/$h.target"; done
 
 fleet() { # MIN_SPARE H3_WAKE [H2_STAY_ON]

@@ -88,26 +88,18 @@ where() { # NAME: the hosts whose QEMU runs NAME
 }
 
 # the power commands: argv, no shell between vcpack and them
-cat >"$T_TMP/standby" <<EOF
-#!/bin/sh
-echo "\$VCPACK_ACTION \$VCPACK_HOST \$1" >>"$T_TMP/asked"
+power_script standby <<EOF
 p=\$(cat "$LVD_BASE/\$1/run/libvirtd.pid")
 kill "\$p"
 i=0
 while kill -0 "\$p" 2>/dev/null && [ \$i -lt 100 ]; do sleep 0.1; i=\$((i + 1)); done
 echo "\$1 going to sleep (libvirtd \$p stopped)"
 EOF
-cat >"$T_TMP/wake" <<EOF
-#!/bin/sh
-echo "\$VCPACK_ACTION \$VCPACK_HOST \$1" >>"$T_TMP/asked"
+power_script wake <<EOF
 "$T_TMP/start-\$1"
 echo "\$1 powered on"
 EOF
-cat >"$T_TMP/nowake" <<EOF
-#!/bin/sh
-echo "\$VCPACK_ACTION \$VCPACK_HOST \$1 (never comes back)" >>"$T_TMP/asked"
-EOF
-chmod +x "$T_TMP/standby" "$T_TMP/wake" "$T_TMP/nowake"
+power_script nowake "(never comes back)" </dev/null
 : >"$T_TMP/asked"
 
 fleet() { # MIN_SPARE C_WAKE [C_STAY_ON]
