@@ -386,7 +386,7 @@ static bool wide(const struct fctx *f)
 static const char *cut(const struct fctx *f, const char *name, size_t w,
 		       struct cell *c)
 {
-	return wide(f) ? name : vcp_render_shorten(name, w, c->s, sizeof(c->s));
+	return vcp_render_cut(name, w, wide(f), c->s, sizeof(c->s));
 }
 
 static const char *host_cell(const struct fctx *f, size_t h, struct cell *c)

@@ -39,11 +39,16 @@ const char *vcp_render_shorten(const char *s, size_t w, char *buf, size_t len)
 	return buf;
 }
 
+const char *vcp_render_cut(const char *name, size_t w, bool wide, char *buf,
+			   size_t len)
+{
+	return wide ? name : vcp_render_shorten(name, w, buf, len);
+}
+
 const char *vcp_render_name(const char *name, bool wide, char *nb)
 {
-	return wide ? name :
-		      vcp_render_shorten(name, VCP_RENDER_NAME_W, nb,
-					 VCP_RENDER_NAME_W + 1);
+	return vcp_render_cut(name, VCP_RENDER_NAME_W, wide, nb,
+			      VCP_RENDER_NAME_W + 1);
 }
 
 /* Union of a VM's vCPU pins. */

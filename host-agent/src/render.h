@@ -51,7 +51,11 @@ void vcp_render_actions_fit(FILE *f, const struct vcp_vm *vms,
 /* @s in at most @w bytes, its middle replaced by "..." when longer
  * (whole when @w < 5 or @len <= @w); returns @buf. */
 const char *vcp_render_shorten(const char *s, size_t w, char *buf, size_t len);
-/* A VM's @name as the tables show it: whole when @wide, else cut to
+/* @name in a table column @w wide: whole when @wide, else as
+ * vcp_render_shorten() cuts it into @buf. */
+const char *vcp_render_cut(const char *name, size_t w, bool wide, char *buf,
+			   size_t len);
+/* A VM's @name as the tables show it: vcp_render_cut() to
  * VCP_RENDER_NAME_W in @nb (VCP_RENDER_NAME_W + 1 bytes). */
 const char *vcp_render_name(const char *name, bool wide, char *nb);
 
