@@ -6,7 +6,8 @@
 # events (vcresid: every CPU of the package ran the idle task).
 #  busyspread-idle-pkg   at least one package all-idle >= 90% of the
 #                        window. v1 left every package busy (all-idle
-#                        61/69/51% and 57/55/51% per package): the spread
+#                        55/55/83, 56/57/82, 53/56/74% per package in
+#                        three runs of this guest): the spread
 #                        task's package was emptied of packable tasks and
 #                        the spread task moved to an idle package, so
 #                        tasks went round the packages.
