@@ -8,6 +8,7 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 /* Output kept (stdout and stderr together, the first bytes). */
@@ -20,6 +21,7 @@ struct vcp_cmd_result {
 	bool killed;		/* killed because *watch->kill was set */
 	pid_t pid;		/* its pid (and process group) */
 	char *output;		/* NUL-terminated, never NULL on success */
+	char *errout;		/* stderr, when kept apart (else NULL) */
 };
 
 /*
@@ -50,6 +52,21 @@ struct vcp_cmd_watch {
 int vcp_cmd_run_watched(char *const *argv, char *const *envp,
 			unsigned int timeout_s, const struct vcp_cmd_watch *w,
 			struct vcp_cmd_result *ret);
+
+/* How the output is kept (NULL: as vcp_cmd_run does). */
+struct vcp_cmd_opts {
+	/* Bytes of output kept (the rest is read and dropped); 0:
+	 * VCP_CMD_MAX_OUTPUT. */
+	size_t max_output;
+	/* stderr into ret->errout (its first VCP_CMD_MAX_OUTPUT bytes), not
+	 * mixed with stdout in ret->output. */
+	bool stderr_apart;
+};
+
+/* vcp_cmd_run_watched() keeping the output as @o says. */
+int vcp_cmd_run_opts(char *const *argv, char *const *envp,
+		     unsigned int timeout_s, const struct vcp_cmd_watch *w,
+		     const struct vcp_cmd_opts *o, struct vcp_cmd_result *ret);
 void vcp_cmd_result_clear(struct vcp_cmd_result *r);
 /* "exit 0", "exit 3", "killed by signal 9", "timed out after N s",
  * "killed when asked to (pid N, its process group)". */

@@ -5,7 +5,9 @@
  * not exist, and one that outlives its timeout (killed as a group, and a
  * child it left holding the pipe does not keep vcpack waiting); a stop
  * asked for while it runs lets it finish and says so once with its pid,
- * a kill asked for kills its group at once, long before its timeout. */
+ * a kill asked for kills its group at once, long before its timeout;
+ * with options: a larger output kept, stderr kept apart from stdout
+ * (both read while the command runs: neither pipe fills and blocks it). */
 #include <errno.h>
 #include <signal.h>
 #include <setjmp.h>
@@ -58,6 +60,42 @@ static void test_output_capped(void **state)
 	assert_int_equal(vcp_cmd_run(argv, NULL, 10, &r), 0);
 	assert_int_equal(r.status, 0);
 	assert_int_equal(strlen(r.output), VCP_CMD_MAX_OUTPUT);
+	vcp_cmd_result_clear(&r);
+}
+
+static void test_opts_larger_output(void **state)
+{
+	char *argv[] = { "sh", "-c", "head -c 100000 /dev/zero | tr '\\0' x", NULL };
+	struct vcp_cmd_opts o = { .max_output = 65536 };
+	struct vcp_cmd_result r;
+
+	(void)state;
+	assert_int_equal(vcp_cmd_run_opts(argv, NULL, 10, NULL, &o, &r), 0);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(strlen(r.output), 65536);
+	assert_null(r.errout);
+	vcp_cmd_result_clear(&r);
+}
+
+static void test_opts_stderr_apart(void **state)
+{
+	/* 200 KB on each pipe, interleaved: both are read as it runs */
+	char *argv[] = { "sh", "-c",
+		"echo out; echo err >&2; i=0; while [ $i -lt 2000 ]; do "
+		"printf '%0100d\\n' 0; printf '%0100d\\n' 1 >&2; i=$((i+1)); done; exit 4",
+		NULL };
+	struct vcp_cmd_opts o = { .max_output = 1 << 20, .stderr_apart = true };
+	struct vcp_cmd_result r;
+
+	(void)state;
+	assert_int_equal(vcp_cmd_run_opts(argv, NULL, 30, NULL, &o, &r), 0);
+	assert_int_equal(r.status, 4);
+	assert_false(r.timed_out);
+	assert_int_equal(strncmp(r.output, "out\n0000", 8), 0);
+	assert_int_equal(strlen(r.output), 4 + 2000 * 101);
+	assert_null(strchr(r.output, '1'));
+	assert_int_equal(strncmp(r.errout, "err\n0000", 8), 0);
+	assert_int_equal(strlen(r.errout), VCP_CMD_MAX_OUTPUT);
 	vcp_cmd_result_clear(&r);
 }
 
@@ -166,6 +204,8 @@ int main(void)
 		cmocka_unit_test(test_argv_no_shell),
 		cmocka_unit_test(test_status_stderr_env),
 		cmocka_unit_test(test_output_capped),
+		cmocka_unit_test(test_opts_larger_output),
+		cmocka_unit_test(test_opts_stderr_apart),
 		cmocka_unit_test(test_missing_program),
 		cmocka_unit_test(test_timeout),
 		cmocka_unit_test(test_child_keeps_pipe),
