@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,7 @@
 #include "fleetcfg.h"
 #include "fleetjson.h"
 #include "fleetloop.h"
+#include "fleetpower.h"
 #include "fleetplan.h"
 #include "fleetrule.h"
 #include "fleetsaved.h"
@@ -350,8 +352,9 @@ static int collect(struct fctx *f, unsigned int sample_ms)
 	sample_ms_for_jobs = sample_ms;
 	p = pool_for(f, vcp_fleet_observe_job, vcp_fleet_view_free,
 		     &sample_ms_for_jobs, true);
-	f->uris = calloc(n, sizeof(*f->uris));
-	f->res = calloc(n, sizeof(*f->res));
+	if (!f->uris)	/* status's power_start() may have made them */
+		f->uris = calloc(n ? n : 1, sizeof(*f->uris));
+	f->res = calloc(n ? n : 1, sizeof(*f->res));
 	if (!f->uris || !f->res)
 		return vcp_cli_err(EXIT_PARTIAL, "out of memory");
 	for (size_t i = 0; i < n; i++)
@@ -692,19 +695,171 @@ static bool sb_asleep(const struct vcp_sb_state *st, bool have, size_t i)
 			st->hosts[i].power == VCP_SB_WAKING);
 }
 
+/* ---- status: each host's power now (its power_command) ---- */
+
+struct power_read {
+	struct fctx *f;
+	struct vcp_fleet_power *p;	/* by host */
+	unsigned int max_live;
+	size_t abandoned;
+	int r;
+	pthread_t t;
+	bool started;
+};
+
+static void *power_thread(void *arg)
+{
+	struct power_read *pr = arg;
+
+	pr->r = vcp_fleet_power_read(&pr->f->cfg, pr->f->uris, pr->max_live,
+				     pr->p, &pr->abandoned);
+	return NULL;
+}
+
+static bool any_power_command(const struct fctx *f)
+{
+	for (size_t i = 0; i < f->cfg.n_hosts; i++)
+		if (vcp_fleet_power_command(&f->cfg, i))
+			return true;
+	return false;
+}
+
+/* Start reading the hosts' power while collect() asks their libvirt;
+ * none without a power_command anywhere. */
+static void power_start(struct fctx *f, struct power_read *pr)
+{
+	size_t n = f->cfg.n_hosts;
+
+	memset(pr, 0, sizeof(*pr));
+	pr->f = f;
+	pr->p = calloc(n ? n : 1, sizeof(*pr->p));
+	f->uris = calloc(n ? n : 1, sizeof(*f->uris));
+	if (!pr->p || !f->uris || !any_power_command(f))
+		return;
+	for (size_t i = 0; i < n; i++)
+		f->uris[i] = f->cfg.hosts[i].uri;
+	/* the descriptors are shared with collect()'s pool: half each */
+	pr->max_live = vcp_fleet_fd_budget(fd_limit(), fds_in_use()) / 2;
+	pr->max_live = pr->max_live ? pr->max_live : 1;
+	pr->started = pthread_create(&pr->t, NULL, power_thread, pr) == 0;
+}
+
+static void power_wait(struct fctx *f, struct power_read *pr)
+{
+	if (!pr->started)
+		return;
+	pthread_join(pr->t, NULL);
+	f->abandoned += pr->abandoned;
+}
+
+static const char *power_why(const struct vcp_fleet_power *p)
+{
+	if (p->why)
+		return p->why;
+	return p->state == VCP_FPOWER_NONE ? "no power_command" : NULL;
+}
+
+static struct json_object *power_host_json(const struct vcp_fleet_power *p)
+{
+	struct json_object *o = json_object_new_object();
+	bool m = p->state == VCP_FPOWER_MEASURED;
+
+	json_object_object_add(o, "state", json_object_new_string(
+			       vcp_fpower_state_name(p->state)));
+	json_object_object_add(o, "watts", m ?
+			       vcp_json_double3(p->reading.watts) : NULL);
+	json_object_object_add(o, "source", m ?
+			       json_object_new_string("power_command") : NULL);
+	json_object_object_add(o, "format", m ? json_object_new_string(
+			       vcp_reading_format_name(p->reading.format)) : NULL);
+	json_object_object_add(o, "error", power_why(p) ?
+			       json_object_new_string(power_why(p)) : NULL);
+	json_object_object_add(o, "seconds", vcp_json_double3(p->seconds));
+	return o;
+}
+
+struct power_sum {
+	size_t measured, none, failed;
+	double watts;
+};
+
+static struct power_sum power_sum(const struct fctx *f,
+				  const struct vcp_fleet_power *p)
+{
+	struct power_sum s = { 0 };
+
+	for (size_t i = 0; i < f->cfg.n_hosts; i++) {
+		if (p[i].state == VCP_FPOWER_MEASURED) {
+			s.measured++;
+			s.watts += p[i].reading.watts;
+		} else if (p[i].state == VCP_FPOWER_NONE) {
+			s.none++;
+		} else {
+			s.failed++;
+		}
+	}
+	return s;
+}
+
+static void power_text(const struct fctx *f, const struct vcp_fleet_power *p,
+		       const struct vcp_sb_state *st, bool have_st)
+{
+	struct power_sum s = power_sum(f, p);
+
+	if (s.none == f->cfg.n_hosts) {
+		printf("power: no host has a power_command (vcpack-fleet(5)): no measured figure; every watt below is modelled\n");
+		return;
+	}
+	printf("power now (each host's power_command):\n");
+	for (size_t i = 0; i < f->cfg.n_hosts; i++) {
+		struct cell hc;
+
+		printf("  %-16s ", host_cell(f, i, &hc));
+		if (p[i].state == VCP_FPOWER_MEASURED)
+			printf("%8.1f W measured: power_command (%s)%s\n",
+			       p[i].reading.watts,
+			       vcp_reading_format_name(p[i].reading.format),
+			       have_st && st->hosts[i].power == VCP_SB_STANDBY ?
+			       ", in standby by vcpack" : "");
+		else
+			printf("       - W none: %s\n", power_why(&p[i]));
+	}
+	printf("power: %.1f W measured on %zu of %zu hosts; %zu without a reading (%zu failed, %zu without a power_command), not counted\n",
+	       s.watts, s.measured, f->cfg.n_hosts, s.none + s.failed, s.failed,
+	       s.none);
+}
+
+static void power_totals_json(struct json_object *tj, const struct fctx *f,
+			      const struct vcp_fleet_power *p)
+{
+	struct power_sum s = power_sum(f, p);
+
+	json_object_object_add(tj, "measured_watts", s.measured ?
+			       vcp_json_double3(s.watts) : NULL);
+	json_object_object_add(tj, "measured_hosts",
+			       json_object_new_int((int)s.measured));
+	json_object_object_add(tj, "unmeasured_hosts",
+			       json_object_new_int((int)(s.none + s.failed)));
+}
+
 static int cmd_status(struct fctx *f)
 {
 	struct json_object *arr = json_object_new_array(), *o;
 	struct totals t = { 0 };
 	struct vcp_sb_state st = { 0 };
 	struct sb_power sbp = { 0 };
+	struct power_read pr;
 	bool have_st;
 	size_t asleep = 0;
-	int r = collect(f, 0);
+	int r;
 
-	if (r) {
+	power_start(f, &pr);
+	r = collect(f, 0);
+	power_wait(f, &pr);
+	if (r || !pr.p) {
 		json_object_put(arr);
-		return r;
+		free(pr.p);
+		return r ? r : vcp_cli_err(EXIT_PARTIAL, "out of memory");
 	}
 	have_st = status_state(f, &st);
 	if (!f->json)
@@ -721,6 +876,8 @@ static int cmd_status(struct fctx *f)
 			o = status_host_json(f, i, &s);
 			json_object_object_add(o, "standby", have_st ?
 					       sb_host_json(&st.hosts[i]) : NULL);
+			json_object_object_add(o, "power",
+					       power_host_json(&pr.p[i]));
 			json_object_array_add(arr, o);
 		} else {
 			status_host_text(f, i, &s);
@@ -730,12 +887,13 @@ static int cmd_status(struct fctx *f)
 		sbp = sb_power_of(f, &st);
 		if (!f->json) {
 			sb_text(f, &st);
-			printf("standby: %zu hosts in standby by vcpack, saving %.0f W (%.0f W measured idle draw, %.0f W modelled)\n",
+			printf("standby: %zu hosts in standby by vcpack, saving %.0f W (%.0f W the idle draw the fleet file gives as idle_watts, %.0f W modelled)\n",
 			       sbp.hosts, sbp.watts, sbp.measured,
 			       sbp.watts - sbp.measured);
 		}
 	}
 	if (!f->json) {
+		power_text(f, pr.p, &st, have_st);
 		printf("fleet: %zu hosts, %zu reachable; packages %zu awake, %zu asleep of %zu; %zu VMs; modelled saving %.0f W (%.0f W per package asleep; awake = some vCPU may run there)\n",
 		       t.hosts, t.reachable, t.awake, t.pkgs - t.awake, t.pkgs,
 		       t.vms, t.saved_w, f->cfg.package_watts);
@@ -744,6 +902,7 @@ static int cmd_status(struct fctx *f)
 		o = json_object_new_object();
 		json_object_object_add(o, "hosts", arr);
 		json_object_object_add(o, "totals", totals_json(&t));
+		power_totals_json(json_object_object_get(o, "totals"), f, pr.p);
 		if (have_st) {
 			struct json_object *tj = json_object_object_get(o, "totals");
 
@@ -757,6 +916,8 @@ static int cmd_status(struct fctx *f)
 		vcp_cli_json(o);
 	}
 	vcp_sb_state_clear(&st);
+	vcp_fleet_power_clear(pr.p, f->cfg.n_hosts);
+	free(pr.p);
 	/* a host vcpack put to sleep is not expected to answer */
 	return t.reachable + asleep == t.hosts ? 0 : EXIT_PARTIAL;
 }
@@ -2168,10 +2329,7 @@ static int filter_hosts(struct fctx *f, const char *cmd)
 			cfg->hosts[keep++] = cfg->hosts[i];
 			continue;
 		}
-		free(cfg->hosts[i].uri);
-		free(cfg->hosts[i].name);
-		free(cfg->hosts[i].group);
-		free(cfg->hosts[i].migration_address);
+		vcp_fleet_entry_clear(&cfg->hosts[i]);
 	}
 	cfg->n_hosts = keep;
 	if (!keep)

@@ -83,7 +83,8 @@ static struct vcp_fleet_result run_one(struct shared *s, size_t i)
 	struct vcp_virt *v = NULL;
 	double t0 = now_s();
 
-	res.r = vcp_virt_open(s->uris[i], s->pool.readonly, &v, &res.err);
+	if (!s->pool.no_connect)
+		res.r = vcp_virt_open(s->uris[i], s->pool.readonly, &v, &res.err);
 	if (res.r == 0) {
 		res.r = s->pool.job(v, i, s->pool.arg, &res.data, &res.err);
 		vcp_virt_close(v);

@@ -33,6 +33,9 @@ struct vcp_fleet_pool {
 	 * -EMFILE once every live worker is stuck. */
 	unsigned int max_live;
 	bool readonly;			/* open connections read-only */
+	/* The job contacts the host its own way (a command): no libvirt
+	 * connection is opened, the job's @v is NULL. */
+	bool no_connect;
 	vcp_fleet_job job;
 	void (*free_data)(void *data);
 	void *arg;

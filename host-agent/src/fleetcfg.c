@@ -6,11 +6,14 @@
  *   {"hosts": [{"uri": "qemu+ssh://h1/system", "name": "h1",
  *               "group": "rack1", "accepts": true,
  *               "migration_address": "10.0.0.1",
- *               "vendor": "intel", "idle_watts": 180}, ...],
+ *               "vendor": "intel", "idle_watts": 180,
+ *               "power_command": ["ipmitool", ..., "dcmi", "power",
+ *                                 "reading"], "power_timeout": 5}, ...],
  *    "defaults": {"concurrency": 16, "timeout": 10, "move_spread": false,
  *                 "mem_reserve": 0.1, "p2p": false, "tls": false,
  *                 "bandwidth": 100, "auto_converge": false, "package_watts": 40,
- *                 "host_watts": 100, "migration_timeout": 600}}
+ *                 "host_watts": 100, "migration_timeout": 600,
+ *                 "power_command": [ARGV...], "power_timeout": 5}}
  *
  * name defaults to the URI's host part (user@ dropped), or the whole URI
  * when it has none (qemu:///system); names must be unique. accepts false
@@ -19,6 +22,8 @@
  * destination's host name). The watts are the
  * power model `fleet status` and `fleet plan` quote: what a package
  * saves asleep, and what an emptied host saves beyond its packages.
+ * power_command prints the host's power now (fleetpower.c runs it for
+ * `fleet status`); a host's own, else the defaults' one.
  */
 #include "fleetcfg.h"
 
@@ -36,19 +41,38 @@
 
 #define MAX_FILE (16 << 20)
 
+void vcp_fleet_entry_clear(struct vcp_fleet_entry *e)
+{
+	free(e->uri);
+	free(e->name);
+	free(e->group);
+	free(e->migration_address);
+	vcp_argv_free(e->power_command);
+	memset(e, 0, sizeof(*e));
+}
+
 void vcp_fleet_cfg_clear(struct vcp_fleet_cfg *c)
 {
 	if (!c)
 		return;
-	for (size_t i = 0; i < c->n_hosts; i++) {
-		free(c->hosts[i].uri);
-		free(c->hosts[i].name);
-		free(c->hosts[i].group);
-		free(c->hosts[i].migration_address);
-	}
+	for (size_t i = 0; i < c->n_hosts; i++)
+		vcp_fleet_entry_clear(&c->hosts[i]);
 	free(c->hosts);
+	vcp_argv_free(c->power_command);
 	vcp_sb_cfg_clear(&c->standby);
 	memset(c, 0, sizeof(*c));
+}
+
+char *const *vcp_fleet_power_command(const struct vcp_fleet_cfg *c, size_t i)
+{
+	return c->hosts[i].power_command ? c->hosts[i].power_command :
+	       c->power_command;
+}
+
+unsigned int vcp_fleet_power_timeout(const struct vcp_fleet_cfg *c, size_t i)
+{
+	return c->hosts[i].power_timeout_s ? c->hosts[i].power_timeout_s :
+	       c->power_timeout_s;
 }
 
 static void defaults(struct vcp_fleet_cfg *c)
@@ -59,6 +83,7 @@ static void defaults(struct vcp_fleet_cfg *c)
 	c->mem_reserve = 0.1;
 	c->package_watts = 40;
 	c->host_watts = 100;
+	c->power_timeout_s = 5;
 }
 
 /* "qemu+ssh://root@h1:22/system" -> "h1:22"; NULL if no host part. */
@@ -94,6 +119,10 @@ static int host_key(const struct vcp_jkey *c, const char *hp, const char *key,
 		return vcp_jget_str(c, path, v, 1024, &e->migration_address);
 	if (!strcmp(key, "idle_watts"))
 		return vcp_jget_num(c, path, v, 0, 100000, &e->idle_watts);
+	if (!strcmp(key, "power_command"))
+		return vcp_jget_argv(c, path, v, &e->power_command);
+	if (!strcmp(key, "power_timeout"))
+		return vcp_jget_uint(c, path, v, 1, 600, &e->power_timeout_s);
 	if (!strcmp(key, "vendor")) {
 		const char *s = json_object_get_string(v);
 		int vd = json_object_is_type(v, json_type_string) ?
@@ -255,6 +284,10 @@ static int default_key(const struct vcp_jkey *c, const char *key,
 		return vcp_jget_num(c, path, v, 0, 10000, &cfg->package_watts);
 	if (!strcmp(key, "host_watts"))
 		return vcp_jget_num(c, path, v, 0, 100000, &cfg->host_watts);
+	if (!strcmp(key, "power_command"))
+		return vcp_jget_argv(c, path, v, &cfg->power_command);
+	if (!strcmp(key, "power_timeout"))
+		return vcp_jget_uint(c, path, v, 1, 600, &cfg->power_timeout_s);
 	return vcp_err(c->err, -EINVAL, "%s: %s: unknown key", c->src, path);
 }
 

@@ -28,6 +28,11 @@ struct vcp_fleet_entry {
 	/* The host's whole idle draw as the operator measured it (a PDU, the
 	 * BMC's DCMI reading), in W; < 0: not given (modelled). */
 	double idle_watts;
+	/* The operator's command that prints the host's power now (an
+	 * argv, no shell: powerreading.h says what it may print); NULL:
+	 * the fleet's default (defaults.power_command), if any. */
+	char **power_command;
+	unsigned int power_timeout_s;	/* 0: the fleet's default */
 };
 
 struct vcp_fleet_cfg {
@@ -44,6 +49,8 @@ struct vcp_fleet_cfg {
 	unsigned int migration_timeout_s;	/* aborted past it; 0: never */
 	double package_watts;		/* modelled saving per package asleep */
 	double host_watts;		/* and per host emptied, beyond that */
+	char **power_command;		/* every host's, unless its own */
+	unsigned int power_timeout_s;	/* s a power_command may run */
 	struct vcp_sb_cfg standby;	/* the "standby" object (standbycfg.c) */
 };
 
@@ -57,6 +64,12 @@ int vcp_fleet_cfg_parse(const char *text, const char *source,
 int vcp_fleet_cfg_load(const char *path, struct vcp_fleet_cfg *ret,
 		       char **ret_err);
 void vcp_fleet_cfg_clear(struct vcp_fleet_cfg *c);
+/* Free what a host entry holds (the entry itself is the caller's). */
+void vcp_fleet_entry_clear(struct vcp_fleet_entry *e);
+/* Host @i's power_command (its own, else the fleet's; NULL: none) and
+ * its timeout. */
+char *const *vcp_fleet_power_command(const struct vcp_fleet_cfg *c, size_t i);
+unsigned int vcp_fleet_power_timeout(const struct vcp_fleet_cfg *c, size_t i);
 
 /* Host names must be unique: the first name given twice, in O(n log n).
  * 1 with *ret_later the smallest index whose name came before, at

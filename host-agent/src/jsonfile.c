@@ -285,6 +285,44 @@ int vcp_jget_str(const struct vcp_jkey *k, const char *path,
 	return 0;
 }
 
+int vcp_jget_argv(const struct vcp_jkey *c, const char *path,
+		  struct json_object *v, char ***ret)
+{
+	size_t n = json_object_is_type(v, json_type_array) ?
+		   json_object_array_length(v) : 0;
+	char **a;
+	int r = 0;
+
+	if (!n || n > VCP_MAX_ARGS)
+		return vcp_err(c->err, -EINVAL,
+			       "%s: %s: must be an array of 1 to %d strings (the program and its arguments; no shell), got %s",
+			       c->src, path, VCP_MAX_ARGS, vcp_json_shown(v));
+	a = calloc(n + 1, sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	for (size_t k = 0; k < n && r == 0; k++) {
+		char p[600];
+
+		snprintf(p, sizeof(p), "%.500s[%zu]", path, k);
+		r = vcp_jget_str(c, p, json_object_array_get_idx(v, k),
+				 VCP_MAX_ARG_LEN, &a[k]);
+	}
+	if (r < 0) {
+		vcp_argv_free(a);
+		return r;
+	}
+	vcp_argv_free(*ret);
+	*ret = a;
+	return 0;
+}
+
+void vcp_argv_free(char **argv)
+{
+	for (size_t k = 0; argv && argv[k]; k++)
+		free(argv[k]);
+	free(argv);
+}
+
 int vcp_jget_bool(const struct vcp_jkey *k, const char *path,
 		  struct json_object *v, bool *ret)
 {

@@ -57,4 +57,15 @@ int vcp_jget_uint(const struct vcp_jkey *k, const char *path,
 int vcp_jget_num(const struct vcp_jkey *k, const char *path,
 		 struct json_object *v, double lo, double hi, double *ret);
 
+/* A command as the fleet file gives it (an argv run without a shell):
+ * an array of 1 to VCP_MAX_ARGS non-empty strings of at most
+ * VCP_MAX_ARG_LEN bytes, into a NULL-terminated, malloc'd *ret (an
+ * earlier one freed). */
+#define VCP_MAX_ARGS 64
+#define VCP_MAX_ARG_LEN 4096
+int vcp_jget_argv(const struct vcp_jkey *k, const char *path,
+		  struct json_object *v, char ***ret);
+/* Free a NULL-terminated argv (NULL: nothing). */
+void vcp_argv_free(char **argv);
+
 #endif

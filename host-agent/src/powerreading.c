@@ -34,7 +34,7 @@ const char *vcp_reading_format_name(enum vcp_reading_format f)
 	case VCP_READING_DCMI: return "ipmitool dcmi";
 	case VCP_READING_PROM_HOST: return HOST_METRIC;
 	case VCP_READING_PROM_ZONES: return ZONE_METRIC " package+dram";
-	default: return "a number";
+	default: return "bare number";
 	}
 }
 

@@ -38,7 +38,7 @@ struct vcp_reading {
  */
 int vcp_reading_parse(const char *text, struct vcp_reading *ret,
 		      char **ret_err);
-/* "a number", "ipmitool dcmi", "vcpack_host_power_watts",
+/* "bare number", "ipmitool dcmi", "vcpack_host_power_watts",
  * "vcpack_power_watts package+dram". */
 const char *vcp_reading_format_name(enum vcp_reading_format f);
 

@@ -67,8 +67,6 @@ int vcp_sb_cfg_parse(struct json_object *o, const char *src,
 		     const char *const *names, size_t n,
 		     struct vcp_sb_cfg *ret, char **ret_err);
 const char *vcp_sb_action_name(enum vcp_sb_action a);
-/* Free a NULL-terminated argv (NULL: nothing). */
-void vcp_sb_argv_free(char **argv);
 struct vcp_fleet_cfg;
 /* The fleet file's hook: "standby" of the fleet file's object @o into
  * @cfg->standby, for @cfg's hosts (already parsed). As above. */

@@ -38,9 +38,6 @@
 #include "fleetcfg.h"
 #include "jsonfile.h"
 
-#define MAX_CMD 4096
-#define MAX_ARGS 64
-
 static const char *const action_names[] = {
 	[VCP_SB_ACTION_NONE] = "none",
 	[VCP_SB_ACTION_LIBVIRT] = "libvirt-suspend",
@@ -67,17 +64,10 @@ void vcp_sb_cfg_defaults(struct vcp_sb_cfg *c)
 	c->interval_s = 60;
 }
 
-void vcp_sb_argv_free(char **argv)
-{
-	for (size_t k = 0; argv && argv[k]; k++)
-		free(argv[k]);
-	free(argv);
-}
-
 static void host_clear(struct vcp_sb_host_cfg *h)
 {
-	vcp_sb_argv_free(h->standby_command);
-	vcp_sb_argv_free(h->wake_command);
+	vcp_argv_free(h->standby_command);
+	vcp_argv_free(h->wake_command);
 	memset(h, 0, sizeof(*h));
 }
 
@@ -107,38 +97,6 @@ static int get_action(const struct vcp_jkey *c, const char *path,
 		       c->src, path, vcp_json_shown(v));
 }
 
-/* An argv: a non-empty array of non-empty strings. */
-static int get_argv(const struct vcp_jkey *c, const char *path,
-		    struct json_object *v, char ***ret)
-{
-	size_t n = json_object_is_type(v, json_type_array) ?
-		   json_object_array_length(v) : 0;
-	char **a;
-	int r = 0;
-
-	if (!n || n > MAX_ARGS)
-		return vcp_err(c->err, -EINVAL,
-			       "%s: %s: must be an array of 1 to %d strings (the program and its arguments; no shell), got %s",
-			       c->src, path, MAX_ARGS, vcp_json_shown(v));
-	a = calloc(n + 1, sizeof(*a));
-	if (!a)
-		return -ENOMEM;
-	for (size_t k = 0; k < n && r == 0; k++) {
-		char p[600];
-
-		snprintf(p, sizeof(p), "%.500s[%zu]", path, k);
-		r = vcp_jget_str(c, p, json_object_array_get_idx(v, k),
-				 MAX_CMD, &a[k]);
-	}
-	if (r < 0) {
-		vcp_sb_argv_free(a);
-		return r;
-	}
-	vcp_sb_argv_free(*ret);
-	*ret = a;
-	return 0;
-}
-
 static int host_key(const struct vcp_jkey *c, const char *hp, const char *key,
 		    struct json_object *v, struct vcp_sb_host_cfg *h)
 {
@@ -148,9 +106,9 @@ static int host_key(const struct vcp_jkey *c, const char *hp, const char *key,
 	if (!strcmp(key, "action"))
 		return get_action(c, path, v, &h->action);
 	if (!strcmp(key, "standby_command"))
-		return get_argv(c, path, v, &h->standby_command);
+		return vcp_jget_argv(c, path, v, &h->standby_command);
 	if (!strcmp(key, "wake_command"))
-		return get_argv(c, path, v, &h->wake_command);
+		return vcp_jget_argv(c, path, v, &h->wake_command);
 	if (!strcmp(key, "command_timeout"))
 		return vcp_jget_uint(c, path, v, 1, 3600, &h->command_timeout_s);
 	if (!strcmp(key, "suspend_duration"))
@@ -188,7 +146,7 @@ static char **argv_dup(char **a)
 	d = calloc(n + 1, sizeof(*d));
 	for (size_t k = 0; d && k < n; k++)
 		if (!(d[k] = strdup(a[k]))) {
-			vcp_sb_argv_free(d);
+			vcp_argv_free(d);
 			return NULL;
 		}
 	return d;

@@ -125,6 +125,41 @@ static void test_refused(void **state)
 		"fleet.json: defaults.speed: unknown key");
 }
 
+/* power_command: a host's own, else the defaults'; its timeout too */
+static void test_power_command(void **state)
+{
+	struct vcp_fleet_cfg c;
+
+	(void)state;
+	assert_int_equal(vcp_fleet_cfg_parse(
+		"{\"hosts\": [{\"uri\": \"test:///a\", \"name\": \"a\","
+		"  \"power_command\": [\"ipmitool\", \"-H\", \"bmc-a\", \"dcmi\","
+		"  \"power\", \"reading\"], \"power_timeout\": 9},"
+		" {\"uri\": \"test:///b\", \"name\": \"b\"}],"
+		" \"defaults\": {\"power_command\": [\"/usr/local/bin/power\"]}}",
+		"f", &c, NULL), 0);
+	assert_string_equal(vcp_fleet_power_command(&c, 0)[2], "bmc-a");
+	assert_null(vcp_fleet_power_command(&c, 0)[6]);
+	assert_int_equal(vcp_fleet_power_timeout(&c, 0), 9);
+	assert_string_equal(vcp_fleet_power_command(&c, 1)[0], "/usr/local/bin/power");
+	assert_int_equal(vcp_fleet_power_timeout(&c, 1), 5);	/* default */
+	vcp_fleet_cfg_clear(&c);
+	assert_int_equal(vcp_fleet_cfg_parse(
+		"{\"hosts\": [{\"uri\": \"test:///a\"}], \"defaults\": {\"power_timeout\": 2}}",
+		"f", &c, NULL), 0);
+	assert_null(vcp_fleet_power_command(&c, 0));
+	assert_int_equal(vcp_fleet_power_timeout(&c, 0), 2);
+	vcp_fleet_cfg_clear(&c);
+	refused("{\"hosts\": [{\"uri\": \"qemu:///system\", \"power_command\": \"ipmitool dcmi\"}]}",
+		"fleet.json: hosts[0].power_command: must be an array of 1 to 64 strings (the program and its arguments; no shell), got \"ipmitool dcmi\"");
+	refused("{\"hosts\": [{\"uri\": \"qemu:///system\", \"power_command\": [\"a\", \"\"]}]}",
+		"fleet.json: hosts[0].power_command[1]: must be a non-empty string (at most 4096 bytes), got \"\"");
+	refused("{\"hosts\": [{\"uri\": \"qemu:///system\", \"power_timeout\": 0}]}",
+		"fleet.json: hosts[0].power_timeout: must be a whole number from 1 to 600, got 0");
+	refused("{\"hosts\": [{\"uri\": \"qemu:///system\"}], \"defaults\": {\"power_command\": []}}",
+		"fleet.json: defaults.power_command: must be an array of 1 to 64 strings (the program and its arguments; no shell), got []");
+}
+
 /* hosts missing, not an array or not an object: an error, never an abort */
 static void test_hosts_types(void **state)
 {
@@ -230,6 +265,7 @@ int main(void)
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_power_command),
 		cmocka_unit_test(test_hosts_types),
 		cmocka_unit_test(test_strict),
 		cmocka_unit_test(test_first_duplicate),

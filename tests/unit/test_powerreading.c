@@ -58,7 +58,7 @@ static void test_number(void **state)
 	ok("1e3\n", 1000, VCP_READING_NUMBER);
 	ok("100000\n", 100000, VCP_READING_NUMBER);
 	assert_string_equal(vcp_reading_format_name(VCP_READING_NUMBER),
-			    "a number");
+			    "bare number");
 }
 
 static void test_number_refused(void **state)
