@@ -99,7 +99,8 @@ static const char *const fleet_usage =
 	"                         name...end, lines folded to 100\n"
 	"                         columns, a long URI cut as start...end)\n"
 	"  status                 per host: packages awake/asleep, VMs by class,\n"
-	"                         mode, modelled power saved; fleet totals\n"
+	"                         mode, modelled power saved, power now (its\n"
+	"                         power_command: measured); fleet totals\n"
 	"  tag --match RULE --priority P | --class C [--dry-run]\n"
 	"                         tag VMs across hosts; RULE is comma-separated\n"
 	"                         KEY=VALUE terms that must all match: name=GLOB,\n"
@@ -887,7 +888,7 @@ static int cmd_status(struct fctx *f)
 		sbp = sb_power_of(f, &st);
 		if (!f->json) {
 			sb_text(f, &st);
-			printf("standby: %zu hosts in standby by vcpack, saving %.0f W (%.0f W the idle draw the fleet file gives as idle_watts, %.0f W modelled)\n",
+			printf("standby: %zu hosts in standby by vcpack, saving %.0f W (%.0f W from idle_watts, %.0f W modelled)\n",
 			       sbp.hosts, sbp.watts, sbp.measured,
 			       sbp.watts - sbp.measured);
 		}

@@ -130,8 +130,8 @@ t_match "status text: h2 standby since" "h2 .*standby \(by vcpack\) since" "$txt
 # (package_watts) + 100 W (host_watts), modelled
 t_eq "status: the fleet's standby saving, modelled" "1 180 0" \
 	"$(printf '%s\n' "$st" | jq -r '.totals|"\(.standby_hosts) \(.standby_saving_watts) \(.standby_saving_measured_watts)"')"
-t_match "status text: the saving, measured and modelled apart" \
-	"standby: 1 hosts in standby by vcpack, saving 180 W \(0 W measured idle draw, 180 W modelled\)" "$txt"
+t_match "status text: the saving, the fleet file's idle_watts and modelled apart" \
+	"standby: 1 hosts in standby by vcpack, saving 180 W \(0 W from idle_watts, 180 W modelled\)" "$txt"
 jq '.hosts[1].idle_watts = 95' "$T_TMP/fleet.json" >"$T_TMP/fi.json"
 t_eq "status: h2's measured idle draw used" "95 95" \
 	"$("$VCPACK" fleet --hosts "$T_TMP/fi.json" --state "$ST" --json status 2>/dev/null |

@@ -141,9 +141,12 @@ kill "$DPID"
 
 # ---- the fleet: three hosts, two of them with long names ----
 cat >"$T_TMP/fleet.json" <<JSON
-{"hosts": [{"uri": "test://$T_TMP/a.xml", "name": "compute-node-a-rack-12-datacenter-frankfurt-west"},
- {"uri": "test://$T_TMP/b.xml", "name": "compute-node-b-rack-12-datacenter-frankfurt-west"},
- {"uri": "test://$T_TMP/c.xml", "name": "compute-node-c"}],
+{"hosts": [{"uri": "test://$T_TMP/a.xml", "name": "compute-node-a-rack-12-datacenter-frankfurt-west",
+  "power_command": ["sh", "-c", "echo 1234.5"]},
+ {"uri": "test://$T_TMP/b.xml", "name": "compute-node-b-rack-12-datacenter-frankfurt-west",
+  "power_command": ["sh", "-c", "echo 'Error: Unable to establish IPMI v2 / RMCP+ session: the BMC at bmc-compute-node-b-rack-12.frankfurt-west.example.com did not answer' >&2; exit 1"]},
+ {"uri": "test://$T_TMP/c.xml", "name": "compute-node-c",
+  "power_command": ["sh", "-c", "echo '<html><head><title>502 Bad Gateway from the proxy in front of the metrics endpoint</title></head></html>'"]}],
  "defaults": {"package_watts": 50, "timeout": 10}}
 JSON
 HA=compute-node-a-rack-12-datacenter-frankfurt-west
@@ -153,6 +156,9 @@ F() { "$VCPACK" --policy "$T_TMP/low.json" fleet --hosts "$T_TMP/fleet.json" --s
 fs=$(F status); fits "fleet status" "$fs"
 t_match "fleet status: a long host name cut, its row whole" "^  $HSHORT +pin +2 +2 +0 +40 " "$fs"
 t_match "fleet status --wide: the host name whole" "^  $HA " "$(F status --wide)"
+t_match "fleet status: the power lines, the host name cut" "^  $HSHORT +1234\.5 W measured: power_command \(bare number\)$" "$fs"
+t_match "fleet status: a failed power_command's line folded" "^  $HSHORT +- W none: power_command sh: exit 1; stderr: Error:" "$fs"
+t_match "fleet status --wide: the power line whole" "^  $HB +- W none: power_command sh: exit 1; stderr: Error: .*frankfurt-west\.example\.com did\.\.\.$" "$(F status --wide)"
 fp=$(F plan); t_eq "fleet plan: exit 0" 0 $?
 fits "fleet plan" "$fp"
 t_match "fleet plan: migrations planned, VM and host names cut" \
