@@ -353,7 +353,7 @@ static int collect(struct fctx *f, unsigned int sample_ms)
 	sample_ms_for_jobs = sample_ms;
 	p = pool_for(f, vcp_fleet_observe_job, vcp_fleet_view_free,
 		     &sample_ms_for_jobs, true);
-	if (!f->uris)	/* status's power_start() may have made them */
+	if (!f->uris) /* status's power_start() may have made them */
 		f->uris = calloc(n ? n : 1, sizeof(*f->uris));
 	f->res = calloc(n ? n : 1, sizeof(*f->res));
 	if (!f->uris || !f->res)
@@ -700,7 +700,7 @@ static bool sb_asleep(const struct vcp_sb_state *st, bool have, size_t i)
 
 struct power_read {
 	struct fctx *f;
-	struct vcp_fleet_power *p;	/* by host */
+	struct vcp_fleet_power *p; /* by host */
 	unsigned int max_live;
 	size_t abandoned;
 	int r;
@@ -765,16 +765,22 @@ static struct json_object *power_host_json(const struct vcp_fleet_power *p)
 	struct json_object *o = json_object_new_object();
 	bool m = p->state == VCP_FPOWER_MEASURED;
 
-	json_object_object_add(o, "state", json_object_new_string(
-			       vcp_fpower_state_name(p->state)));
-	json_object_object_add(o, "watts", m ?
-			       vcp_json_double3(p->reading.watts) : NULL);
-	json_object_object_add(o, "source", m ?
-			       json_object_new_string("power_command") : NULL);
-	json_object_object_add(o, "format", m ? json_object_new_string(
-			       vcp_reading_format_name(p->reading.format)) : NULL);
-	json_object_object_add(o, "error", power_why(p) ?
-			       json_object_new_string(power_why(p)) : NULL);
+	json_object_object_add(
+		o, "state",
+		json_object_new_string(vcp_fpower_state_name(p->state)));
+	json_object_object_add(o, "watts",
+			       m ? vcp_json_double3(p->reading.watts) : NULL);
+	json_object_object_add(o, "source",
+			       m ? json_object_new_string("power_command") :
+				   NULL);
+	json_object_object_add(
+		o, "format",
+		m ? json_object_new_string(
+			    vcp_reading_format_name(p->reading.format)) :
+		    NULL);
+	json_object_object_add(
+		o, "error",
+		power_why(p) ? json_object_new_string(power_why(p)) : NULL);
 	json_object_object_add(o, "seconds", vcp_json_double3(p->seconds));
 	return o;
 }
@@ -821,7 +827,8 @@ static void power_text(const struct fctx *f, const struct vcp_fleet_power *p,
 			       p[i].reading.watts,
 			       vcp_reading_format_name(p[i].reading.format),
 			       have_st && st->hosts[i].power == VCP_SB_STANDBY ?
-			       ", in standby by vcpack" : "");
+				       ", in standby by vcpack" :
+				       "");
 		else
 			printf("       - W none: %s\n", power_why(&p[i]));
 	}
@@ -835,8 +842,8 @@ static void power_totals_json(struct json_object *tj, const struct fctx *f,
 {
 	struct power_sum s = power_sum(f, p);
 
-	json_object_object_add(tj, "measured_watts", s.measured ?
-			       vcp_json_double3(s.watts) : NULL);
+	json_object_object_add(tj, "measured_watts",
+			       s.measured ? vcp_json_double3(s.watts) : NULL);
 	json_object_object_add(tj, "measured_hosts",
 			       json_object_new_int((int)s.measured));
 	json_object_object_add(tj, "unmeasured_hosts",

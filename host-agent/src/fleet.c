@@ -84,7 +84,8 @@ static struct vcp_fleet_result run_one(struct shared *s, size_t i)
 	double t0 = now_s();
 
 	if (!s->pool.no_connect)
-		res.r = vcp_virt_open(s->uris[i], s->pool.readonly, &v, &res.err);
+		res.r = vcp_virt_open(s->uris[i], s->pool.readonly, &v,
+				      &res.err);
 	if (res.r == 0) {
 		res.r = s->pool.job(v, i, s->pool.arg, &res.data, &res.err);
 		vcp_virt_close(v);

@@ -66,13 +66,13 @@ void vcp_fleet_cfg_clear(struct vcp_fleet_cfg *c)
 char *const *vcp_fleet_power_command(const struct vcp_fleet_cfg *c, size_t i)
 {
 	return c->hosts[i].power_command ? c->hosts[i].power_command :
-	       c->power_command;
+					   c->power_command;
 }
 
 unsigned int vcp_fleet_power_timeout(const struct vcp_fleet_cfg *c, size_t i)
 {
 	return c->hosts[i].power_timeout_s ? c->hosts[i].power_timeout_s :
-	       c->power_timeout_s;
+					     c->power_timeout_s;
 }
 
 static void defaults(struct vcp_fleet_cfg *c)

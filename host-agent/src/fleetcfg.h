@@ -32,7 +32,8 @@ struct vcp_fleet_entry {
 	 * argv, no shell: powerreading.h says what it may print); NULL:
 	 * the fleet's default (defaults.power_command), if any. */
 	char **power_command;
-	unsigned int power_timeout_s;	/* 0: the fleet's default */
+	/* Seconds it may run; 0: the fleet's default. */
+	unsigned int power_timeout_s;
 };
 
 struct vcp_fleet_cfg {
@@ -49,8 +50,10 @@ struct vcp_fleet_cfg {
 	unsigned int migration_timeout_s;	/* aborted past it; 0: never */
 	double package_watts;		/* modelled saving per package asleep */
 	double host_watts;		/* and per host emptied, beyond that */
-	char **power_command;		/* every host's, unless its own */
-	unsigned int power_timeout_s;	/* s a power_command may run */
+	/* Every host's power_command unless it has its own, and the
+	 * seconds one may run. */
+	char **power_command;
+	unsigned int power_timeout_s;
 	struct vcp_sb_cfg standby;	/* the "standby" object (standbycfg.c) */
 };
 

@@ -43,7 +43,8 @@ static void first_line(const char *s, char *buf, size_t size)
 	n = s ? strcspn(s, "\r\n") : 0;
 	if (n > 120)
 		n = 120;
-	snprintf(buf, size, "%.*s%s", (int)n, n ? s : "", n == 120 ? "..." : "");
+	snprintf(buf, size, "%.*s%s", (int)n, n ? s : "",
+		 n == 120 ? "..." : "");
 }
 
 /* Why a command that ran gave no reading (or NULL: it exited 0). */
@@ -60,7 +61,10 @@ static char *failed_why(const char *prog, const struct vcp_cmd_result *res,
 	vcp_cmd_outcome(res, how, sizeof(how), timeout_s);
 	first_line(err ? res->errout : res->output, line, sizeof(line));
 	vcp_err(&why, 0, "power_command %s: %s%s%s", prog, how,
-		!*line ? "" : err ? "; stderr: " : "; output: ", line);
+		!*line ? "" :
+		err    ? "; stderr: " :
+			 "; output: ",
+		line);
 	return why;
 }
 
@@ -77,8 +81,9 @@ static void judge(const char *prog, const struct vcp_cmd_result *res,
 		p->state = VCP_FPOWER_MEASURED;
 	} else {
 		p->state = VCP_FPOWER_UNPARSEABLE;
-		vcp_err(&p->why, 0, "power_command %s: output not understood: %s",
-			prog, err ? err : "out of memory");
+		vcp_err(&p->why, 0,
+			"power_command %s: output not understood: %s", prog,
+			err ? err : "out of memory");
 	}
 	free(err);
 }
@@ -100,11 +105,12 @@ static int run(const struct vcp_fleet_cfg *cfg, size_t i,
 	for (int k = 0; k < 3; k++)
 		free(env[k]);
 	p->state = VCP_FPOWER_FAILED;
-	if (r == -ENOENT)	/* res.output says why */
+	if (r == -ENOENT) /* res.output says why */
 		r = vcp_err(&p->why, 0, "power_command %s: %s", argv[0],
 			    res.output);
 	else if (r < 0)
-		r = vcp_err(&p->why, 0, "power_command %s could not be started: %s",
+		r = vcp_err(&p->why, 0,
+			    "power_command %s could not be started: %s",
 			    argv[0], strerror(-r));
 	else
 		judge(argv[0], &res, t, p);
@@ -113,8 +119,8 @@ static int run(const struct vcp_fleet_cfg *cfg, size_t i,
 }
 
 /* A vcp_fleet_job without a connection: host @i's power_command. */
-static int power_job(struct vcp_virt *v, size_t i, void *arg,
-		     void **ret_data, char **ret_err)
+static int power_job(struct vcp_virt *v, size_t i, void *arg, void **ret_data,
+		     char **ret_err)
 {
 	const struct vcp_fleet_cfg *cfg = arg;
 	struct vcp_fleet_power *p = calloc(1, sizeof(*p));
@@ -153,8 +159,11 @@ int vcp_fleet_power_read(const struct vcp_fleet_cfg *cfg,
 	size_t n = cfg->n_hosts;
 	struct vcp_fleet_result *res = calloc(n ? n : 1, sizeof(*res));
 	struct vcp_fleet_pool pool = { .concurrency = cfg->concurrency,
-		.max_live = max_live, .no_connect = true, .job = power_job,
-		.free_data = power_free, .arg = (void *)cfg };
+				       .max_live = max_live,
+				       .no_connect = true,
+				       .job = power_job,
+				       .free_data = power_free,
+				       .arg = (void *)cfg };
 	unsigned int longest = 0;
 	int r;
 
@@ -175,7 +184,9 @@ int vcp_fleet_power_read(const struct vcp_fleet_cfg *cfg,
 		} else {
 			ret[i].state = VCP_FPOWER_FAILED;
 			vcp_err(&ret[i].why, 0, "power_command: %s",
-				r < 0 ? strerror(-r) : res[i].err ? res[i].err : "?");
+				r < 0	   ? strerror(-r) :
+				res[i].err ? res[i].err :
+					     "?");
 		}
 		ret[i].seconds = r == 0 ? res[i].seconds : 0;
 	}

@@ -15,11 +15,11 @@
 #include "powerreading.h"
 
 enum vcp_fpower_state {
-	VCP_FPOWER_NONE = 0,	/* no power_command */
-	VCP_FPOWER_MEASURED,	/* a reading */
-	VCP_FPOWER_FAILED,	/* could not run, exit not 0, killed */
-	VCP_FPOWER_TIMED_OUT,	/* past its power_timeout */
-	VCP_FPOWER_UNPARSEABLE,	/* exit 0, output not understood */
+	VCP_FPOWER_NONE = 0, /* no power_command */
+	VCP_FPOWER_MEASURED, /* a reading */
+	VCP_FPOWER_FAILED, /* could not run, exit not 0, killed */
+	VCP_FPOWER_TIMED_OUT, /* past its power_timeout */
+	VCP_FPOWER_UNPARSEABLE, /* exit 0, output not understood */
 };
 
 /* Bytes of a power_command's stdout read (vcpack metrics text of a host
@@ -28,11 +28,11 @@ enum vcp_fpower_state {
 
 struct vcp_fleet_power {
 	enum vcp_fpower_state state;
-	struct vcp_reading reading;	/* when measured */
+	struct vcp_reading reading; /* when measured */
 	/* Why there is no reading ("power_command ipmitool: exit 1:
 	 * FIRST LINE"), NULL when measured. */
 	char *why;
-	double seconds;			/* the command ran this long */
+	double seconds; /* the command ran this long */
 };
 
 /*

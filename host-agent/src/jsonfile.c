@@ -289,14 +289,16 @@ int vcp_jget_argv(const struct vcp_jkey *c, const char *path,
 		  struct json_object *v, char ***ret)
 {
 	size_t n = json_object_is_type(v, json_type_array) ?
-		   json_object_array_length(v) : 0;
+			   json_object_array_length(v) :
+			   0;
 	char **a;
 	int r = 0;
 
 	if (!n || n > VCP_MAX_ARGS)
-		return vcp_err(c->err, -EINVAL,
-			       "%s: %s: must be an array of 1 to %d strings (the program and its arguments; no shell), got %s",
-			       c->src, path, VCP_MAX_ARGS, vcp_json_shown(v));
+		return vcp_err(
+			c->err, -EINVAL,
+			"%s: %s: must be an array of 1 to %d strings (the program and its arguments; no shell), got %s",
+			c->src, path, VCP_MAX_ARGS, vcp_json_shown(v));
 	a = calloc(n + 1, sizeof(*a));
 	if (!a)
 		return -ENOMEM;

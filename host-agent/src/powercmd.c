@@ -74,7 +74,7 @@ static void child(int wfd, int errfd, int efd, char *const *argv, char **env)
 }
 
 struct reader {
-	char *buf;		/* max + 1 bytes */
+	char *buf; /* max + 1 bytes */
 	size_t len, max;
 };
 
@@ -113,7 +113,7 @@ static void drain_ready(struct pipes *ps, int r)
 	for (int k = 0; r > 0 && k < 2; k++)
 		if (ps->p[k].fd >= 0 && ps->p[k].revents &&
 		    !drain(ps->p[k].fd, &ps->rd[k]))
-			ps->p[k].fd = -1;	/* at EOF: poll only waits now */
+			ps->p[k].fd = -1; /* at EOF: poll only waits now */
 }
 
 /* The command ended: what is left in the pipes, without blocking. */
@@ -276,7 +276,7 @@ static pid_t start(char *const *argv, char **env, struct pipes *ps, int ex[2])
 	else if (pid == 0)
 		child(out[1], apart ? err[1] : out[1], ex[1], argv, env);
 	else
-		setpgid(pid, pid);	/* also here: no race with the kill */
+		setpgid(pid, pid); /* also here: no race with the kill */
 	for (int k = 0; k < 2; k++)
 		if (err[k] >= 0 && (k || pid < 0))
 			close(err[k]);

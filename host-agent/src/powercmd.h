@@ -21,7 +21,8 @@ struct vcp_cmd_result {
 	bool killed;		/* killed because *watch->kill was set */
 	pid_t pid;		/* its pid (and process group) */
 	char *output;		/* NUL-terminated, never NULL on success */
-	char *errout;		/* stderr, when kept apart (else NULL) */
+	/* stderr, when kept apart (else NULL) */
+	char *errout;
 };
 
 /*

@@ -31,10 +31,14 @@
 const char *vcp_reading_format_name(enum vcp_reading_format f)
 {
 	switch (f) {
-	case VCP_READING_DCMI: return "ipmitool dcmi";
-	case VCP_READING_PROM_HOST: return HOST_METRIC;
-	case VCP_READING_PROM_ZONES: return ZONE_METRIC " package+dram";
-	default: return "bare number";
+	case VCP_READING_DCMI:
+		return "ipmitool dcmi";
+	case VCP_READING_PROM_HOST:
+		return HOST_METRIC;
+	case VCP_READING_PROM_ZONES:
+		return ZONE_METRIC " package+dram";
+	default:
+		return "bare number";
 	}
 }
 
@@ -53,7 +57,7 @@ static bool next_line(const char *text, struct line *l)
 	if (l->s) {
 		if (!*p)
 			return false;
-		p++;	/* the '\n' */
+		p++; /* the '\n' */
 	}
 	if (!*p && l->s)
 		return false;
@@ -160,7 +164,7 @@ static int dcmi(const struct line *l, struct vcp_reading *ret, char **err)
 
 struct sample {
 	struct line name;
-	char zone[16];		/* the zone label's value, cut; "" if none */
+	char zone[16]; /* the zone label's value, cut; "" if none */
 	bool labels;
 	struct line value;
 };
@@ -169,9 +173,9 @@ static size_t name_len(const char *s, const char *end, bool colon)
 {
 	size_t k = 0;
 
-	while (s + k < end && (isalpha((unsigned char)s[k]) || s[k] == '_' ||
-			       (colon && s[k] == ':') ||
-			       (k && isdigit((unsigned char)s[k]))))
+	while (s + k < end &&
+	       (isalpha((unsigned char)s[k]) || s[k] == '_' ||
+		(colon && s[k] == ':') || (k && isdigit((unsigned char)s[k]))))
 		k++;
 	return k;
 }
@@ -221,7 +225,8 @@ static const char *labels(const char **p, const char *end, struct sample *s)
 			return "not a sample (a label is not name=\"value\")";
 		zone = k == 4 && !strncmp(*p, "zone", 4);
 		*p += k + 1;
-		why = label_value(p, end, zone ? s->zone : NULL, sizeof(s->zone));
+		why = label_value(p, end, zone ? s->zone : NULL,
+				  sizeof(s->zone));
 		if (why)
 			return why;
 		while (*p < end && (**p == ' ' || **p == '\t'))
@@ -312,8 +317,8 @@ static int prom_line(const struct line *l, struct prom_sum *sum, char **err)
 		if (!why && !sum->host)
 			sum->host_w = w;
 		sum->host = true;
-	} else if (is(&s.name, ZONE_METRIC) && (!strcmp(s.zone, "package") ||
-						 !strcmp(s.zone, "dram"))) {
+	} else if (is(&s.name, ZONE_METRIC) &&
+		   (!strcmp(s.zone, "package") || !strcmp(s.zone, "dram"))) {
 		why = watts_of(s.value.s, s.value.n, &w);
 		sum->zones_w += why ? 0 : w;
 		sum->zones = true;
@@ -331,15 +336,21 @@ static int prom(const char *text, struct vcp_reading *ret, char **err)
 		if ((r = prom_line(&l, &sum, err)) < 0)
 			return r;
 	if (sum.host)
-		*ret = (struct vcp_reading){ sum.host_w, VCP_READING_PROM_HOST };
+		*ret = (struct vcp_reading){ sum.host_w,
+					     VCP_READING_PROM_HOST };
 	else if (sum.zones && sum.zones_w <= VCP_READING_MAX_WATTS)
-		*ret = (struct vcp_reading){ sum.zones_w, VCP_READING_PROM_ZONES };
+		*ret = (struct vcp_reading){ sum.zones_w,
+					     VCP_READING_PROM_ZONES };
 	else if (sum.zones)
-		return vcp_err(err, -EINVAL, "the package and dram zones sum to %.0f W, out of range (0 to 100000)",
-			       sum.zones_w);
+		return vcp_err(
+			err, -EINVAL,
+			"the package and dram zones sum to %.0f W, out of range (0 to 100000)",
+			sum.zones_w);
 	else
-		return vcp_err(err, -EINVAL, "metrics text without " HOST_METRIC " or " ZONE_METRIC
-			       " of zone package or dram (the host's power counters were not readable?)");
+		return vcp_err(
+			err, -EINVAL,
+			"metrics text without " HOST_METRIC " or " ZONE_METRIC
+			" of zone package or dram (the host's power counters were not readable?)");
 	return 0;
 }
 
@@ -368,15 +379,15 @@ static bool looks_prom(const char *text)
 static int unknown(const char *text, struct line first, char **err)
 {
 	struct line t = trimmed(first), l = first;
-	const char *why = "not a number of watts, ipmitool's dcmi power reading or vcpack metrics text";
+	const char *why =
+		"not a number of watts, ipmitool's dcmi power reading or vcpack metrics text";
 
 	if (numeric(t.s, t.n) && next_line(text, &l) && non_blank(text, &l))
 		return bad(err, &l, "more than one number of watts");
 	return bad(err, &first, why);
 }
 
-int vcp_reading_parse(const char *text, struct vcp_reading *ret,
-		      char **ret_err)
+int vcp_reading_parse(const char *text, struct vcp_reading *ret, char **ret_err)
 {
 	struct line first = { 0 }, l;
 	struct vcp_reading rd;

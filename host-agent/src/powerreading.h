@@ -10,10 +10,10 @@
 #define VCP_READING_MAX_WATTS 100000.0
 
 enum vcp_reading_format {
-	VCP_READING_NUMBER = 0,	/* a bare number of watts */
-	VCP_READING_DCMI,	/* ipmitool dcmi power reading */
-	VCP_READING_PROM_HOST,	/* vcpack metrics: vcpack_host_power_watts */
-	VCP_READING_PROM_ZONES,	/* vcpack metrics: package + dram zones */
+	VCP_READING_NUMBER = 0, /* a bare number of watts */
+	VCP_READING_DCMI, /* ipmitool dcmi power reading */
+	VCP_READING_PROM_HOST, /* vcpack metrics: vcpack_host_power_watts */
+	VCP_READING_PROM_ZONES, /* vcpack metrics: package + dram zones */
 };
 
 struct vcp_reading {

@@ -131,22 +131,27 @@ static void test_power_command(void **state)
 	struct vcp_fleet_cfg c;
 
 	(void)state;
-	assert_int_equal(vcp_fleet_cfg_parse(
-		"{\"hosts\": [{\"uri\": \"test:///a\", \"name\": \"a\","
-		"  \"power_command\": [\"ipmitool\", \"-H\", \"bmc-a\", \"dcmi\","
-		"  \"power\", \"reading\"], \"power_timeout\": 9},"
-		" {\"uri\": \"test:///b\", \"name\": \"b\"}],"
-		" \"defaults\": {\"power_command\": [\"/usr/local/bin/power\"]}}",
-		"f", &c, NULL), 0);
+	assert_int_equal(
+		vcp_fleet_cfg_parse(
+			"{\"hosts\": [{\"uri\": \"test:///a\", \"name\": \"a\","
+			"  \"power_command\": [\"ipmitool\", \"-H\", \"bmc-a\", \"dcmi\","
+			"  \"power\", \"reading\"], \"power_timeout\": 9},"
+			" {\"uri\": \"test:///b\", \"name\": \"b\"}],"
+			" \"defaults\": {\"power_command\": [\"/usr/local/bin/power\"]}}",
+			"f", &c, NULL),
+		0);
 	assert_string_equal(vcp_fleet_power_command(&c, 0)[2], "bmc-a");
 	assert_null(vcp_fleet_power_command(&c, 0)[6]);
 	assert_int_equal(vcp_fleet_power_timeout(&c, 0), 9);
-	assert_string_equal(vcp_fleet_power_command(&c, 1)[0], "/usr/local/bin/power");
-	assert_int_equal(vcp_fleet_power_timeout(&c, 1), 5);	/* default */
+	assert_string_equal(vcp_fleet_power_command(&c, 1)[0],
+			    "/usr/local/bin/power");
+	assert_int_equal(vcp_fleet_power_timeout(&c, 1), 5); /* default */
 	vcp_fleet_cfg_clear(&c);
-	assert_int_equal(vcp_fleet_cfg_parse(
-		"{\"hosts\": [{\"uri\": \"test:///a\"}], \"defaults\": {\"power_timeout\": 2}}",
-		"f", &c, NULL), 0);
+	assert_int_equal(
+		vcp_fleet_cfg_parse(
+			"{\"hosts\": [{\"uri\": \"test:///a\"}], \"defaults\": {\"power_timeout\": 2}}",
+			"f", &c, NULL),
+		0);
 	assert_null(vcp_fleet_power_command(&c, 0));
 	assert_int_equal(vcp_fleet_power_timeout(&c, 0), 2);
 	vcp_fleet_cfg_clear(&c);

@@ -65,7 +65,8 @@ static void test_output_capped(void **state)
 
 static void test_opts_larger_output(void **state)
 {
-	char *argv[] = { "sh", "-c", "head -c 100000 /dev/zero | tr '\\0' x", NULL };
+	char *argv[] = { "sh", "-c", "head -c 100000 /dev/zero | tr '\\0' x",
+			 NULL };
 	struct vcp_cmd_opts o = { .max_output = 65536 };
 	struct vcp_cmd_result r;
 
@@ -80,10 +81,12 @@ static void test_opts_larger_output(void **state)
 static void test_opts_stderr_apart(void **state)
 {
 	/* 200 KB on each pipe, interleaved: both are read as it runs */
-	char *argv[] = { "sh", "-c",
+	char *argv[] = {
+		"sh", "-c",
 		"echo out; echo err >&2; i=0; while [ $i -lt 2000 ]; do "
 		"printf '%0100d\\n' 0; printf '%0100d\\n' 1 >&2; i=$((i+1)); done; exit 4",
-		NULL };
+		NULL
+	};
 	struct vcp_cmd_opts o = { .max_output = 1 << 20, .stderr_apart = true };
 	struct vcp_cmd_result r;
 

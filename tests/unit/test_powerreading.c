@@ -22,7 +22,7 @@
 #include "power.h"
 #include "powerreading.h"
 
-#define near(a, b) assert_true((a) > (b) - 1e-9 && (a) < (b) + 1e-9)
+#define near(a, b) assert_true((a) > (b)-1e-9 && (a) < (b) + 1e-9)
 
 /* Parsed: the watts and format; refused: the message. */
 static void ok(const char *text, double watts, enum vcp_reading_format f)
@@ -45,7 +45,7 @@ static void refused(const char *text, const char *msg)
 	assert_non_null(err);
 	if (strcmp(err, msg))
 		fail_msg("got \"%s\", expected \"%s\"", err, msg);
-	near(r.watts, -1);	/* untouched */
+	near(r.watts, -1); /* untouched */
 	free(err);
 }
 
@@ -67,19 +67,27 @@ static void test_number_refused(void **state)
 	refused("", "no output");
 	refused(" \n\n", "no output");
 	refused("-5\n", "line 1: '-5': negative watts");
-	refused("nan\n", "line 1: 'nan': not a number of watts, ipmitool's dcmi power reading or vcpack metrics text");
-	refused("NaN\n", "line 1: 'NaN': not a number of watts, ipmitool's dcmi power reading or vcpack metrics text");
-	refused("inf\n", "line 1: 'inf': not a number of watts, ipmitool's dcmi power reading or vcpack metrics text");
+	refused("nan\n",
+		"line 1: 'nan': not a number of watts, ipmitool's dcmi power reading or vcpack metrics text");
+	refused("NaN\n",
+		"line 1: 'NaN': not a number of watts, ipmitool's dcmi power reading or vcpack metrics text");
+	refused("inf\n",
+		"line 1: 'inf': not a number of watts, ipmitool's dcmi power reading or vcpack metrics text");
 	refused("1e400\n", "line 1: '1e400': watts out of range (0 to 100000)");
-	refused("100001\n", "line 1: '100001': watts out of range (0 to 100000)");
+	refused("100001\n",
+		"line 1: '100001': watts out of range (0 to 100000)");
 	refused("99999999999999999999999999999999999999999999999999999999999999999999\n",
 		"line 1: '999999999999999999999999999999999999999999999999999999999999...': a number too long");
 	refused("1.2.3\n", "line 1: '1.2.3': not a number of watts");
-	refused("0x10\n", "line 1: '0x10': not a number of watts, ipmitool's dcmi power reading or vcpack metrics text");
-	refused("212 W\n", "line 1: '212 W': not a number of watts, ipmitool's dcmi power reading or vcpack metrics text");
+	refused("0x10\n",
+		"line 1: '0x10': not a number of watts, ipmitool's dcmi power reading or vcpack metrics text");
+	refused("212 W\n",
+		"line 1: '212 W': not a number of watts, ipmitool's dcmi power reading or vcpack metrics text");
 	refused("212\n\n300\n", "line 3: '300': more than one number of watts");
-	refused("212\nhello\n", "line 2: 'hello': more than one number of watts");
-	refused("hello\x01world\n", "line 1: 'hello?world': not a number of watts, ipmitool's dcmi power reading or vcpack metrics text");
+	refused("212\nhello\n",
+		"line 2: 'hello': more than one number of watts");
+	refused("hello\x01world\n",
+		"line 1: 'hello?world': not a number of watts, ipmitool's dcmi power reading or vcpack metrics text");
 	refused("Error: unable to establish IPMI v2 / RMCP+ session\n",
 		"line 1: 'Error: unable to establish IPMI v2 / RMCP+ session': not a number of watts, ipmitool's dcmi power reading or vcpack metrics text");
 }
@@ -181,7 +189,8 @@ static void test_prom_refused(void **state)
 static void test_metrics_round_trip(void **state)
 {
 	struct vcp_pwr_pkg_figs pkgs[2];
-	struct vcp_pwr_figs figs = { .pkgs = pkgs, .n_pkgs = 2,
+	struct vcp_pwr_figs figs = { .pkgs = pkgs,
+				     .n_pkgs = 2,
 				     .host_watts = 131.25 };
 	struct vcp_metrics_in in = { .level = 1, .figs = &figs };
 	char *text = NULL;
