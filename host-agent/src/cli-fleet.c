@@ -2159,7 +2159,36 @@ struct loopobs {
 	struct fleet_in in;
 	const char **errs;
 	size_t stuck;		/* workers abandoned in all rounds so far */
+	/* this round's power_command readings, and the fleet's measured
+	 * power from them for the round's line */
+	struct power_read pr;
+	char *note;
 };
+
+/* The round's note: the fleet's measured power where hosts report it. */
+static void loop_power_note(struct loopobs *lo)
+{
+	struct power_sum s;
+
+	free(lo->note);
+	lo->note = NULL;
+	if (!lo->pr.started)
+		return;
+	s = power_sum(lo->f, lo->pr.p);
+	if (asprintf(&lo->note,
+		     "; measured %.1f W on %zu of %zu hosts (power_command)",
+		     s.watts, s.measured, lo->f->cfg.n_hosts) < 0)
+		lo->note = NULL;
+}
+
+static void loop_power_clear(struct loopobs *lo)
+{
+	vcp_fleet_power_clear(lo->pr.p, lo->f ? lo->f->cfg.n_hosts : 0);
+	free(lo->pr.p);
+	lo->pr.p = NULL;
+	free(lo->note);
+	lo->note = NULL;
+}
 
 /* The loop's observe op: the fleet as `fleet plan` sees it. */
 static int loop_observe(void *opaque, struct vcp_loop_obs *ret,
@@ -2179,7 +2208,11 @@ static int loop_observe(void *opaque, struct vcp_loop_obs *ret,
 	f->uris = NULL;
 	fleet_in_clear(&lo->in);
 	memset(&lo->in, 0, sizeof(lo->in));
+	loop_power_clear(lo);
+	power_start(f, &lo->pr);
 	r = collect(f, f->sample_ms);
+	power_wait(f, &lo->pr);
+	loop_power_note(lo);
 	/* collect() counts this round's; the earlier ones still run */
 	f->abandoned += lo->stuck;
 	lo->stuck = f->abandoned;
@@ -2192,11 +2225,14 @@ static int loop_observe(void *opaque, struct vcp_loop_obs *ret,
 			       strerror(-r));
 	for (size_t i = 0; i < n; i++)
 		lo->errs[i] = f->res[i].err;
-	*ret = (struct vcp_loop_obs){ lo->in.hosts, n,
-		{ .move_spread = f->cfg.move_spread,
-		  .mem_reserve = f->cfg.mem_reserve,
-		  .n_groups = lo->in.n_groups, .compat = lo->in.compat },
-		lo->errs };
+	*ret = (struct vcp_loop_obs){ lo->in.hosts,
+				      n,
+				      { .move_spread = f->cfg.move_spread,
+					.mem_reserve = f->cfg.mem_reserve,
+					.n_groups = lo->in.n_groups,
+					.compat = lo->in.compat },
+				      lo->errs,
+				      lo->note };
 	return 0;
 }
 
@@ -2269,6 +2305,7 @@ static int cmd_run(struct fctx *f, unsigned int rounds)
 	f->abandoned += l.abandoned;
 	vcp_loop_clear(&l);
 	fleet_in_clear(&lo.in);
+	loop_power_clear(&lo);
 	free(lo.errs);
 	return r;
 }

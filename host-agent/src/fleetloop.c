@@ -669,10 +669,11 @@ static void act(struct rnd *rd, const struct vcp_sb_decision *d)
 {
 	struct vcp_loop *l = rd->l;
 
-	say(l, false, "demand %.2f of %.2f CPUs on (%.0f%%), band %.0f%%-%.0f%%: %s",
-	    d->demand, d->capacity_on, d->util * 100,
-	    l->cfg->standby.low * 100, l->cfg->standby.high * 100,
-	    d->why ? d->why : "-");
+	say(l, false,
+	    "demand %.2f of %.2f CPUs on (%.0f%%), band %.0f%%-%.0f%%: %s%s",
+	    d->demand, d->capacity_on, d->util * 100, l->cfg->standby.low * 100,
+	    l->cfg->standby.high * 100, d->why ? d->why : "-",
+	    rd->obs->note ? rd->obs->note : "");
 	if (d->n_wake && !stopping(l))
 		wake_all(rd, d);
 	if (!stopping(l))

@@ -25,6 +25,9 @@ struct vcp_loop_obs {
 	size_t n_hosts;
 	struct vcp_fleet_opts opts;
 	const char *const *errs;
+	/* Appended to the round's line (the fleet's measured power), or
+	 * NULL. */
+	const char *note;
 };
 
 /* What the caller provides: how to look at the fleet, and where the

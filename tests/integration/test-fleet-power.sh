@@ -181,6 +181,20 @@ t_match "standby text: h9's reading, in standby" \
 t_match "standby text: the standby saving labelled modelled" \
 	"^standby: 1 hosts in standby by vcpack, saving 180 W \(0 W from idle_watts, 180 W modelled\)" "$stxt"
 
+# ---- fleet run: the round's line carries the fleet's measured watts ----
+cat >"$T_TMP/run.json" <<JSON
+{"hosts": [
+  {"uri": "$U_p1", "name": "h1", "power_command": ["pw-number"]},
+  {"uri": "$U_p2", "name": "h2", "power_command": ["pw-dcmi"]},
+  {"uri": "$U_p1", "name": "h3", "power_command": ["pw-fail"]}],
+ "standby": {}}
+JSON
+out=$("$VCPACK" fleet --hosts "$T_TMP/run.json" --state "$T_TMP/run-state.json" \
+	--sample 0 run --rounds 1 2>&1); rc=$?
+t_eq "fleet run --rounds 1: exit 0" 0 $rc
+t_match "fleet run: the round's line with the measured watts" \
+	"fleet: demand [0-9.]+ of [0-9.]+ CPUs on .*; measured 410\.0 W on 2 of 3 hosts \(power_command\)$" "$out"
+
 # ---- no power_command anywhere: said once, no per-host lines ----
 cat >"$T_TMP/none.json" <<JSON
 {"hosts": [{"uri": "$U_p1", "name": "h1"}, {"uri": "$U_p2", "name": "h2"}]}
