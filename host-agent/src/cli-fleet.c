@@ -700,12 +700,14 @@ static bool sb_asleep(const struct vcp_sb_state *st, bool have, size_t i)
 
 struct power_read {
 	struct fctx *f;
-	struct vcp_fleet_power *p; /* by host */
+	/* by host; all "none" when no host has a power_command */
+	struct vcp_fleet_power *p;
 	unsigned int max_live;
 	size_t abandoned;
 	int r;
 	pthread_t t;
-	bool started;
+	bool started; /* read (in its thread, unless none could start) */
+	bool threaded;
 };
 
 static void *power_thread(void *arg)
@@ -742,14 +744,16 @@ static void power_start(struct fctx *f, struct power_read *pr)
 	/* the descriptors are shared with collect()'s pool: half each */
 	pr->max_live = vcp_fleet_fd_budget(fd_limit(), fds_in_use()) / 2;
 	pr->max_live = pr->max_live ? pr->max_live : 1;
-	pr->started = pthread_create(&pr->t, NULL, power_thread, pr) == 0;
+	pr->started = true;
+	pr->threaded = pthread_create(&pr->t, NULL, power_thread, pr) == 0;
+	if (!pr->threaded) /* then before the libvirt queries */
+		power_thread(pr);
 }
 
 static void power_wait(struct fctx *f, struct power_read *pr)
 {
-	if (!pr->started)
-		return;
-	pthread_join(pr->t, NULL);
+	if (pr->threaded)
+		pthread_join(pr->t, NULL);
 	f->abandoned += pr->abandoned;
 }
 
@@ -814,7 +818,7 @@ static void power_text(const struct fctx *f, const struct vcp_fleet_power *p,
 	struct power_sum s = power_sum(f, p);
 
 	if (s.none == f->cfg.n_hosts) {
-		printf("power: no host has a power_command (vcpack-fleet(5)): no measured figure; every watt below is modelled\n");
+		printf("power: no host has a power_command (vcpack-fleet(5)): no power measured now\n");
 		return;
 	}
 	printf("power now (each host's power_command):\n");

@@ -201,7 +201,7 @@ cat >"$T_TMP/none.json" <<JSON
 JSON
 ntxt=$("$VCPACK" fleet --hosts "$T_TMP/none.json" status 2>&1)
 t_match "no power_command: said, the figures modelled" \
-	"^power: no host has a power_command \(vcpack-fleet\(5\)\): no measured figure; every watt below" "$ntxt"
+	"^power: no host has a power_command \(vcpack-fleet\(5\)\): no power measured now$" "$ntxt"
 t_eq "no power_command: --json null total, 0 hosts measured" "null 0 2" \
 	"$("$VCPACK" fleet --hosts "$T_TMP/none.json" --json status 2>/dev/null |
 		jq -r '.totals|"\(.measured_watts) \(.measured_hosts) \(.unmeasured_hosts)"')"

@@ -22,7 +22,7 @@
 #include "fleetcfg.h"
 #include "fleetpower.h"
 
-#define near(a, b) assert_true((a) > (b) - 1e-9 && (a) < (b) + 1e-9)
+#define near(a, b) assert_true((a) > (b)-1e-9 && (a) < (b) + 1e-9)
 
 static double now_s(void)
 {
@@ -58,39 +58,44 @@ static void test_states(void **state)
 	struct vcp_fleet_power p[7];
 
 	(void)state;
-	read_fleet("{\"hosts\": ["
-		   "{\"uri\": \"test+unix:///nowhere\", \"name\": \"a\","
-		   " \"power_command\": [\"sh\", \"-c\", \"echo $VCPACK_ACTION $VCPACK_HOST $VCPACK_URI >&2; echo 212\"]},"
-		   "{\"uri\": \"x:///b\", \"name\": \"b\","
-		   " \"power_command\": [\"sh\", \"-c\", \"echo 'Instantaneous power reading: 98 Watts'\"]},"
-		   "{\"uri\": \"x:///c\", \"name\": \"c\","
-		   " \"power_command\": [\"sh\", \"-c\", \"echo out; echo 'no BMC' >&2; exit 2\"]},"
-		   "{\"uri\": \"x:///d\", \"name\": \"d\", \"power_timeout\": 1,"
-		   " \"power_command\": [\"sh\", \"-c\", \"echo reading; exec sleep 30\"]},"
-		   "{\"uri\": \"x:///e\", \"name\": \"e\","
-		   " \"power_command\": [\"sh\", \"-c\", \"echo twelve\"]},"
-		   "{\"uri\": \"x:///f\", \"name\": \"f\","
-		   " \"power_command\": [\"/nonexistent/power\"]},"
-		   "{\"uri\": \"x:///g\", \"name\": \"g\"}]}",
-		   &c, p);
+	read_fleet(
+		"{\"hosts\": ["
+		"{\"uri\": \"test+unix:///nowhere\", \"name\": \"a\","
+		" \"power_command\": [\"sh\", \"-c\", \"echo $VCPACK_ACTION $VCPACK_HOST $VCPACK_URI >&2; echo 212\"]},"
+		"{\"uri\": \"x:///b\", \"name\": \"b\","
+		" \"power_command\": [\"sh\", \"-c\", \"echo 'Instantaneous power reading: 98 Watts'\"]},"
+		"{\"uri\": \"x:///c\", \"name\": \"c\","
+		" \"power_command\": [\"sh\", \"-c\", \"echo out; echo 'no BMC' >&2; exit 2\"]},"
+		"{\"uri\": \"x:///d\", \"name\": \"d\", \"power_timeout\": 1,"
+		" \"power_command\": [\"sh\", \"-c\", \"echo reading; exec sleep 30\"]},"
+		"{\"uri\": \"x:///e\", \"name\": \"e\","
+		" \"power_command\": [\"sh\", \"-c\", \"echo twelve\"]},"
+		"{\"uri\": \"x:///f\", \"name\": \"f\","
+		" \"power_command\": [\"/nonexistent/power\"]},"
+		"{\"uri\": \"x:///g\", \"name\": \"g\"}]}",
+		&c, p);
 	assert_int_equal(p[0].state, VCP_FPOWER_MEASURED);
 	near(p[0].reading.watts, 212);
 	assert_int_equal(p[0].reading.format, VCP_READING_NUMBER);
-	assert_null(p[0].why);	/* stderr is not parsed */
+	assert_null(p[0].why); /* stderr is not parsed */
 	assert_int_equal(p[1].state, VCP_FPOWER_MEASURED);
 	near(p[1].reading.watts, 98);
 	assert_int_equal(p[1].reading.format, VCP_READING_DCMI);
 	assert_int_equal(p[2].state, VCP_FPOWER_FAILED);
-	assert_string_equal(p[2].why, "power_command sh: exit 2; stderr: no BMC");
+	assert_string_equal(p[2].why,
+			    "power_command sh: exit 2; stderr: no BMC");
 	assert_int_equal(p[3].state, VCP_FPOWER_TIMED_OUT);
-	assert_string_equal(p[3].why,
-			    "power_command sh: timed out after 1 s; output: reading");
+	assert_string_equal(
+		p[3].why,
+		"power_command sh: timed out after 1 s; output: reading");
 	assert_int_equal(p[4].state, VCP_FPOWER_UNPARSEABLE);
-	assert_string_equal(p[4].why,
-			    "power_command sh: output not understood: line 1: 'twelve': not a number of watts, ipmitool's dcmi power reading or vcpack metrics text");
+	assert_string_equal(
+		p[4].why,
+		"power_command sh: output not understood: line 1: 'twelve': not a number of watts, ipmitool's dcmi power reading or vcpack metrics text");
 	assert_int_equal(p[5].state, VCP_FPOWER_FAILED);
-	assert_string_equal(p[5].why,
-			    "power_command /nonexistent/power: cannot execute: No such file or directory");
+	assert_string_equal(
+		p[5].why,
+		"power_command /nonexistent/power: cannot execute: No such file or directory");
 	assert_int_equal(p[6].state, VCP_FPOWER_NONE);
 	assert_string_equal(p[6].why, "no power_command");
 	assert_string_equal(vcp_fpower_state_name(p[3].state), "timed_out");
@@ -106,12 +111,13 @@ static void test_defaults_command(void **state)
 	struct vcp_fleet_power p[3];
 
 	(void)state;
-	read_fleet("{\"hosts\": [{\"uri\": \"x:///a\", \"name\": \"h10\"},"
-		   " {\"uri\": \"x:///b\", \"name\": \"h20\"},"
-		   " {\"uri\": \"x:///c\", \"name\": \"h30\", \"power_command\": [\"echo\", \"7\"]}],"
-		   " \"defaults\": {\"power_command\": [\"sh\", \"-c\","
-		   " \"[ $VCPACK_ACTION = power ] && echo ${VCPACK_HOST#h}\"]}}",
-		   &c, p);
+	read_fleet(
+		"{\"hosts\": [{\"uri\": \"x:///a\", \"name\": \"h10\"},"
+		" {\"uri\": \"x:///b\", \"name\": \"h20\"},"
+		" {\"uri\": \"x:///c\", \"name\": \"h30\", \"power_command\": [\"echo\", \"7\"]}],"
+		" \"defaults\": {\"power_command\": [\"sh\", \"-c\","
+		" \"[ $VCPACK_ACTION = power ] && echo ${VCPACK_HOST#h}\"]}}",
+		&c, p);
 	for (int i = 0; i < 3; i++)
 		assert_int_equal(p[i].state, VCP_FPOWER_MEASURED);
 	near(p[0].reading.watts, 10);
