@@ -52,6 +52,13 @@ static double read_fleet(const char *json, struct vcp_fleet_cfg *c,
 	return now_s() - t0;
 }
 
+static void no_reading(const struct vcp_fleet_power *p,
+		       enum vcp_fpower_state st, const char *why)
+{
+	assert_int_equal(p->state, st);
+	assert_string_equal(p->why, why);
+}
+
 static void test_states(void **state)
 {
 	struct vcp_fleet_cfg c;
@@ -81,23 +88,17 @@ static void test_states(void **state)
 	assert_int_equal(p[1].state, VCP_FPOWER_MEASURED);
 	near(p[1].reading.watts, 98);
 	assert_int_equal(p[1].reading.format, VCP_READING_DCMI);
-	assert_int_equal(p[2].state, VCP_FPOWER_FAILED);
-	assert_string_equal(p[2].why,
-			    "power_command sh: exit 2; stderr: no BMC");
-	assert_int_equal(p[3].state, VCP_FPOWER_TIMED_OUT);
-	assert_string_equal(
-		p[3].why,
-		"power_command sh: timed out after 1 s; output: reading");
-	assert_int_equal(p[4].state, VCP_FPOWER_UNPARSEABLE);
-	assert_string_equal(
-		p[4].why,
+	no_reading(&p[2], VCP_FPOWER_FAILED,
+		   "power_command sh: exit 2; stderr: no BMC");
+	no_reading(&p[3], VCP_FPOWER_TIMED_OUT,
+		   "power_command sh: timed out after 1 s; output: reading");
+	no_reading(
+		&p[4], VCP_FPOWER_UNPARSEABLE,
 		"power_command sh: output not understood: line 1: 'twelve': not a number of watts, ipmitool's dcmi power reading or vcpack metrics text");
-	assert_int_equal(p[5].state, VCP_FPOWER_FAILED);
-	assert_string_equal(
-		p[5].why,
+	no_reading(
+		&p[5], VCP_FPOWER_FAILED,
 		"power_command /nonexistent/power: cannot execute: No such file or directory");
-	assert_int_equal(p[6].state, VCP_FPOWER_NONE);
-	assert_string_equal(p[6].why, "no power_command");
+	no_reading(&p[6], VCP_FPOWER_NONE, "no power_command");
 	assert_string_equal(vcp_fpower_state_name(p[3].state), "timed_out");
 	assert_string_equal(vcp_fpower_state_name(p[4].state), "unparseable");
 	vcp_fleet_power_clear(p, c.n_hosts);
