@@ -34,6 +34,7 @@ static char dir[4096], state[4200], marker[4200];
 struct fake {
 	struct vcp_fleet_input *in;
 	const char *errs[4];
+	const char *note; /* the observation's note, or NULL */
 	char log[8192];
 };
 
@@ -43,7 +44,7 @@ static int observe(void *opaque, struct vcp_loop_obs *ret, char **ret_err)
 
 	(void)ret_err;
 	*ret = (struct vcp_loop_obs){ fk->in->hosts, fk->in->n_hosts,
-				      fk->in->opts, fk->errs };
+				      fk->in->opts, fk->errs, fk->note };
 	return 0;
 }
 
@@ -150,6 +151,29 @@ static void test_runs_a_domain(void **st)
 	vcp_fleet_cfg_clear(&c);
 }
 
+/* The observation's note (the fleet's measured power) ends the round's
+ * line. */
+static void test_round_note(void **st)
+{
+	struct vcp_fleet_cfg c;
+	struct fake fk = {
+		.note = "; measured 410.0 W on 2 of 2 hosts (power_command)"
+	};
+	struct vcp_loop l;
+
+	(void)st;
+	load_cfg(&c);
+	load_obs(&fk, T_HOST("h1", VM("a")) "," T_HOST("h2", VM("b")));
+	round_with(&c, &fk, &l);
+	if (strncmp(fk.log, "demand ", 7) ||
+	    !strstr(fk.log,
+		    "; measured 410.0 W on 2 of 2 hosts (power_command)\n"))
+		fail_msg("log:\n%s", fk.log);
+	vcp_loop_clear(&l);
+	vcp_fleet_input_free(fk.in);
+	vcp_fleet_cfg_clear(&c);
+}
+
 static void test_command_fails(void **st)
 {
 	struct vcp_fleet_cfg c;
@@ -245,8 +269,12 @@ static void test_wake_two(void **st)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_runs_a_domain, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_command_fails, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_runs_a_domain, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_round_note, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_command_fails, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_wake_two, setup, teardown),
 	};
 
