@@ -7,10 +7,11 @@
  * VCP_CMD_MAX_OUTPUT bytes (or the caller's limit) are kept (the rest is
  * read and dropped so the command never blocks on a full pipe),
  * in a process group of its own, killed as a group at the timeout
- * (SIGTERM, SIGKILL 2 s later) and always reaped. While it runs, a
- * caller's stop flag (SIGINT/SIGTERM) lets it finish, saying so once
- * through a callback; a kill flag (a second signal) kills it as at the
- * timeout. Does not log.
+ * (SIGTERM, SIGKILL 2 s later, or as soon as the command itself has
+ * ended: nothing it started is left running) and always reaped. While
+ * it runs, a caller's stop flag (SIGINT/SIGTERM) lets it finish, saying
+ * so once through a callback; a kill flag (a second signal) kills it as
+ * at the timeout. Does not log.
  */
 #include "powercmd.h"
 
@@ -146,6 +147,16 @@ static void watch(const struct vcp_cmd_watch *w, pid_t pid, bool *told,
 		*ret_kill = true;
 }
 
+/* Has @pid ended? It is left to be reaped (a zombie). */
+static bool ended(pid_t pid)
+{
+	siginfo_t si = { 0 };
+
+	return waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) ==
+		       0 &&
+	       si.si_pid == pid;
+}
+
 /* Read until the command exits (a child it left behind may hold the
  * pipe), the deadline or a kill asked for, then stop the group; the
  * command is reaped into *status either way. */
@@ -182,8 +193,12 @@ static void collect(pid_t pid, struct pipes *ps, unsigned int timeout_s,
 		}
 		r = poll(ps->p, 2, (int)(left > 100 ? 100 : left));
 		drain_ready(ps, r);
-		if (waitpid(pid, status, WNOHANG) == pid) {
-			reaped = true;
+		if (ended(pid)) {
+			/* timed out or killed: what it left in its group goes
+			 * too (its zombie keeps the group's id ours) */
+			if (timed_out || killed)
+				kill(-pid, SIGKILL);
+			reaped = waitpid(pid, status, 0) == pid;
 			drain_rest(ps);
 		}
 	}

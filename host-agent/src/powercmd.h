@@ -29,7 +29,8 @@ struct vcp_cmd_result {
  * Run @argv (argv[0] searched in PATH) with stdin from /dev/null, stdout
  * and stderr captured, @envp added to the environment ("KEY=VALUE",
  * NULL-terminated; may be NULL), in its own process group. Past
- * @timeout_s the group gets SIGTERM, then SIGKILL 2 s later. 0 once the
+ * @timeout_s the group gets SIGTERM, then SIGKILL 2 s later or once the
+ * command has ended, whichever comes first. 0 once the
  * command ran and ended (whatever its status: see *ret), -ENOENT when
  * argv[0] cannot be executed (*ret then says why in output), -errno when
  * it cannot be started; *ret untouched on failure.

@@ -10,6 +10,7 @@
  * (both read while the command runs: neither pipe fills and blocks it). */
 #include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,6 +23,23 @@
 #include <cmocka.h>
 
 #include "powercmd.h"
+
+/* Is @pid a zombie (ended, not yet reaped)? */
+static bool zombie(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+	bool z = false;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return true; /* gone */
+	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')))
+		z = p[1] == ' ' && p[2] == 'Z';
+	fclose(f);
+	return z;
+}
 
 static void test_argv_no_shell(void **state)
 {
@@ -130,6 +148,48 @@ static void test_timeout(void **state)
 	vcp_cmd_result_clear(&r);
 }
 
+/* The command dies at SIGTERM, a child it left in its group ignores
+ * SIGTERM: once the command is gone that child is killed (SIGKILL to the
+ * group), not left running. */
+static void test_timeout_leftover_killed(void **state)
+{
+	char pidfile[] = "/tmp/vcp-test-powercmd-XXXXXX";
+	int fd = mkstemp(pidfile);
+	char script[512], got[32] = "";
+	char *argv[] = { "sh", "-c", script, NULL };
+	struct vcp_cmd_result r;
+	FILE *f;
+	pid_t left;
+	int k;
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(
+		script, sizeof(script),
+		"(trap '' TERM; exec sleep 30) & echo $! >%s; echo started; wait",
+		pidfile);
+	assert_int_equal(vcp_cmd_run(argv, NULL, 1, &r), 0);
+	assert_true(r.timed_out);
+	assert_string_equal(r.output, "started\n");
+	vcp_cmd_result_clear(&r);
+	f = fopen(pidfile, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(got, sizeof(got), f));
+	fclose(f);
+	unlink(pidfile);
+	left = (pid_t)atoi(got);
+	assert_true(left > 0);
+	/* gone, or a zombie for init to reap, within a second */
+	for (k = 0; k < 20 && kill(left, 0) == 0 && !zombie(left); k++)
+		usleep(50000);
+	if (kill(left, 0) == 0 && !zombie(left)) {
+		kill(left, SIGKILL);
+		fail_msg("pid %d (sleep, ignoring SIGTERM) still runs",
+			 (int)left);
+	}
+}
+
 static void test_child_keeps_pipe(void **state)
 {
 	/* exits at once, a background child keeps stdout open */
@@ -211,6 +271,7 @@ int main(void)
 		cmocka_unit_test(test_opts_stderr_apart),
 		cmocka_unit_test(test_missing_program),
 		cmocka_unit_test(test_timeout),
+		cmocka_unit_test(test_timeout_leftover_killed),
 		cmocka_unit_test(test_child_keeps_pipe),
 		cmocka_unit_test(test_stop_lets_it_finish),
 		cmocka_unit_test(test_kill_asked),
