@@ -39,13 +39,13 @@
 #include "ctlreq.h"
 #include "ctlserver.h"
 #include "cycle.h"
+#include "daemonstatus.h"
 #include "declog.h"
 #include "demand.h"
 #include "hyst.h"
 #include "irq.h"
 #include "kernel.h"
 #include "metricspub.h"
-#include "modeljson.h"
 #include "mode.h"
 #include "passnews.h"
 #include "pinmemo.h"
@@ -230,38 +230,9 @@ static void log_actions(struct daemon *d, const struct vcp_cycle *cy,
 /* What the last plan was made from, for `vcpack status` (see answer()). */
 static void remember_status(struct daemon *d, const struct vcp_cycle *cy)
 {
-	struct json_object *o = json_object_new_object();
-	struct json_object *vms = json_object_new_array();
-
-	for (size_t i = 0; i < cy->w.n_vms; i++) {
-		const struct vcp_vm *vm = &cy->w.vms[i];
-		struct json_object *v = json_object_new_object();
-		struct json_object *dem = json_object_new_array();
-
-		for (unsigned int c = 0; c < vm->n_vcpus; c++)
-			json_object_array_add(dem, vm->demand[c] >= 0 ?
-				json_object_new_double(vm->demand[c]) : NULL);
-		json_object_object_add(v, "name", json_object_new_string(vm->name));
-		json_object_object_add(v, "demand", dem);
-		json_object_object_add(v, "delay", vm->delay >= 0 ?
-				       json_object_new_double(vm->delay) : NULL);
-		json_object_object_add(v, "relieved", json_object_new_boolean(
-				       vcp_tracker_relieved(d->tracker, vm->name)));
-		json_object_array_add(vms, v);
-	}
-	json_object_object_add(o, "at", json_object_new_int64(time(NULL)));
-	json_object_object_add(o, "level", json_object_new_int(cy->plan->level));
-	json_object_object_add(o, "active",
-			       json_object_new_int((int)cy->plan->n_active));
-	json_object_object_add(o, "packages",
-			       json_object_new_int((int)cy->plan->n_packages));
-	json_object_object_add(o, "level_reason", json_object_new_string(
-			       cy->plan->level_reason ? cy->plan->level_reason : ""));
-	json_object_object_add(o, "plan", vcp_plan_to_json(cy->plan, cy->w.host,
-							   cy->w.vms));
-	json_object_object_add(o, "vms", vms);
 	json_object_put(d->last_status);
-	d->last_status = o;
+	d->last_status = vcp_dstatus_last(&cy->w, cy->plan, d->tracker,
+					  time(NULL));
 }
 
 /*
@@ -639,28 +610,6 @@ static void schedule_reconnect(struct daemon *d)
 
 /* ---- the control socket (hook notifications, queries) ---- */
 
-/* The reasons and the run-time control: "mode_reason", "level" (the
- * configured level in force: 0, 1, 2 or "auto"), "level_reason",
- * "control" (the state file's object), "state_file". */
-static void control_status(struct daemon *d, struct json_object *o)
-{
-	time_t now = time(NULL);
-	struct tm tm;
-	char why[256];
-	int level;
-
-	localtime_r(&now, &tm);
-	level = vcp_control_level_at(&d->ctl, &d->policy, &tm, why, sizeof(why));
-	json_object_object_add(o, "mode_reason",
-			       json_object_new_string(d->mode_reason));
-	json_object_object_add(o, "level", json_object_new_string(
-			       vcp_control_level_name(level)));
-	json_object_object_add(o, "level_reason", json_object_new_string(why));
-	json_object_object_add(o, "control", vcp_control_to_json(&d->ctl));
-	json_object_object_add(o, "state_file",
-			       json_object_new_string(d->state_path));
-}
-
 /* Change the control state (a request), keep it in the state file, then
  * re-plan unless paused. NULL, or why it was refused (nothing changed). */
 static const char *control_set(struct daemon *d, const struct vcp_req *req)
@@ -696,33 +645,36 @@ static const char *control_set(struct daemon *d, const struct vcp_req *req)
 	return NULL;
 }
 
-/* {"pid", "uri", "connected", "mode", "replans", "last": {at, level,
- * active, vms: [{name, demand: [per vCPU], delay, relieved}]}}: what the
- * daemon measured and planned on, so `vcpack status` shows the same. */
-static struct json_object *status_of(struct daemon *d)
+/* The daemon's state as a status reply is made of, at local time @tm. */
+static void status_now(const struct daemon *d, struct tm *tm,
+		       struct vcp_dstatus *ret)
 {
-	struct json_object *o = json_object_new_object();
+	time_t now = time(NULL);
 
-	json_object_object_add(o, "pid", json_object_new_int(getpid()));
-	json_object_object_add(o, "uri", json_object_new_string(
-			       d->v ? vcp_virt_uri(d->v) : d->uri ? d->uri : ""));
-	json_object_object_add(o, "connected", json_object_new_boolean(d->v != NULL));
-	json_object_object_add(o, "mode", json_object_new_string(
-			       vcp_mode_name(d->mode)));
-	json_object_object_add(o, "replans",
-			       json_object_new_int64((int64_t)d->n_replans));
-	control_status(d, o);
-	json_object_object_add(o, "last", json_object_get(d->last_status));
-	return o;
+	localtime_r(&now, tm);
+	*ret = (struct vcp_dstatus){
+		.pid = getpid(),
+		.uri = d->v ? vcp_virt_uri(d->v) : d->uri,
+		.connected = d->v != NULL,
+		.mode = d->mode,
+		.mode_reason = d->mode_reason,
+		.replans = d->n_replans,
+		.ctl = &d->ctl,
+		.policy = &d->policy,
+		.tm = tm,
+		.state_path = d->state_path,
+		.last = d->last_status,
+	};
 }
 
-/* The answer to one request (proto.h says what each carries). */
+/* Do what one request asks, then answer it (daemonstatus.h). */
 static struct json_object *answer(void *opaque, const struct vcp_req *req,
 				  char **ret_error)
 {
 	struct daemon *d = opaque;
-	struct json_object *o = json_object_new_object();
-	const char *why;
+	const char *why = NULL;
+	struct vcp_dstatus s;
+	struct tm tm;
 
 	switch (req->op) {
 	case VCP_REQ_HOOK:
@@ -732,33 +684,22 @@ static struct json_object *answer(void *opaque, const struct vcp_req *req,
 		break;
 	case VCP_REQ_REPLAN:
 		replan(d);
-		json_object_object_add(o, "replans",
-				       json_object_new_int64((int64_t)d->n_replans));
-		break;
-	case VCP_REQ_STATUS:
-		json_object_object_add(o, "status", status_of(d));
 		break;
 	case VCP_REQ_LEVEL:
 	case VCP_REQ_PAUSE:
 	case VCP_REQ_RESUME:
 		why = control_set(d, req);
-		if (why) {
-			json_object_put(o);
-			*ret_error = strdup(why);
-			return NULL;
-		}
-		json_object_object_add(o, "status", status_of(d));
 		break;
+	case VCP_REQ_STATUS:
 	case VCP_REQ_PING:
-		json_object_object_add(o, "connected",
-				       json_object_new_boolean(d->v != NULL));
-		json_object_object_add(o, "mode", json_object_new_string(
-				       vcp_mode_name(d->mode)));
-		json_object_object_add(o, "replans",
-				       json_object_new_int64((int64_t)d->n_replans));
 		break;
 	}
-	return o;
+	if (why) {
+		*ret_error = strdup(why);
+		return NULL;
+	}
+	status_now(d, &tm, &s);
+	return vcp_dstatus_reply(req->op, &s);
 }
 
 static void on_server_note(void *opaque, const char *msg)
