@@ -34,6 +34,7 @@
 #include <libvirt-glib/libvirt-glib-event.h>
 
 #include "apply.h"
+#include "backoff.h"
 #include "control.h"
 #include "ctl.h"
 #include "ctlreq.h"
@@ -83,8 +84,8 @@ struct daemon {
 	struct vcp_hyst hyst;		/* hold window, news, resync */
 	struct json_object *last_status; /* the last plan, for "status" */
 	struct vcp_ctl_server *server;
-	guint replan_src, sample_src, reconnect_src;
-	unsigned int backoff_s;
+	guint replan_src, sample_src;
+	struct vcp_backoff reconnect;	/* when to try libvirt again */
 	int listen_fd;
 	bool irq_advised;	/* irqbalance advice logged */
 	struct vcp_passnews news; /* the last decision, to log changes */
@@ -578,7 +579,6 @@ static int connect_libvirt(struct daemon *d)
 	detect_mode(d);
 	log_msg(LOG_INFO, "connected to '%s'; %s mode: %s", vcp_virt_uri(d->v),
 		vcp_mode_name(d->mode), d->mode_reason);
-	d->backoff_s = 0;
 	vcp_passnews_forget(&d->news);
 	schedule_replan(d, 0);
 	return 0;
@@ -586,26 +586,38 @@ static int connect_libvirt(struct daemon *d)
 
 static gboolean on_reconnect(gpointer data)
 {
-	struct daemon *d = data;
-
-	d->reconnect_src = 0;
-	if (connect_libvirt(d) < 0)
-		schedule_reconnect(d);
+	vcp_backoff_fire(data);
 	return G_SOURCE_REMOVE;
 }
 
+/* The reconnect backoff's clock and attempt (backoff.h). */
+static void arm_reconnect(struct vcp_backoff *b, unsigned int s)
+{
+	g_timeout_add_seconds(s, on_reconnect, b);
+}
+
+static int attempt_connect(struct vcp_backoff *b)
+{
+	return connect_libvirt(b->opaque);
+}
+
+static void say_waiting(struct vcp_backoff *b, unsigned int s)
+{
+	struct daemon *d = b->opaque;
+
+	notify_status(d, "waiting for libvirt at '%s' (retry in %us)", d->uri, s);
+}
+
+static const struct vcp_backoff_ops reconnect_ops = {
+	.arm = arm_reconnect, .attempt = attempt_connect, .waiting = say_waiting,
+};
+
+/* The connection is gone: close it, try again after the backoff. */
 static void schedule_reconnect(struct daemon *d)
 {
-	if (d->reconnect_src)
-		return;
-	if (d->v) {
-		vcp_virt_close(d->v);
-		d->v = NULL;
-	}
-	d->backoff_s = d->backoff_s ? MIN(d->backoff_s * 2, BACKOFF_MAX_S) : 1;
-	d->reconnect_src = g_timeout_add_seconds(d->backoff_s, on_reconnect, d);
-	notify_status(d, "waiting for libvirt at '%s' (retry in %us)", d->uri,
-		      d->backoff_s);
+	vcp_virt_close(d->v);
+	d->v = NULL;
+	vcp_backoff_lost(&d->reconnect);
 }
 
 /* ---- the control socket (hook notifications, queries) ---- */
@@ -948,6 +960,8 @@ int main(int argc, char **argv)
 			    .socket_path = VCP_CTL_SOCKET,
 			    .state_path = VCP_CONTROL_STATE,
 			    .listen_fd = -1,
+			    .reconnect = VCP_BACKOFF_INIT(&reconnect_ops, &d,
+							  BACKOFF_MAX_S),
 			    .news = VCP_PASSNEWS_INIT };
 	uint64_t wd_usec;
 	int r;
@@ -982,8 +996,7 @@ int main(int argc, char **argv)
 			strerror(-r));
 		return 1;
 	}
-	if (connect_libvirt(&d) < 0)
-		schedule_reconnect(&d);
+	vcp_backoff_try(&d.reconnect);
 	d.sample_src = g_timeout_add_seconds(d.hyst.sample_s, on_sample, &d);
 	g_unix_signal_add(SIGTERM, on_term, &d);
 	g_unix_signal_add(SIGINT, on_term, &d);
