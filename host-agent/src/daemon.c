@@ -43,6 +43,7 @@
 #include "daemonstatus.h"
 #include "declog.h"
 #include "demand.h"
+#include "hostrec.h"
 #include "hyst.h"
 #include "irq.h"
 #include "kernel.h"
@@ -236,26 +237,19 @@ static void remember_status(struct daemon *d, const struct vcp_cycle *cy)
 					  time(NULL));
 }
 
-/*
- * Tell the fleet (which reaches this host only through libvirt) the mode
- * and level: a record in each managed VM, rewritten when they change or
- * once an hour, so that `vcpack fleet status` can also tell how fresh it
- * is. Failures are not worth a message: the next pass tries again.
- */
+/* Tell the fleet the mode and level: the host record in each managed VM
+ * where it is due (hostrec.h). Failures are not worth a message: the
+ * next pass tries again. */
 static void record_host(struct daemon *d, const struct vcp_cycle *cy)
 {
 	struct vcp_host_rec h = { d->mode, cy->plan->level, time(NULL) };
 
 	for (size_t i = 0; i < cy->w.n_vms; i++) {
-		const struct vcp_vm *vm = &cy->w.vms[i];
 		char *err = NULL;
 
-		if (!vm->managed || (vm->has_host_rec &&
-				     vm->host_rec_mode == h.mode &&
-				     vm->host_rec_level == h.level &&
-				     h.at - vm->host_rec_at < 3600))
+		if (!vcp_host_rec_due(&cy->w.vms[i], &h))
 			continue;
-		vcp_virt_set_host_rec(d->v, vm->name, &h, &err);
+		vcp_virt_set_host_rec(d->v, cy->w.vms[i].name, &h, &err);
 		free(err);
 	}
 }
