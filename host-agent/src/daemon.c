@@ -13,7 +13,6 @@
  * decision (a changed plan, a failure), never per tick.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -21,9 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
 #include <syslog.h>
 #include <time.h>
 #include <unistd.h>
@@ -729,32 +725,9 @@ static int serve(struct daemon *d)
 
 static int listen_socket(struct daemon *d)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	g_autofree char *dir = g_path_get_dirname(d->socket_path);
-	int fd;
+	int r = vcp_ctl_listen(d->socket_path, &d->listen_fd);
 
-	if (strlen(d->socket_path) >= sizeof(sa.sun_path))
-		return -ENAMETOOLONG;
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-		return -errno;
-	strcpy(sa.sun_path, d->socket_path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0)
-		return -errno;
-	if (vcp_ctl_send(d->socket_path, "ping\n", 200) == 0) {
-		close(fd);
-		return -EADDRINUSE;	/* another vcpackd answers there */
-	}
-	unlink(d->socket_path);
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    chmod(d->socket_path, 0600) < 0 || listen(fd, SOMAXCONN) < 0) {
-		int r = -errno;
-
-		close(fd);
-		return r;
-	}
-	d->listen_fd = fd;
-	return serve(d);
+	return r < 0 ? r : serve(d);
 }
 
 /* ---- signals ---- */
