@@ -305,18 +305,6 @@ static void follow_irqs(struct daemon *d, const struct vcp_host *host,
 			rep.res.failed);
 }
 
-/* The policy with `vcpack level` laid over it (no windows then). */
-static struct vcp_policy policy_in_force(const struct daemon *d)
-{
-	struct vcp_policy p = d->policy;
-
-	if (d->ctl.has_level) {
-		p.level = d->ctl.level;
-		p.n_windows = 0;
-	}
-	return p;
-}
-
 /*
  * Did the connection to libvirt close under this pass (libvirtd stopped
  * or restarting)? Then what failed is no failure of the plan: the pass is
@@ -359,7 +347,7 @@ static void replan(struct daemon *d)
 {
 	struct vcp_cycle cy = { 0 };
 	struct vcp_apply_result res = { 0 };
-	struct vcp_policy pol = policy_in_force(d);
+	struct vcp_policy pol = vcp_control_policy(&d->ctl, &d->policy);
 	char *err = NULL;
 	int r;
 
