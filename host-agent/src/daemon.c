@@ -45,6 +45,7 @@
 #include "kernel.h"
 #include "metricspub.h"
 #include "mode.h"
+#include "passcut.h"
 #include "passnews.h"
 #include "pinmemo.h"
 #include "policy.h"
@@ -305,38 +306,18 @@ static void follow_irqs(struct daemon *d, const struct vcp_host *host,
 			rep.res.failed);
 }
 
-/*
- * Did the connection to libvirt close under this pass (libvirtd stopped
- * or restarting)? Then what failed is no failure of the plan: the pass is
- * retried once reconnected (connect_libvirt re-plans).
- */
-static bool interrupted(struct daemon *d, int r, const struct vcp_cycle *cy,
-			const struct vcp_apply_result *res)
+static bool connection_alive(void *opaque)
 {
-	if (r == -ENOTCONN || res->lost)
-		return true;
-	return (r < 0 || res->n_failed || cy->w.n_issues) &&
-	       !vcp_virt_alive(d->v);
+	return vcp_virt_alive(opaque);
 }
 
-/* An interrupted pass: VMs with a change not known to be done are
- * planned afresh (a pin under way may or may not have landed: it is not
- * someone else's), and what was done is logged without the connection's
- * own errors, which say only that it closed. */
+/* A pass the connection cut short (passcut.h): what was done is logged
+ * without the connection's own errors, and it is planned again once
+ * reconnected (connect_libvirt re-plans). */
 static void log_interrupted(struct daemon *d, struct vcp_cycle *cy,
 			    struct vcp_apply_result *res)
 {
-	for (size_t i = 0; i < res->n; i++) {
-		const struct vcp_action *a = &cy->acts.a[i];
-
-		if (res->e[i].outcome == VCP_RETRY ||
-		    res->e[i].outcome == VCP_SKIPPED) {
-			if (a->kind != VCP_ACT_SET_LEVEL)
-				vcp_pin_memo_forget(d->memo, cy->w.vms[a->vm].name);
-			free(res->e[i].msg);
-			res->e[i].msg = NULL;
-		}
-	}
+	vcp_passcut_settle(&cy->acts, cy->w.vms, res, d->memo);
 	log_actions(d, cy, res);
 	log_msg(LOG_NOTICE, "re-plan interrupted: the connection to '%s' closed (%zu of %zu changes done); planning again once reconnected",
 		d->uri, res->n_done, res->n);
@@ -372,7 +353,8 @@ static void replan(struct daemon *d)
 	if (r == 0 && vcp_pin_memo_record(d->memo, cy.w.vms, cy.w.n_vms,
 					  &cy.acts, &res) < 0)
 		r = -ENOMEM;
-	if (r != -ENOMEM && interrupted(d, r, &cy, &res)) {
+	if (r != -ENOMEM &&
+	    vcp_passcut_is(r, &res, cy.w.n_issues, connection_alive, d->v)) {
 		log_interrupted(d, &cy, &res);
 		goto out;
 	}
