@@ -24,14 +24,16 @@ struct vcp_backoff_ops {
 
 struct vcp_backoff {
 	const struct vcp_backoff_ops *ops;
-	void *opaque;		/* the caller's */
-	unsigned int max_s;	/* the longest wait */
-	unsigned int wait_s;	/* the last wait; 0 since connected */
-	bool pending;		/* a retry is armed */
+	void *opaque; /* the caller's */
+	unsigned int max_s; /* the longest wait */
+	unsigned int wait_s; /* the last wait; 0 since connected */
+	bool pending; /* a retry is armed */
 };
 
-#define VCP_BACKOFF_INIT(o, data, max) \
-	{ .ops = (o), .opaque = (data), .max_s = (max) }
+#define VCP_BACKOFF_INIT(o, data, max)                       \
+	{                                                    \
+		.ops = (o), .opaque = (data), .max_s = (max) \
+	}
 
 /* Try now (attempt); when that fails, arm a retry as lost() does.
  * The attempt's result. */

@@ -384,7 +384,7 @@ int vcp_ctl_listen(const char *path, int *ret_fd)
 		return -errno;
 	if (vcp_ctl_send(path, "ping\n", 200) == 0) {
 		close(fd);
-		return -EADDRINUSE;	/* another server answers there */
+		return -EADDRINUSE; /* another server answers there */
 	}
 	unlink(path);
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||

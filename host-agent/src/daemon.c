@@ -83,7 +83,7 @@ struct daemon {
 	struct json_object *last_status; /* the last plan, for "status" */
 	struct vcp_ctl_server *server;
 	guint replan_src, sample_src;
-	struct vcp_backoff reconnect;	/* when to try libvirt again */
+	struct vcp_backoff reconnect; /* when to try libvirt again */
 	int listen_fd;
 	bool irq_advised;	/* irqbalance advice logged */
 	struct vcp_passnews news; /* the last decision, to log changes */
@@ -230,8 +230,8 @@ static void log_actions(struct daemon *d, const struct vcp_cycle *cy,
 static void remember_status(struct daemon *d, const struct vcp_cycle *cy)
 {
 	json_object_put(d->last_status);
-	d->last_status = vcp_dstatus_last(&cy->w, cy->plan, d->tracker,
-					  time(NULL));
+	d->last_status =
+		vcp_dstatus_last(&cy->w, cy->plan, d->tracker, time(NULL));
 }
 
 /* Tell the fleet the mode and level: the host record in each managed VM
@@ -565,11 +565,14 @@ static void say_waiting(struct vcp_backoff *b, unsigned int s)
 {
 	struct daemon *d = b->opaque;
 
-	notify_status(d, "waiting for libvirt at '%s' (retry in %us)", d->uri, s);
+	notify_status(d, "waiting for libvirt at '%s' (retry in %us)", d->uri,
+		      s);
 }
 
 static const struct vcp_backoff_ops reconnect_ops = {
-	.arm = arm_reconnect, .attempt = attempt_connect, .waiting = say_waiting,
+	.arm = arm_reconnect,
+	.attempt = attempt_connect,
+	.waiting = say_waiting,
 };
 
 /* The connection is gone: close it, try again after the backoff. */

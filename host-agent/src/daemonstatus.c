@@ -8,21 +8,26 @@
 #include "demand.h"
 #include "modeljson.h"
 
+/* A measured figure; null when unknown (< 0). */
+static struct json_object *known(double v)
+{
+	return v >= 0 ? json_object_new_double(v) : NULL;
+}
+
 static struct json_object *vm_status(const struct vcp_vm *vm,
 				     const struct vcp_tracker *t)
 {
 	struct json_object *v = json_object_new_object();
 	struct json_object *dem = json_object_new_array();
+	bool relieved = vcp_tracker_relieved(t, vm->name);
 
 	for (unsigned int c = 0; c < vm->n_vcpus; c++)
-		json_object_array_add(dem, vm->demand[c] >= 0 ?
-			json_object_new_double(vm->demand[c]) : NULL);
+		json_object_array_add(dem, known(vm->demand[c]));
 	json_object_object_add(v, "name", json_object_new_string(vm->name));
 	json_object_object_add(v, "demand", dem);
-	json_object_object_add(v, "delay", vm->delay >= 0 ?
-			       json_object_new_double(vm->delay) : NULL);
-	json_object_object_add(v, "relieved", json_object_new_boolean(
-			       vcp_tracker_relieved(t, vm->name)));
+	json_object_object_add(v, "delay", known(vm->delay));
+	json_object_object_add(v, "relieved",
+			       json_object_new_boolean(relieved));
 	return v;
 }
 
@@ -32,6 +37,7 @@ struct json_object *vcp_dstatus_last(const struct vcp_world *w,
 {
 	struct json_object *o = json_object_new_object();
 	struct json_object *vms = json_object_new_array();
+	const char *reason = p->level_reason;
 
 	for (size_t i = 0; i < w->n_vms; i++)
 		json_object_array_add(vms, vm_status(&w->vms[i], t));
@@ -41,8 +47,8 @@ struct json_object *vcp_dstatus_last(const struct vcp_world *w,
 			       json_object_new_int((int)p->n_active));
 	json_object_object_add(o, "packages",
 			       json_object_new_int((int)p->n_packages));
-	json_object_object_add(o, "level_reason", json_object_new_string(
-			       p->level_reason ? p->level_reason : ""));
+	json_object_object_add(o, "level_reason",
+			       json_object_new_string(reason ? reason : ""));
 	json_object_object_add(o, "plan", vcp_plan_to_json(p, w->host, w->vms));
 	json_object_object_add(o, "vms", vms);
 	return o;
@@ -54,15 +60,20 @@ static void control_status(const struct vcp_dstatus *s, struct json_object *o)
 	char why[256];
 	int level = vcp_control_level_at(s->ctl, s->policy, s->tm, why,
 					 sizeof(why));
+	const char *name = vcp_control_level_name(level);
 
 	json_object_object_add(o, "mode_reason",
 			       json_object_new_string(s->mode_reason));
-	json_object_object_add(o, "level", json_object_new_string(
-			       vcp_control_level_name(level)));
+	json_object_object_add(o, "level", json_object_new_string(name));
 	json_object_object_add(o, "level_reason", json_object_new_string(why));
 	json_object_object_add(o, "control", vcp_control_to_json(s->ctl));
 	json_object_object_add(o, "state_file",
 			       json_object_new_string(s->state_path));
+}
+
+static struct json_object *replans(const struct vcp_dstatus *s)
+{
+	return json_object_new_int64((int64_t)s->replans);
 }
 
 /* connected, mode, replans: in the status object and the ping reply */
@@ -70,10 +81,9 @@ static void add_common(const struct vcp_dstatus *s, struct json_object *o)
 {
 	json_object_object_add(o, "connected",
 			       json_object_new_boolean(s->connected));
-	json_object_object_add(o, "mode", json_object_new_string(
-			       vcp_mode_name(s->mode)));
-	json_object_object_add(o, "replans",
-			       json_object_new_int64((int64_t)s->replans));
+	json_object_object_add(o, "mode",
+			       json_object_new_string(vcp_mode_name(s->mode)));
+	json_object_object_add(o, "replans", replans(s));
 }
 
 struct json_object *vcp_dstatus_json(const struct vcp_dstatus *s)
@@ -81,8 +91,8 @@ struct json_object *vcp_dstatus_json(const struct vcp_dstatus *s)
 	struct json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "pid", json_object_new_int(s->pid));
-	json_object_object_add(o, "uri", json_object_new_string(
-			       s->uri ? s->uri : ""));
+	json_object_object_add(o, "uri",
+			       json_object_new_string(s->uri ? s->uri : ""));
 	add_common(s, o);
 	control_status(s, o);
 	json_object_object_add(o, "last", json_object_get(s->last));
@@ -98,8 +108,7 @@ struct json_object *vcp_dstatus_reply(enum vcp_req_op op,
 	case VCP_REQ_HOOK:
 		break;
 	case VCP_REQ_REPLAN:
-		json_object_object_add(o, "replans",
-				       json_object_new_int64((int64_t)s->replans));
+		json_object_object_add(o, "replans", replans(s));
 		break;
 	case VCP_REQ_STATUS:
 	case VCP_REQ_LEVEL:

@@ -25,16 +25,16 @@ struct vcp_tracker;
 /* What a status reply is made of (all borrowed). */
 struct vcp_dstatus {
 	int pid;
-	const char *uri;	/* the connection's, else the configured one */
+	const char *uri; /* the connection's, else the configured one */
 	bool connected;
 	enum vcp_mode mode;
 	const char *mode_reason;
 	unsigned long replans;
-	const struct vcp_control *ctl;	/* `vcpack level` / `pause` */
+	const struct vcp_control *ctl; /* `vcpack level` / `pause` */
 	const struct vcp_policy *policy;
-	const struct tm *tm;	/* local time now: the level in force */
+	const struct tm *tm; /* local time now: the level in force */
 	const char *state_path;
-	struct json_object *last;	/* vcp_dstatus_last's, or NULL */
+	struct json_object *last; /* vcp_dstatus_last's, or NULL */
 };
 
 /*

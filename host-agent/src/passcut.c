@@ -7,9 +7,8 @@
 
 #include "passcut.h"
 
-bool vcp_passcut_is(int r, const struct vcp_apply_result *res,
-		    size_t n_issues, bool (*alive)(void *opaque),
-		    void *opaque)
+bool vcp_passcut_is(int r, const struct vcp_apply_result *res, size_t n_issues,
+		    bool (*alive)(void *opaque), void *opaque)
 {
 	if (r == -ENOTCONN || res->lost)
 		return true;

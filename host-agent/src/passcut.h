@@ -22,9 +22,8 @@
  * failed actions, @n_issues VMs left untouched) and @alive(@opaque) says
  * the connection is gone. @alive is asked only in that last case.
  */
-bool vcp_passcut_is(int r, const struct vcp_apply_result *res,
-		    size_t n_issues, bool (*alive)(void *opaque),
-		    void *opaque);
+bool vcp_passcut_is(int r, const struct vcp_apply_result *res, size_t n_issues,
+		    bool (*alive)(void *opaque), void *opaque);
 
 /*
  * After a cut pass: each VM with a change not known to be done (RETRY or
