@@ -16,14 +16,14 @@
 
 /* The fake clock: one timer at most, attempts scripted. */
 struct clock {
-	unsigned int now;	/* seconds */
-	unsigned int due;	/* the armed timer's time */
-	int armed;		/* timers armed and not fired */
-	unsigned int waits[16];	/* what waiting() was told */
+	unsigned int now; /* seconds */
+	unsigned int due; /* the armed timer's time */
+	int armed; /* timers armed and not fired */
+	unsigned int waits[16]; /* what waiting() was told */
 	size_t n_waits;
-	unsigned int tries[16];	/* when attempts were made */
+	unsigned int tries[16]; /* when attempts were made */
 	size_t n_tries;
-	unsigned int up_at;	/* attempts from then on connect */
+	unsigned int up_at; /* attempts from then on connect */
 };
 
 static void arm(struct vcp_backoff *b, unsigned int s)
@@ -67,8 +67,7 @@ static void run(struct vcp_backoff *b, unsigned int until)
 	c->now = until;
 }
 
-static void tries_are(const struct clock *c, const unsigned int *want,
-		      size_t n)
+static void tries_are(const struct clock *c, const unsigned int *want, size_t n)
 {
 	assert_int_equal(c->n_tries, n);
 	for (size_t i = 0; i < n; i++)
@@ -117,10 +116,10 @@ static void test_lost_and_reset(void **state)
 	assert_int_equal(vcp_backoff_lost(&b), 1);
 	assert_int_equal(vcp_backoff_lost(&b), 0);
 	assert_int_equal(c.armed, 1);
-	run(&b, 10);	/* tries at 1, 3, 7; the next at 15 */
+	run(&b, 10); /* tries at 1, 3, 7; the next at 15 */
 	assert_int_equal(b.wait_s, 8);
 	c.up_at = 15;
-	run(&b, 50);	/* connects at 15 */
+	run(&b, 50); /* connects at 15 */
 	assert_false(b.pending);
 	assert_int_equal(vcp_backoff_lost(&b), 1);
 	c.up_at = 51;
@@ -137,7 +136,7 @@ static void test_small_cap(void **state)
 	static const unsigned int waits[] = { 1, 2, 2, 2, 2 };
 
 	assert_int_equal(vcp_backoff_lost(&b), 1);
-	run(&b, 7);	/* tries at 1, 3, 5, 7; the next at 9 */
+	run(&b, 7); /* tries at 1, 3, 5, 7; the next at 9 */
 	assert_int_equal(c.n_waits, 5);
 	assert_memory_equal(c.waits, waits, sizeof(waits));
 }

@@ -143,8 +143,9 @@ static void test_level_at(void **state)
  * gives at a time is the level status reports in force then. */
 static void test_policy_in_force(void **state)
 {
-	struct vcp_window w = { .days = 0x7f, .start = 9 * 60, .end = 17 * 60,
-				.level = 0 };
+	struct vcp_window w = {
+		.days = 0x7f, .start = 9 * 60, .end = 17 * 60, .level = 0
+	};
 	struct tm times[2] = { { .tm_wday = 2, .tm_hour = 12 },
 			       { .tm_wday = 2, .tm_hour = 22 } };
 	struct vcp_control c = { 0 };
@@ -175,7 +176,8 @@ static void test_policy_in_force(void **state)
 
 			assert_int_equal(vcp_policy_level_at(&in, &tm),
 					 vcp_control_level_at(&c, &p, &times[t],
-							      why, sizeof(why)));
+							      why,
+							      sizeof(why)));
 		}
 	}
 	p.windows = NULL;

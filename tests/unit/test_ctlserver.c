@@ -425,11 +425,17 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_limit_burst, start_default, stop),
 		cmocka_unit_test_setup_teardown(test_idle_deadline, start_short, stop),
 		cmocka_unit_test_setup_teardown(test_out_of_fds_pauses, start_default, stop),
-		cmocka_unit_test_setup_teardown(test_listen_in_use, start_default, stop),
+	};
+
+	/* vcp_ctl_listen (the first beside a running server) */
+	const struct CMUnitTest listening[] = {
+		cmocka_unit_test_setup_teardown(test_listen_in_use,
+						start_default, stop),
 		cmocka_unit_test(test_listen_stale),
 		cmocka_unit_test(test_listen_refused),
 	};
 
 	signal(SIGPIPE, SIG_IGN);	/* as vcpackd: a closed peer is an error */
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, NULL, NULL) |
+	       cmocka_run_group_tests(listening, NULL, NULL);
 }

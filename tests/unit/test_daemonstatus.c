@@ -52,8 +52,8 @@ static void relieve_a(struct vcp_tracker *t)
  * and "b" (1 vCPU, nothing known), planned at level 2. */
 static void last_init(struct last *l)
 {
-	struct json_object *o = json_tokener_parse(
-		"{\"packages\": 2, \"cores\": 2}");
+	struct json_object *o =
+		json_tokener_parse("{\"packages\": 2, \"cores\": 2}");
 	char *err = NULL;
 
 	memset(l, 0, sizeof(*l));
@@ -62,9 +62,8 @@ static void last_init(struct last *l)
 	o = json_tokener_parse("[{\"name\": \"a\", \"vcpus\": 2,"
 			       " \"demand\": [0.5, null]},"
 			       " {\"name\": \"b\", \"vcpus\": 1}]");
-	assert_int_equal(vcp_model_vms_from_json(o, &l->w.vms, &l->w.n_vms,
-						 &err),
-			 0);
+	assert_int_equal(
+		vcp_model_vms_from_json(o, &l->w.vms, &l->w.n_vms, &err), 0);
 	json_object_put(o);
 	l->w.vms[0].delay = 0.25;
 	l->w.vms[1].delay = -1;
@@ -114,8 +113,8 @@ static void test_last(void **state)
 	assert_int_equal(json_object_get_int(member(o, "packages")), 2);
 	assert_string_equal(json_object_get_string(member(o, "level_reason")),
 			    l.plan->level_reason ? l.plan->level_reason : "");
-	assert_int_equal(json_object_get_int(member(member(o, "plan"), "level")),
-			 2);
+	assert_int_equal(
+		json_object_get_int(member(member(o, "plan"), "level")), 2);
 	vms = member(o, "vms");
 	assert_string_equal(plain(vms),
 			    "[{\"name\":\"a\",\"demand\":[0.5,null],"
@@ -134,7 +133,8 @@ static void test_last(void **state)
 
 static struct vcp_dstatus status_of(const struct vcp_control *ctl,
 				    const struct vcp_policy *pol,
-				    const struct tm *tm, struct json_object *last)
+				    const struct tm *tm,
+				    struct json_object *last)
 {
 	return (struct vcp_dstatus){
 		.pid = 42,
@@ -199,7 +199,8 @@ static void test_status_parses(void **state)
  * level is the level in force, and the control object says so. */
 static void test_status_no_plan(void **state)
 {
-	struct vcp_control ctl = { .has_level = true, .level = VCP_LEVEL_AUTO,
+	struct vcp_control ctl = { .has_level = true,
+				   .level = VCP_LEVEL_AUTO,
 				   .level_since = 5 };
 	struct tm tm = { .tm_hour = 3 };
 	struct vcp_policy pol;
@@ -259,8 +260,7 @@ static void test_replies(void **state)
 		struct json_object *o = vcp_dstatus_reply(cases[i].op, &s);
 		char keys[64] = "";
 
-		json_object_object_foreach(o, k, v)
-		{
+		json_object_object_foreach(o, k, v) {
 			(void)v;
 			if (*keys)
 				strcat(keys, ",");
@@ -272,8 +272,9 @@ static void test_replies(void **state)
 	{
 		struct json_object *o = vcp_dstatus_reply(VCP_REQ_PING, &s);
 
-		assert_string_equal(plain(o), "{\"connected\":true,"
-					      "\"mode\":\"pin\",\"replans\":7}");
+		assert_string_equal(plain(o),
+				    "{\"connected\":true,"
+				    "\"mode\":\"pin\",\"replans\":7}");
 		json_object_put(o);
 	}
 	vcp_policy_clear(&pol);

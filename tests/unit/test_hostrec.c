@@ -14,9 +14,12 @@
 static struct vcp_vm vm_with(bool managed, bool has, enum vcp_mode mode,
 			     int level, long long at)
 {
-	return (struct vcp_vm){ .name = "a", .managed = managed,
-				.has_host_rec = has, .host_rec_mode = mode,
-				.host_rec_level = level, .host_rec_at = at };
+	return (struct vcp_vm){ .name = "a",
+				.managed = managed,
+				.has_host_rec = has,
+				.host_rec_mode = mode,
+				.host_rec_level = level,
+				.host_rec_at = at };
 }
 
 static void test_due(void **state)

@@ -61,8 +61,8 @@ static void test_is(void **state)
 					  alive, &p);
 
 		if (cut != cases[i].cut || p.asked != cases[i].asked)
-			fail_msg("case %zu: cut %d asked %d, want %d %d", i, cut,
-				 p.asked, cases[i].cut, cases[i].asked);
+			fail_msg("case %zu: cut %d asked %d, want %d %d", i,
+				 cut, p.asked, cases[i].cut, cases[i].asked);
 	}
 }
 
@@ -79,9 +79,9 @@ static void vm_init(struct vcp_vm *vm, const char *name)
 static void test_settle(void **state)
 {
 	struct vcp_action a[5] = {
-		{ .kind = VCP_ACT_PIN_VCPU, .vm = 0 },	/* RETRY: under way */
-		{ .kind = VCP_ACT_PIN_VCPU, .vm = 1 },	/* DONE */
-		{ .kind = VCP_ACT_SET_LEVEL },		/* SKIPPED */
+		{ .kind = VCP_ACT_PIN_VCPU, .vm = 0 }, /* RETRY: under way */
+		{ .kind = VCP_ACT_PIN_VCPU, .vm = 1 }, /* DONE */
+		{ .kind = VCP_ACT_SET_LEVEL }, /* SKIPPED */
 		{ .kind = VCP_ACT_PIN_EMULATOR, .vm = 2 }, /* SKIPPED */
 		{ .kind = VCP_ACT_PIN_EMULATOR, .vm = 1 }, /* FAILED */
 	};
@@ -112,7 +112,8 @@ static void test_settle(void **state)
 	/* every VM re-pinned now: only b is still remembered, so only b's
 	 * pins are someone else's */
 	for (size_t i = 0; i < 3; i++)
-		assert_int_equal(vcp_cpuset_parse("7", &vms[i].vcpu_pins[0]), 0);
+		assert_int_equal(vcp_cpuset_parse("7", &vms[i].vcpu_pins[0]),
+				 0);
 	assert_int_equal(vcp_pin_memo_check(m, vms, 3, false, names, 4), 1);
 	assert_string_equal(names[0], "b");
 	free(e[4].msg);
