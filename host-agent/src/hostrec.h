@@ -17,8 +17,10 @@
 #define VCP_HOST_REC_REFRESH_S 3600
 
 /* Whether @vm is to get the record @h (h->at: now): a managed VM whose
- * record is missing, says another mode or level, or is older than
- * VCP_HOST_REC_REFRESH_S. */
+ * record is missing, says another mode or level, is older than
+ * VCP_HOST_REC_REFRESH_S, or is dated after now (the clock was stepped
+ * back, or the VM came from a host whose clock runs ahead: its age says
+ * nothing then). */
 bool vcp_host_rec_due(const struct vcp_vm *vm, const struct vcp_host_rec *h);
 
 #endif

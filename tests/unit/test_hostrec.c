@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* test_hostrec.c - when vcpackd rewrites the host record in a VM
  * (hostrec.c): never in an unmanaged VM; in a managed one when it has
- * none, when it says another mode or level, and once it is an hour old. */
+ * none, when it says another mode or level, once it is an hour old, and
+ * when it is dated after now. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -42,6 +43,11 @@ static void test_due(void **state)
 		{ true, true, VCP_MODE_PIN, 1, 100000 - 3599, false },
 		/* an hour old */
 		{ true, true, VCP_MODE_PIN, 1, 100000 - 3600, true },
+		/* dated after now (the clock was stepped back, or the VM
+		 * came from a host whose clock runs ahead): its age says
+		 * nothing, so it is written again now */
+		{ true, true, VCP_MODE_PIN, 1, 100000 + 1, true },
+		{ true, true, VCP_MODE_PIN, 1, 100000 + 86400 * 365, true },
 		/* another mode or level: at once */
 		{ true, true, VCP_MODE_KERNEL, 1, 100000, true },
 		{ true, true, VCP_MODE_SCX, 1, 100000, true },
