@@ -399,10 +399,11 @@ static void test_listen_stale(void **state)
 }
 
 /* A path longer than a socket address holds; a directory that cannot
- * be made. */
+ * be made; a path that is a directory. */
 static void test_listen_refused(void **state)
 {
-	char path[200];
+	const char *tmp = getenv("TMPDIR");
+	char path[200], dir[256], sub[300];
 	int fd = -1;
 
 	memset(path, 'x', sizeof(path) - 1);
@@ -410,6 +411,14 @@ static void test_listen_refused(void **state)
 	path[sizeof(path) - 1] = '\0';
 	assert_int_equal(vcp_ctl_listen(path, &fd), -ENAMETOOLONG);
 	assert_int_equal(vcp_ctl_listen("/nonexistent-vcp/a/s", &fd), -ENOENT);
+	/* a directory where the socket goes: not removed, bind refused */
+	snprintf(dir, sizeof(dir), "%s/ctllis.XXXXXX", tmp ? tmp : "/tmp");
+	assert_non_null(mkdtemp(dir));
+	snprintf(sub, sizeof(sub), "%s/s", dir);
+	assert_int_equal(mkdir(sub, 0700), 0);
+	assert_int_equal(vcp_ctl_listen(sub, &fd), -EADDRINUSE);
+	assert_int_equal(rmdir(sub), 0);
+	assert_int_equal(rmdir(dir), 0);
 	assert_int_equal(fd, -1);
 }
 
