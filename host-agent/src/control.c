@@ -176,3 +176,15 @@ int vcp_control_level_at(const struct vcp_control *c,
 	snprintf(why, len, "the policy's level");
 	return level;
 }
+
+struct vcp_policy vcp_control_policy(const struct vcp_control *c,
+				     const struct vcp_policy *p)
+{
+	struct vcp_policy r = *p;
+
+	if (c->has_level) {
+		r.level = c->level;
+		r.n_windows = 0;
+	}
+	return r;
+}

@@ -55,4 +55,10 @@ int vcp_control_level_at(const struct vcp_control *c,
 			 const struct vcp_policy *p, const struct tm *tm,
 			 char *why, size_t len);
 
+/* The policy a plan is made with: @p with @c's level laid over it (and
+ * then no schedule windows). A shallow copy that borrows @p's arrays;
+ * never cleared. Pure. */
+struct vcp_policy vcp_control_policy(const struct vcp_control *c,
+				     const struct vcp_policy *p);
+
 #endif

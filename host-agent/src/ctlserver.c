@@ -7,11 +7,14 @@
  * stops reading holds only its own queue (capped) until its deadline.
  */
 #include "ctlserver.h"
+#include "ctl.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <glib-unix.h>
@@ -363,4 +366,34 @@ void vcp_ctl_server_free(struct vcp_ctl_server *s)
 	if (s->tick_src)
 		g_source_remove(s->tick_src);
 	free(s);
+}
+
+int vcp_ctl_listen(const char *path, int *ret_fd)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	g_autofree char *dir = g_path_get_dirname(path);
+	int fd;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	strcpy(sa.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	if (vcp_ctl_send(path, "ping\n", 200) == 0) {
+		close(fd);
+		return -EADDRINUSE; /* another server answers there */
+	}
+	unlink(path);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    chmod(path, 0600) < 0 || listen(fd, SOMAXCONN) < 0) {
+		int r = -errno;
+
+		close(fd);
+		return r;
+	}
+	*ret_fd = fd;
+	return 0;
 }

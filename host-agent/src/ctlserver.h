@@ -37,6 +37,14 @@ struct vcp_ctl_server_conf {
 
 struct vcp_ctl_server;
 
+/*
+ * The listening socket at @path (its directory made, 0700, when
+ * missing): mode 0600, non-blocking, close-on-exec. A socket file no
+ * server answers on is replaced. 0, -EADDRINUSE when a server answers
+ * there, -ENAMETOOLONG, or -errno.
+ */
+int vcp_ctl_listen(const char *path, int *ret_fd);
+
 /* Serve on @listen_fd (bound, listening, non-blocking; stays the
  * caller's). 0 or -ENOMEM. */
 int vcp_ctl_server_new(int listen_fd, const struct vcp_ctl_server_conf *conf,

@@ -13,7 +13,6 @@
  * decision (a changed plan, a failure), never per tick.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -21,9 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
 #include <syslog.h>
 #include <time.h>
 #include <unistd.h>
@@ -34,19 +30,22 @@
 #include <libvirt-glib/libvirt-glib-event.h>
 
 #include "apply.h"
+#include "backoff.h"
 #include "control.h"
 #include "ctl.h"
 #include "ctlreq.h"
 #include "ctlserver.h"
 #include "cycle.h"
+#include "daemonstatus.h"
 #include "declog.h"
 #include "demand.h"
+#include "hostrec.h"
 #include "hyst.h"
 #include "irq.h"
 #include "kernel.h"
 #include "metricspub.h"
-#include "modeljson.h"
 #include "mode.h"
+#include "passcut.h"
 #include "passnews.h"
 #include "pinmemo.h"
 #include "policy.h"
@@ -83,8 +82,8 @@ struct daemon {
 	struct vcp_hyst hyst;		/* hold window, news, resync */
 	struct json_object *last_status; /* the last plan, for "status" */
 	struct vcp_ctl_server *server;
-	guint replan_src, sample_src, reconnect_src;
-	unsigned int backoff_s;
+	guint replan_src, sample_src;
+	struct vcp_backoff reconnect; /* when to try libvirt again */
 	int listen_fd;
 	bool irq_advised;	/* irqbalance advice logged */
 	struct vcp_passnews news; /* the last decision, to log changes */
@@ -230,60 +229,24 @@ static void log_actions(struct daemon *d, const struct vcp_cycle *cy,
 /* What the last plan was made from, for `vcpack status` (see answer()). */
 static void remember_status(struct daemon *d, const struct vcp_cycle *cy)
 {
-	struct json_object *o = json_object_new_object();
-	struct json_object *vms = json_object_new_array();
-
-	for (size_t i = 0; i < cy->w.n_vms; i++) {
-		const struct vcp_vm *vm = &cy->w.vms[i];
-		struct json_object *v = json_object_new_object();
-		struct json_object *dem = json_object_new_array();
-
-		for (unsigned int c = 0; c < vm->n_vcpus; c++)
-			json_object_array_add(dem, vm->demand[c] >= 0 ?
-				json_object_new_double(vm->demand[c]) : NULL);
-		json_object_object_add(v, "name", json_object_new_string(vm->name));
-		json_object_object_add(v, "demand", dem);
-		json_object_object_add(v, "delay", vm->delay >= 0 ?
-				       json_object_new_double(vm->delay) : NULL);
-		json_object_object_add(v, "relieved", json_object_new_boolean(
-				       vcp_tracker_relieved(d->tracker, vm->name)));
-		json_object_array_add(vms, v);
-	}
-	json_object_object_add(o, "at", json_object_new_int64(time(NULL)));
-	json_object_object_add(o, "level", json_object_new_int(cy->plan->level));
-	json_object_object_add(o, "active",
-			       json_object_new_int((int)cy->plan->n_active));
-	json_object_object_add(o, "packages",
-			       json_object_new_int((int)cy->plan->n_packages));
-	json_object_object_add(o, "level_reason", json_object_new_string(
-			       cy->plan->level_reason ? cy->plan->level_reason : ""));
-	json_object_object_add(o, "plan", vcp_plan_to_json(cy->plan, cy->w.host,
-							   cy->w.vms));
-	json_object_object_add(o, "vms", vms);
 	json_object_put(d->last_status);
-	d->last_status = o;
+	d->last_status =
+		vcp_dstatus_last(&cy->w, cy->plan, d->tracker, time(NULL));
 }
 
-/*
- * Tell the fleet (which reaches this host only through libvirt) the mode
- * and level: a record in each managed VM, rewritten when they change or
- * once an hour, so that `vcpack fleet status` can also tell how fresh it
- * is. Failures are not worth a message: the next pass tries again.
- */
+/* Tell the fleet the mode and level: the host record in each managed VM
+ * where it is due (hostrec.h). Failures are not worth a message: the
+ * next pass tries again. */
 static void record_host(struct daemon *d, const struct vcp_cycle *cy)
 {
 	struct vcp_host_rec h = { d->mode, cy->plan->level, time(NULL) };
 
 	for (size_t i = 0; i < cy->w.n_vms; i++) {
-		const struct vcp_vm *vm = &cy->w.vms[i];
 		char *err = NULL;
 
-		if (!vm->managed || (vm->has_host_rec &&
-				     vm->host_rec_mode == h.mode &&
-				     vm->host_rec_level == h.level &&
-				     h.at - vm->host_rec_at < 3600))
+		if (!vcp_host_rec_due(&cy->w.vms[i], &h))
 			continue;
-		vcp_virt_set_host_rec(d->v, vm->name, &h, &err);
+		vcp_virt_set_host_rec(d->v, cy->w.vms[i].name, &h, &err);
 		free(err);
 	}
 }
@@ -343,50 +306,18 @@ static void follow_irqs(struct daemon *d, const struct vcp_host *host,
 			rep.res.failed);
 }
 
-/* The policy with `vcpack level` laid over it (no windows then). */
-static struct vcp_policy policy_in_force(const struct daemon *d)
+static bool connection_alive(void *opaque)
 {
-	struct vcp_policy p = d->policy;
-
-	if (d->ctl.has_level) {
-		p.level = d->ctl.level;
-		p.n_windows = 0;
-	}
-	return p;
+	return vcp_virt_alive(opaque);
 }
 
-/*
- * Did the connection to libvirt close under this pass (libvirtd stopped
- * or restarting)? Then what failed is no failure of the plan: the pass is
- * retried once reconnected (connect_libvirt re-plans).
- */
-static bool interrupted(struct daemon *d, int r, const struct vcp_cycle *cy,
-			const struct vcp_apply_result *res)
-{
-	if (r == -ENOTCONN || res->lost)
-		return true;
-	return (r < 0 || res->n_failed || cy->w.n_issues) &&
-	       !vcp_virt_alive(d->v);
-}
-
-/* An interrupted pass: VMs with a change not known to be done are
- * planned afresh (a pin under way may or may not have landed: it is not
- * someone else's), and what was done is logged without the connection's
- * own errors, which say only that it closed. */
+/* A pass the connection cut short (passcut.h): what was done is logged
+ * without the connection's own errors, and it is planned again once
+ * reconnected (connect_libvirt re-plans). */
 static void log_interrupted(struct daemon *d, struct vcp_cycle *cy,
 			    struct vcp_apply_result *res)
 {
-	for (size_t i = 0; i < res->n; i++) {
-		const struct vcp_action *a = &cy->acts.a[i];
-
-		if (res->e[i].outcome == VCP_RETRY ||
-		    res->e[i].outcome == VCP_SKIPPED) {
-			if (a->kind != VCP_ACT_SET_LEVEL)
-				vcp_pin_memo_forget(d->memo, cy->w.vms[a->vm].name);
-			free(res->e[i].msg);
-			res->e[i].msg = NULL;
-		}
-	}
+	vcp_passcut_settle(&cy->acts, cy->w.vms, res, d->memo);
 	log_actions(d, cy, res);
 	log_msg(LOG_NOTICE, "re-plan interrupted: the connection to '%s' closed (%zu of %zu changes done); planning again once reconnected",
 		d->uri, res->n_done, res->n);
@@ -397,7 +328,7 @@ static void replan(struct daemon *d)
 {
 	struct vcp_cycle cy = { 0 };
 	struct vcp_apply_result res = { 0 };
-	struct vcp_policy pol = policy_in_force(d);
+	struct vcp_policy pol = vcp_control_policy(&d->ctl, &d->policy);
 	char *err = NULL;
 	int r;
 
@@ -422,7 +353,8 @@ static void replan(struct daemon *d)
 	if (r == 0 && vcp_pin_memo_record(d->memo, cy.w.vms, cy.w.n_vms,
 					  &cy.acts, &res) < 0)
 		r = -ENOMEM;
-	if (r != -ENOMEM && interrupted(d, r, &cy, &res)) {
+	if (r != -ENOMEM &&
+	    vcp_passcut_is(r, &res, cy.w.n_issues, connection_alive, d->v)) {
 		log_interrupted(d, &cy, &res);
 		goto out;
 	}
@@ -607,7 +539,6 @@ static int connect_libvirt(struct daemon *d)
 	detect_mode(d);
 	log_msg(LOG_INFO, "connected to '%s'; %s mode: %s", vcp_virt_uri(d->v),
 		vcp_mode_name(d->mode), d->mode_reason);
-	d->backoff_s = 0;
 	vcp_passnews_forget(&d->news);
 	schedule_replan(d, 0);
 	return 0;
@@ -615,51 +546,44 @@ static int connect_libvirt(struct daemon *d)
 
 static gboolean on_reconnect(gpointer data)
 {
-	struct daemon *d = data;
-
-	d->reconnect_src = 0;
-	if (connect_libvirt(d) < 0)
-		schedule_reconnect(d);
+	vcp_backoff_fire(data);
 	return G_SOURCE_REMOVE;
 }
 
+/* The reconnect backoff's clock and attempt (backoff.h). */
+static void arm_reconnect(struct vcp_backoff *b, unsigned int s)
+{
+	g_timeout_add_seconds(s, on_reconnect, b);
+}
+
+static int attempt_connect(struct vcp_backoff *b)
+{
+	return connect_libvirt(b->opaque);
+}
+
+static void say_waiting(struct vcp_backoff *b, unsigned int s)
+{
+	struct daemon *d = b->opaque;
+
+	notify_status(d, "waiting for libvirt at '%s' (retry in %us)", d->uri,
+		      s);
+}
+
+static const struct vcp_backoff_ops reconnect_ops = {
+	.arm = arm_reconnect,
+	.attempt = attempt_connect,
+	.waiting = say_waiting,
+};
+
+/* The connection is gone: close it, try again after the backoff. */
 static void schedule_reconnect(struct daemon *d)
 {
-	if (d->reconnect_src)
-		return;
-	if (d->v) {
-		vcp_virt_close(d->v);
-		d->v = NULL;
-	}
-	d->backoff_s = d->backoff_s ? MIN(d->backoff_s * 2, BACKOFF_MAX_S) : 1;
-	d->reconnect_src = g_timeout_add_seconds(d->backoff_s, on_reconnect, d);
-	notify_status(d, "waiting for libvirt at '%s' (retry in %us)", d->uri,
-		      d->backoff_s);
+	vcp_virt_close(d->v);
+	d->v = NULL;
+	vcp_backoff_lost(&d->reconnect);
 }
 
 /* ---- the control socket (hook notifications, queries) ---- */
-
-/* The reasons and the run-time control: "mode_reason", "level" (the
- * configured level in force: 0, 1, 2 or "auto"), "level_reason",
- * "control" (the state file's object), "state_file". */
-static void control_status(struct daemon *d, struct json_object *o)
-{
-	time_t now = time(NULL);
-	struct tm tm;
-	char why[256];
-	int level;
-
-	localtime_r(&now, &tm);
-	level = vcp_control_level_at(&d->ctl, &d->policy, &tm, why, sizeof(why));
-	json_object_object_add(o, "mode_reason",
-			       json_object_new_string(d->mode_reason));
-	json_object_object_add(o, "level", json_object_new_string(
-			       vcp_control_level_name(level)));
-	json_object_object_add(o, "level_reason", json_object_new_string(why));
-	json_object_object_add(o, "control", vcp_control_to_json(&d->ctl));
-	json_object_object_add(o, "state_file",
-			       json_object_new_string(d->state_path));
-}
 
 /* Change the control state (a request), keep it in the state file, then
  * re-plan unless paused. NULL, or why it was refused (nothing changed). */
@@ -696,33 +620,36 @@ static const char *control_set(struct daemon *d, const struct vcp_req *req)
 	return NULL;
 }
 
-/* {"pid", "uri", "connected", "mode", "replans", "last": {at, level,
- * active, vms: [{name, demand: [per vCPU], delay, relieved}]}}: what the
- * daemon measured and planned on, so `vcpack status` shows the same. */
-static struct json_object *status_of(struct daemon *d)
+/* The daemon's state as a status reply is made of, at local time @tm. */
+static void status_now(const struct daemon *d, struct tm *tm,
+		       struct vcp_dstatus *ret)
 {
-	struct json_object *o = json_object_new_object();
+	time_t now = time(NULL);
 
-	json_object_object_add(o, "pid", json_object_new_int(getpid()));
-	json_object_object_add(o, "uri", json_object_new_string(
-			       d->v ? vcp_virt_uri(d->v) : d->uri ? d->uri : ""));
-	json_object_object_add(o, "connected", json_object_new_boolean(d->v != NULL));
-	json_object_object_add(o, "mode", json_object_new_string(
-			       vcp_mode_name(d->mode)));
-	json_object_object_add(o, "replans",
-			       json_object_new_int64((int64_t)d->n_replans));
-	control_status(d, o);
-	json_object_object_add(o, "last", json_object_get(d->last_status));
-	return o;
+	localtime_r(&now, tm);
+	*ret = (struct vcp_dstatus){
+		.pid = getpid(),
+		.uri = d->v ? vcp_virt_uri(d->v) : d->uri,
+		.connected = d->v != NULL,
+		.mode = d->mode,
+		.mode_reason = d->mode_reason,
+		.replans = d->n_replans,
+		.ctl = &d->ctl,
+		.policy = &d->policy,
+		.tm = tm,
+		.state_path = d->state_path,
+		.last = d->last_status,
+	};
 }
 
-/* The answer to one request (proto.h says what each carries). */
+/* Do what one request asks, then answer it (daemonstatus.h). */
 static struct json_object *answer(void *opaque, const struct vcp_req *req,
 				  char **ret_error)
 {
 	struct daemon *d = opaque;
-	struct json_object *o = json_object_new_object();
-	const char *why;
+	const char *why = NULL;
+	struct vcp_dstatus s;
+	struct tm tm;
 
 	switch (req->op) {
 	case VCP_REQ_HOOK:
@@ -732,33 +659,22 @@ static struct json_object *answer(void *opaque, const struct vcp_req *req,
 		break;
 	case VCP_REQ_REPLAN:
 		replan(d);
-		json_object_object_add(o, "replans",
-				       json_object_new_int64((int64_t)d->n_replans));
-		break;
-	case VCP_REQ_STATUS:
-		json_object_object_add(o, "status", status_of(d));
 		break;
 	case VCP_REQ_LEVEL:
 	case VCP_REQ_PAUSE:
 	case VCP_REQ_RESUME:
 		why = control_set(d, req);
-		if (why) {
-			json_object_put(o);
-			*ret_error = strdup(why);
-			return NULL;
-		}
-		json_object_object_add(o, "status", status_of(d));
 		break;
+	case VCP_REQ_STATUS:
 	case VCP_REQ_PING:
-		json_object_object_add(o, "connected",
-				       json_object_new_boolean(d->v != NULL));
-		json_object_object_add(o, "mode", json_object_new_string(
-				       vcp_mode_name(d->mode)));
-		json_object_object_add(o, "replans",
-				       json_object_new_int64((int64_t)d->n_replans));
 		break;
 	}
-	return o;
+	if (why) {
+		*ret_error = strdup(why);
+		return NULL;
+	}
+	status_now(d, &tm, &s);
+	return vcp_dstatus_reply(req->op, &s);
 }
 
 static void on_server_note(void *opaque, const char *msg)
@@ -782,32 +698,9 @@ static int serve(struct daemon *d)
 
 static int listen_socket(struct daemon *d)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	g_autofree char *dir = g_path_get_dirname(d->socket_path);
-	int fd;
+	int r = vcp_ctl_listen(d->socket_path, &d->listen_fd);
 
-	if (strlen(d->socket_path) >= sizeof(sa.sun_path))
-		return -ENAMETOOLONG;
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-		return -errno;
-	strcpy(sa.sun_path, d->socket_path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0)
-		return -errno;
-	if (vcp_ctl_send(d->socket_path, "ping\n", 200) == 0) {
-		close(fd);
-		return -EADDRINUSE;	/* another vcpackd answers there */
-	}
-	unlink(d->socket_path);
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    chmod(d->socket_path, 0600) < 0 || listen(fd, SOMAXCONN) < 0) {
-		int r = -errno;
-
-		close(fd);
-		return r;
-	}
-	d->listen_fd = fd;
-	return serve(d);
+	return r < 0 ? r : serve(d);
 }
 
 /* ---- signals ---- */
@@ -1007,6 +900,8 @@ int main(int argc, char **argv)
 			    .socket_path = VCP_CTL_SOCKET,
 			    .state_path = VCP_CONTROL_STATE,
 			    .listen_fd = -1,
+			    .reconnect = VCP_BACKOFF_INIT(&reconnect_ops, &d,
+							  BACKOFF_MAX_S),
 			    .news = VCP_PASSNEWS_INIT };
 	uint64_t wd_usec;
 	int r;
@@ -1041,8 +936,7 @@ int main(int argc, char **argv)
 			strerror(-r));
 		return 1;
 	}
-	if (connect_libvirt(&d) < 0)
-		schedule_reconnect(&d);
+	vcp_backoff_try(&d.reconnect);
 	d.sample_src = g_timeout_add_seconds(d.hyst.sample_s, on_sample, &d);
 	g_unix_signal_add(SIGTERM, on_term, &d);
 	g_unix_signal_add(SIGINT, on_term, &d);

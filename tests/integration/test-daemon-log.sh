@@ -65,12 +65,16 @@ sleep 0.3
 t_eq "bad tag: one 'untouched' line" 1 "$(n_of "^vm 'lowb': untouched, left as it is")"
 t_eq "bad tag: its reason logged once" 1 "$(n_of "'lowb'.*priority 'soon'")"
 
-# a VM that stops is forgotten, and said again when it is back
+# a VM that stops is forgotten, and said again when it is back (its
+# decision as before: busy's line may already be there twice, from the
+# re-tag above, which moved its emulator)
+said=$(n_of "^vm 'busy':")
 virsh -q -c "$U" destroy busy >/dev/null
 sleep 0.5
 virsh -q -c "$U" start busy >/dev/null
 i=0
-until [ "$(n_of "^vm 'busy':")" -ge 2 ] || [ $i -ge 50 ]; do sleep 0.1; i=$((i + 1)); done
-t_eq "restarted VM: its decision said again" 2 "$(n_of "^vm 'busy':")"
+until [ "$(n_of "^vm 'busy':")" -gt "$said" ] || [ $i -ge 50 ]; do sleep 0.1; i=$((i + 1)); done
+sleep 0.3
+t_eq "restarted VM: its decision said again" $((said + 1)) "$(n_of "^vm 'busy':")"
 [ $FAIL -gt 0 ] && sed 's/^/  vcpackd: /' "$LOG"
 t_done

@@ -138,6 +138,53 @@ static void test_level_at(void **state)
 	vcp_policy_clear(&p);
 }
 
+/* The policy a plan is made with: as given without an override, the
+ * override's level and no windows with one; either way the level it
+ * gives at a time is the level status reports in force then. */
+static void test_policy_in_force(void **state)
+{
+	struct vcp_window w = {
+		.days = 0x7f, .start = 9 * 60, .end = 17 * 60, .level = 0
+	};
+	struct tm times[2] = { { .tm_wday = 2, .tm_hour = 12 },
+			       { .tm_wday = 2, .tm_hour = 22 } };
+	struct vcp_control c = { 0 };
+	struct vcp_policy p, in;
+	char why[256];
+
+	vcp_policy_defaults(&p);
+	p.level = 1;
+	p.max_vcpu_delay = 0.3;
+	p.windows = &w;
+	p.n_windows = 1;
+	in = vcp_control_policy(&c, &p);
+	assert_int_equal(in.level, 1);
+	assert_int_equal(in.n_windows, 1);
+	assert_ptr_equal(in.windows, &w);
+	assert_float_equal(in.max_vcpu_delay, 0.3, 1e-9);
+	for (int lv = -1; lv <= 2; lv++) {
+		c.has_level = lv >= 0;
+		c.level = lv == 0 ? VCP_LEVEL_AUTO : lv;
+		in = vcp_control_policy(&c, &p);
+		if (c.has_level) {
+			assert_int_equal(in.level, c.level);
+			assert_int_equal(in.n_windows, 0);
+		}
+		assert_float_equal(in.max_vcpu_delay, 0.3, 1e-9);
+		for (int t = 0; t < 2; t++) {
+			struct tm tm = times[t];
+
+			assert_int_equal(vcp_policy_level_at(&in, &tm),
+					 vcp_control_level_at(&c, &p, &times[t],
+							      why,
+							      sizeof(why)));
+		}
+	}
+	p.windows = NULL;
+	p.n_windows = 0;
+	vcp_policy_clear(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -145,6 +192,7 @@ int main(void)
 		cmocka_unit_test(test_roundtrip),
 		cmocka_unit_test(test_bad),
 		cmocka_unit_test(test_level_at),
+		cmocka_unit_test(test_policy_in_force),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

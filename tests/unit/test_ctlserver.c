@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -77,7 +78,6 @@ static void note(void *opaque, const char *msg)
 static int start(void **state, size_t max, unsigned int idle_ms)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct vcp_ctl_server_conf conf = { .max_clients = max,
 		.idle_ms = idle_ms, .pause_ms = 200, .handle = handle,
 		.note = note, .opaque = f };
@@ -86,10 +86,7 @@ static int start(void **state, size_t max, unsigned int idle_ms)
 	snprintf(f->dir, sizeof(f->dir), "%s/ctlsrv.XXXXXX", tmp ? tmp : "/tmp");
 	assert_non_null(mkdtemp(f->dir));
 	snprintf(f->path, sizeof(f->path), "%s/s", f->dir);
-	strcpy(sa.sun_path, f->path);
-	f->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	assert_int_equal(bind(f->listen_fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	assert_int_equal(listen(f->listen_fd, 64), 0);
+	assert_int_equal(vcp_ctl_listen(f->path, &f->listen_fd), 0);
 	assert_int_equal(vcp_ctl_server_new(f->listen_fd, &conf, &f->s), 0);
 	*state = f;
 	return 0;
@@ -355,6 +352,76 @@ static void test_out_of_fds_pauses(void **state)
 	close(c);
 }
 
+/* A server answers on the socket: a second one is refused and the
+ * first keeps its socket file. */
+static void test_listen_in_use(void **state)
+{
+	struct fixture *f = *state;
+	int fd = -1, c;
+
+	assert_int_equal(vcp_ctl_listen(f->path, &fd), -EADDRINUSE);
+	assert_int_equal(fd, -1);
+	c = client(f);
+	say(c, "ping\n");
+	expect(c, "ok connected mode=pin replans=7\n");
+	close(c);
+}
+
+/* A socket file left by a server that is gone is replaced; a missing
+ * directory is made (0700), the socket is 0600 and non-blocking. */
+static void test_listen_stale(void **state)
+{
+	char dir[256], sub[300], path[320];
+	const char *tmp = getenv("TMPDIR");
+	struct stat st;
+	int fd;
+
+	snprintf(dir, sizeof(dir), "%s/ctllis.XXXXXX", tmp ? tmp : "/tmp");
+	assert_non_null(mkdtemp(dir));
+	snprintf(sub, sizeof(sub), "%s/run", dir);
+	snprintf(path, sizeof(path), "%s/s", sub);
+	assert_int_equal(vcp_ctl_listen(path, &fd), 0);
+	assert_int_equal(stat(sub, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0700);
+	assert_int_equal(stat(path, &st), 0);
+	assert_true(S_ISSOCK(st.st_mode));
+	assert_int_equal(st.st_mode & 0777, 0600);
+	assert_true(fcntl(fd, F_GETFL) & O_NONBLOCK);
+	assert_true(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	close(fd);
+	/* the file stays, nobody answers: taken over */
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(vcp_ctl_listen(path, &fd), 0);
+	close(fd);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(sub), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
+/* A path longer than a socket address holds; a directory that cannot
+ * be made; a path that is a directory. */
+static void test_listen_refused(void **state)
+{
+	const char *tmp = getenv("TMPDIR");
+	char path[200], dir[256], sub[300];
+	int fd = -1;
+
+	memset(path, 'x', sizeof(path) - 1);
+	path[0] = '/';
+	path[sizeof(path) - 1] = '\0';
+	assert_int_equal(vcp_ctl_listen(path, &fd), -ENAMETOOLONG);
+	assert_int_equal(vcp_ctl_listen("/nonexistent-vcp/a/s", &fd), -ENOENT);
+	/* a directory where the socket goes: not removed, bind refused */
+	snprintf(dir, sizeof(dir), "%s/ctllis.XXXXXX", tmp ? tmp : "/tmp");
+	assert_non_null(mkdtemp(dir));
+	snprintf(sub, sizeof(sub), "%s/s", dir);
+	assert_int_equal(mkdir(sub, 0700), 0);
+	assert_int_equal(vcp_ctl_listen(sub, &fd), -EADDRINUSE);
+	assert_int_equal(rmdir(sub), 0);
+	assert_int_equal(rmdir(dir), 0);
+	assert_int_equal(fd, -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -369,6 +436,15 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_out_of_fds_pauses, start_default, stop),
 	};
 
+	/* vcp_ctl_listen (the first beside a running server) */
+	const struct CMUnitTest listening[] = {
+		cmocka_unit_test_setup_teardown(test_listen_in_use,
+						start_default, stop),
+		cmocka_unit_test(test_listen_stale),
+		cmocka_unit_test(test_listen_refused),
+	};
+
 	signal(SIGPIPE, SIG_IGN);	/* as vcpackd: a closed peer is an error */
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, NULL, NULL) |
+	       cmocka_run_group_tests(listening, NULL, NULL);
 }
