@@ -85,6 +85,7 @@ struct fctx {
 	struct vcp_fleet_result *res;
 	size_t abandoned;
 	struct vcp_rule rule; /* --match */
+	struct vcp_names *names; /* [0]: the hosts', [1]: the VMs' */
 };
 
 static const char *const fleet_usage =
@@ -383,10 +384,31 @@ static bool wide(const struct fctx *f)
 	return f->o.wide || f->c->wide;
 }
 
+/* The fleet's host (@w HOST_W) or VM names, each told apart from the
+ * others (render.h) */
+static struct vcp_names *names_of(const struct fctx *f, size_t w)
+{
+	struct vcp_names *nm = &f->names[w != HOST_W];
+
+	if (nm->n || nm->wide)
+		return nm;
+	for (size_t i = 0; w == HOST_W && i < f->cfg.n_hosts; i++)
+		vcp_names_add(nm, f->cfg.hosts[i].name);
+	for (size_t i = 0; w != HOST_W && f->res && i < f->cfg.n_hosts; i++)
+		for (size_t k = 0; view(f, i) && k < view(f, i)->w.n_vms; k++)
+			vcp_names_add(nm, view(f, i)->w.vms[k].name);
+	return nm;
+}
+
 static const char *cut(const struct fctx *f, const char *name, size_t w,
 		       struct cell *c)
 {
-	return vcp_render_cut(name, w, wide(f), c->s, sizeof(c->s));
+	const char *s = vcp_render_cut(names_of(f, w), name);
+
+	if (s == name)
+		return name;
+	snprintf(c->s, sizeof(c->s), "%s", s);
+	return c->s;
 }
 
 static const char *host_cell(const struct fctx *f, size_t h, struct cell *c)
@@ -2213,6 +2235,8 @@ static void fctx_clear(struct fctx *f)
 	free(f->uris);
 	vcp_rule_clear(&f->rule);
 	vcp_fleet_cfg_clear(&f->cfg);
+	for (int i = 0; f->names && i < 2; i++)
+		vcp_names_clear(&f->names[i]);
 }
 
 /* status, tag, plan: lines over 100 columns folded, a long URI cut
@@ -2237,11 +2261,15 @@ static int folded(struct fctx *f, const char *cmd)
 int vcp_cli_fleet(int argc, char **argv, const struct vcp_cli_common *c)
 {
 	struct fctx f = { .c = c };
+	struct vcp_names names[2];
 	const char *cmd = NULL;
 	int r = parse_opts(argc, argv, &f.o, &cmd);
 
 	if (r)
 		return r;
+	vcp_names_init(&names[0], HOST_W, wide(&f));
+	vcp_names_init(&names[1], VM_W, wide(&f));
+	f.names = names;
 	f.json = c->json || f.o.json;
 	f.sample_ms = f.o.sample_ms >= 0 ? (unsigned int)f.o.sample_ms :
 					   c->sample_ms;

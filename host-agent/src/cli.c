@@ -1141,20 +1141,19 @@ static size_t put_vcpu_diffs(struct json_object *diffs, size_t i)
 /* Difference @i: a VM's (its name cut to the tables' width unless
  * --wide), the host's, or an action apply would take (as plan shows
  * it); returns the index of the last difference the line stands for. */
-static size_t verify_line(const struct ctx *c, struct json_object *diffs,
+static size_t verify_line(struct vcp_names *nm, struct json_object *diffs,
 			  size_t i)
 {
 	struct json_object *d = json_object_array_get_idx(diffs, i);
 	struct json_object *vm = json_object_object_get(d, "vm");
-	char nb[VCP_RENDER_NAME_W + 1];
 
 	if (!strcmp(str_of(d, "what"), "action")) {
 		printf("  planned: %s\n", str_of(d, "planned"));
 		return i;
 	}
 	if (vm)
-		printf("  '%s' ", vcp_render_name(json_object_get_string(vm),
-						  c->wide, nb));
+		printf("  '%s' ",
+		       vcp_render_cut(nm, json_object_get_string(vm)));
 	else
 		printf("  ");
 	if (diff_vcpu(d) >= 0)
@@ -1168,11 +1167,22 @@ static size_t verify_line(const struct ctx *c, struct json_object *diffs,
 static void verify_text(const struct ctx *c, struct json_object *diffs)
 {
 	struct vcp_fold_capture fc;
+	struct vcp_names nm;
+	size_t n = json_object_array_length(diffs);
 
+	vcp_names_init(&nm, VCP_RENDER_NAME_W, c->wide);
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *vm = json_object_object_get(
+			json_object_array_get_idx(diffs, i), "vm");
+
+		if (vm)
+			vcp_names_add(&nm, json_object_get_string(vm));
+	}
 	vcp_fold_begin(&fc);
-	for (size_t i = 0; i < json_object_array_length(diffs); i++)
-		i = verify_line(c, diffs, i);
+	for (size_t i = 0; i < n; i++)
+		i = verify_line(&nm, diffs, i);
 	vcp_fold_end(&fc, c->wide ? 0 : VCP_RENDER_COLS);
+	vcp_names_clear(&nm);
 }
 
 static int cmd_verify(struct ctx *c, int argc, char **argv)
@@ -1396,15 +1406,17 @@ static void restore_report(const struct ctx *c,
 			   const struct vcp_irq_report *irq)
 {
 	struct json_object *arr = json_object_new_array();
-	char nb[VCP_RENDER_NAME_W + 1];
+	struct vcp_names nm;
 
+	vcp_names_init(&nm, VCP_RENDER_NAME_W, c->wide);
+	for (size_t i = 0; i < res->n; i++)
+		vcp_names_add(&nm, res->e[i].vm);
 	for (size_t i = 0; i < res->n; i++) {
 		const struct vcp_restore_entry *e = &res->e[i];
 		struct json_object *o = json_object_new_object();
 
 		if (!c->json)
-			printf("  %-20s %s%s%s\n",
-			       vcp_render_name(e->vm, c->wide, nb),
+			printf("  %-20s %s%s%s\n", vcp_render_cut(&nm, e->vm),
 			       e->outcome != VCP_DONE ?
 				       vcp_outcome_name(e->outcome) :
 			       e->had_record ?
@@ -1420,6 +1432,7 @@ static void restore_report(const struct ctx *c,
 				       json_object_new_string(e->msg) : NULL);
 		json_object_array_add(arr, o);
 	}
+	vcp_names_clear(&nm);
 	if (c->json) {
 		struct json_object *o = json_object_new_object();
 

@@ -9,7 +9,9 @@
 # and tried: the test driver cannot migrate) keep every line within 100
 # columns, names cut name...end as the tables cut them; --wide prints
 # them whole; --json is never cut. A VM's vCPU actions and differences
-# are folded into one line with a vCPU range.
+# are folded into one line with a vCPU range. Names that would cut alike
+# (tenant-a-00-... and tenant-a-04-..., the two compute-node-... hosts)
+# keep the part where they differ: no table shows two names the same way.
 B=$1
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -50,7 +52,7 @@ gen b no >"$T_TMP/b.xml"
 gen c no >"$T_TMP/c.xml"
 LONG=$(long_name a 0)
 t_eq "the long name has 80 characters" 80 "${#LONG}"
-SHORT=tenant-a-...-primary
+SHORT=tenant-a-00-...imary
 U="test://$T_TMP/a.xml"
 # a low assumed demand: the fleet's hosts b and c can be emptied
 echo '{"default_vcpu_demand": 0.05}' >"$T_TMP/low.json"
@@ -91,8 +93,12 @@ pl=$(V plan)
 t_match "plan: a spread VM's vCPUs in one action, each one's core in turn" \
 	"^  pin-vcpu +$SHORT +vcpus 0-3 0-127 -> 0,64 \| 1,65 \| 2,66 \| 3,67$" "$pl"
 t_match "plan: a batch VM's vCPUs in one action, one cpulist" \
-	"^  pin-vcpu +batch-a-0\.\.\.arehouse +vcpus 0-7 0-127 -> [0-9]" "$pl"
+	"^  pin-vcpu +batch-a-02-\.\.\.ehouse +vcpus 0-7 0-127 -> [0-9]" "$pl"
 t_eq "plan: one pin-vcpu line per VM (40)" 40 "$(echo "$pl" | grep -c '^  pin-vcpu ')"
+t_eq "plan: each of the 40 named differently" 40 \
+	"$(echo "$pl" | awk '$1 == "pin-vcpu" { print $2 }' | sort -u | wc -l)"
+t_eq "status: each of the 40 VMs named differently" 40 \
+	"$(V status | sed -n '/^VMs:/,$p' | sed -n '3,$p' | grep '^  [^ ]' | awk '{ print $1 }' | sort -u | wc -l)"
 t_eq "plan --json: an action per vCPU still (40 VMs, 170 vCPUs)" 170 \
 	"$(V --json plan | jq '[.actions[]|select(.action=="pin-vcpu")]|length')"
 
@@ -148,15 +154,17 @@ cat >"$T_TMP/fleet.json" <<JSON
 JSON
 HA=compute-node-a-rack-12-datacenter-frankfurt-west
 HB=compute-node-b-rack-12-datacenter-frankfurt-west
-HSHORT=compute...t-west
+HSHORT=co...ode-a-...st
+HBSHORT=co...ode-b-...st
 F() { "$VCPACK" --policy "$T_TMP/low.json" fleet --hosts "$T_TMP/fleet.json" --sample 0 "$@" 2>&1; }
 fs=$(F status); fits "fleet status" "$fs"
 t_match "fleet status: a long host name cut, its row whole" "^  $HSHORT +pin +2 +2 +0 +40 " "$fs"
+t_match "fleet status: the other long host name cut where it differs" "^  $HBSHORT +pin +2 +2 +0 +40 " "$fs"
 t_match "fleet status --wide: the host name whole" "^  $HA " "$(F status --wide)"
 fp=$(F plan); t_eq "fleet plan: exit 0" 0 $?
 fits "fleet plan" "$fp"
 t_match "fleet plan: migrations planned, VM and host names cut" \
-	"^  batch-b-02-...-warehouse $HSHORT -> $HSHORT  0.40 CPUs " "$fp"
+	"^  batch-b-02-...-warehouse $HBSHORT -> $HSHORT  0.40 CPUs " "$fp"
 t_match "fleet plan: a host's row with the name cut" "^  $HSHORT +[0-9.]+ +[0-9.]+ +2 -> " "$fp"
 fw=$(F plan --wide)
 t_match "fleet plan --wide: host names whole" "^  $HA " "$fw"
@@ -168,7 +176,7 @@ fits "fleet tag --dry-run" "$(F tag --match 'name=tenant-*' --class pack --dry-r
 fa=$(F apply --yes)
 fits "fleet apply --yes (the test driver cannot migrate)" "$fa"
 t_match "fleet apply: a step's line with the names cut, libvirt's error folded under it" \
-	"^  1/80 batch-b-02-...-warehouse $HSHORT -> $HSHORT: failed" "$fa"
+	"^  1/80 batch-b-02-...-warehouse $HBSHORT -> $HSHORT: failed" "$fa"
 t_match "fleet apply --wide: the step's line whole" \
 	"^  1/80 batch-b-02-nightly-analytics-job-runner-for-the-warehouse $HB -> $HA: failed .*virDomainMigrate" \
 	"$(F apply --yes --wide)"
