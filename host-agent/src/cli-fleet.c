@@ -1583,16 +1583,15 @@ static void step_text(const struct mover *mv, const char *vm, size_t from,
 	const struct fctx *f = mv->f;
 	struct vcp_fold_capture fc;
 	struct cell hc, tc, vc;
-	bool fold = !wide(f) && vcp_fold_begin(&fc) == 0;
 
+	vcp_fold_begin(&fc, wide(f) ? 0 : VCP_RENDER_COLS);
 	printf("  %zu/%zu %-24s %s -> %s: %s", mv->k + 1, mv->n,
 	       cut(f, vm, VM_W, &vc), host_cell(f, from, &hc),
 	       host_cell(f, to, &tc), outcome);
 	if (secs > 0)
 		printf(" (%.1f s)", secs);
 	printf("%s%s\n", msg ? ": " : "", msg ? msg : "");
-	if (fold)
-		vcp_fold_end(&fc, VCP_RENDER_COLS);
+	vcp_fold_end(&fc);
 	fflush(stdout);
 }
 
@@ -2244,17 +2243,16 @@ static void fctx_clear(struct fctx *f)
 static int folded(struct fctx *f, const char *cmd)
 {
 	struct vcp_fold_capture fc;
-	bool fold = !f->json && !wide(f) && vcp_fold_begin(&fc) == 0;
 	int r;
 
+	vcp_fold_begin(&fc, f->json || wide(f) ? 0 : VCP_RENDER_COLS);
 	if (!strcmp(cmd, "status"))
 		r = cmd_status(f);
 	else if (!strcmp(cmd, "tag"))
 		r = cmd_tag(f);
 	else
 		r = cmd_plan(f);
-	if (fold)
-		vcp_fold_end(&fc, VCP_RENDER_COLS);
+	vcp_fold_end(&fc);
 	return r;
 }
 

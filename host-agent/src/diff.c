@@ -48,6 +48,18 @@ static bool pins_differ(const struct vcp_vm *vm, const struct vcp_vm_plan *p)
 	return false;
 }
 
+const char *vcp_mem_follow_name(enum vcp_mem_follow f)
+{
+	static const char *const names[] = {
+		[VCP_MEMF_STAYS] = "stays",
+		[VCP_MEMF_THERE] = "there",
+		[VCP_MEMF_MOVES] = "moves",
+		[VCP_MEMF_CANNOT] = "cannot",
+	};
+
+	return names[f];
+}
+
 enum vcp_mem_follow vcp_mem_follow(const struct vcp_vm *vm,
 				   const struct vcp_vm_plan *p,
 				   const char **ret_why)

@@ -80,14 +80,17 @@ static void put_word(FILE *out, const char *w, size_t n, size_t room)
 	free(buf);
 }
 
-static void fold_line(FILE *out, const char *line, size_t n, size_t cols)
+/* @line's @n bytes: those before @lead as they are, the words after
+ * folded to @cols, the further lines indented by @ind. */
+static void fold_words(FILE *out, const char *line, size_t n, size_t lead,
+		       size_t ind, size_t cols)
 {
-	size_t lead, ind = indent_of(line, n, cols, &lead), col = lead;
-	size_t first = lead;	/* where the words of this output line start */
+	size_t col = width(line, lead);
+	size_t first = col; /* where the words of this output line start */
 	size_t gap = 0;		/* the spaces before the next word */
 	const char *p = line + lead, *end = line + n;
 
-	if (width(line, n) <= cols) {
+	if (!cols || width(line, n) <= cols) {
 		fwrite(line, 1, n, out);
 		return;
 	}
@@ -105,12 +108,28 @@ static void fold_line(FILE *out, const char *line, size_t n, size_t cols)
 			fprintf(out, "%*s", (int)gap, "");
 			col += gap;
 		}
-		put_word(out, p, wn, cols - col);
+		put_word(out, p, wn, cols > col ? cols - col : 0);
 		col += ww < cols - col ? ww : cols - col;
 		p += wn;
 		gap = strspn(p, " ");
 		p += gap;
 	}
+}
+
+static void fold_line(FILE *out, const char *line, size_t n, size_t cols)
+{
+	size_t lead, ind = indent_of(line, n, cols, &lead);
+
+	fold_words(out, line, n, lead, ind, cols);
+}
+
+void vcp_fold_line(FILE *out, const char *line, size_t lead, size_t ind,
+		   size_t cols)
+{
+	size_t n = strlen(line);
+
+	fold_words(out, line, n, lead < n ? lead : n, ind, cols);
+	fputc('\n', out);
 }
 
 char *vcp_fold(const char *text, size_t cols)
@@ -137,9 +156,11 @@ char *vcp_fold(const char *text, size_t cols)
 	return buf;
 }
 
-int vcp_fold_begin(struct vcp_fold_capture *c)
+int vcp_fold_begin(struct vcp_fold_capture *c, size_t cols)
 {
-	*c = (struct vcp_fold_capture){ 0 };
+	*c = (struct vcp_fold_capture){ .cols = cols };
+	if (!cols)
+		return 0;
 	fflush(stdout);
 	c->mem = open_memstream(&c->buf, &c->len);
 	if (!c->mem)
@@ -149,7 +170,7 @@ int vcp_fold_begin(struct vcp_fold_capture *c)
 	return 0;
 }
 
-void vcp_fold_end(struct vcp_fold_capture *c, size_t cols)
+void vcp_fold_end(struct vcp_fold_capture *c)
 {
 	char *folded;
 
@@ -161,7 +182,7 @@ void vcp_fold_end(struct vcp_fold_capture *c, size_t cols)
 		free(c->buf);
 		return;
 	}
-	folded = cols ? vcp_fold(c->buf, cols) : NULL;
+	folded = vcp_fold(c->buf, c->cols);
 	fputs(folded ? folded : c->buf, stdout);
 	free(folded);
 	free(c->buf);

@@ -24,17 +24,28 @@
  */
 char *vcp_fold(const char *text, size_t cols);
 
+/*
+ * One line @line (no '\n') onto @out with its '\n': the bytes before
+ * @lead as they are, the words from @lead on folded as vcp_fold() folds
+ * them to @cols (whole when @cols is 0), the further lines indented by
+ * @ind. vcp_fold() is this for each line, with @lead and @ind found in it.
+ */
+void vcp_fold_line(FILE *out, const char *line, size_t lead, size_t ind,
+		   size_t cols);
+
 /* What a command prints on stdout between begin and end, folded to
- * @cols at the end (whole when @cols is 0, as --wide asks). */
+ * @cols at the end (begin with @cols 0, as --wide or --json ask: not
+ * captured, printed as it goes). */
 struct vcp_fold_capture {
 	FILE *saved;		/* stdout before begin, NULL: not capturing */
 	FILE *mem;
 	char *buf;
 	size_t len;
+	size_t cols;
 };
 
 /* 0, or -errno (nothing captured: end then does nothing). */
-int vcp_fold_begin(struct vcp_fold_capture *c);
-void vcp_fold_end(struct vcp_fold_capture *c, size_t cols);
+int vcp_fold_begin(struct vcp_fold_capture *c, size_t cols);
+void vcp_fold_end(struct vcp_fold_capture *c);
 
 #endif

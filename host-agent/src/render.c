@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "demand.h"
+#include "fold.h"
 #include "diff.h"
 #include "planner.h"
 #include "policy.h"
@@ -361,13 +362,47 @@ void vcp_render_vms_text(FILE *f, const struct vcp_host *host,
 	vcp_render_vms_fit(f, host, vms, n_vms, policy, true);
 }
 
+size_t vcp_render_vcpu_run(const struct vcp_vcpu_rows *r, size_t i, char *ids,
+			   size_t len)
+{
+	struct vcp_cpuset set;
+	size_t j = i;
+
+	vcp_cpuset_zero(&set);
+	vcp_cpuset_set(&set, r->vcpu(r->ctx, i));
+	while (j + 1 < r->n && r->same(r->ctx, i, j + 1))
+		vcp_cpuset_set(&set, r->vcpu(r->ctx, ++j));
+	fmt_set(&set, ids, len);
+	return j;
+}
+
+void vcp_render_vcpu_to(FILE *f, const struct vcp_vcpu_rows *r, size_t i,
+			size_t last)
+{
+	char a[256], b[256];
+	const char *first = r->to(r->ctx, i, a, sizeof(a));
+	bool alike = true;
+
+	for (size_t j = i + 1; j <= last; j++)
+		alike = alike && !strcmp(first, r->to(r->ctx, j, b, sizeof(b)));
+	fputs(first, f);
+	for (size_t j = i + 1; !alike && j <= last; j++)
+		fprintf(f, " | %s", r->to(r->ctx, j, b, sizeof(b)));
+}
+
+/* The actions as vCPU rows (vcp_vcpu_rows): an action's outcome too. */
+struct act_rows {
+	const struct vcp_actions *acts;
+	const struct vcp_apply_result *res;
+};
+
 /* Whether action @j pins another vCPU of action @i's VM from the same
  * CPUs, with the same outcome. */
-static bool same_but_vcpu(const struct vcp_actions *acts,
-			  const struct vcp_apply_result *res, size_t i,
-			  size_t j)
+static bool same_but_vcpu(const void *ctx, size_t i, size_t j)
 {
-	const struct vcp_action *x = &acts->a[i], *y = &acts->a[j];
+	const struct act_rows *ar = ctx;
+	const struct vcp_apply_result *res = ar->res;
+	const struct vcp_action *x = &ar->acts->a[i], *y = &ar->acts->a[j];
 	const char *mx, *my;
 
 	if (y->kind != VCP_ACT_PIN_VCPU || y->vm != x->vm ||
@@ -383,23 +418,15 @@ static bool same_but_vcpu(const struct vcp_actions *acts,
 	return strcmp(mx, my) == 0;
 }
 
-/* Where actions @i..@last pin their vCPUs: one cpulist when it is the
- * same for all, else each vCPU's in turn ("0,64 | 1,65"). */
-static void put_targets(FILE *f, const struct vcp_actions *acts, size_t i,
-			size_t last)
+static unsigned int act_vcpu(const void *ctx, size_t j)
 {
-	bool alike = true;
-	char b[256];
+	return ((const struct act_rows *)ctx)->acts->a[j].vcpu;
+}
 
-	for (size_t j = i + 1; j <= last; j++)
-		alike = alike &&
-			vcp_cpuset_equal(&acts->a[i].to, &acts->a[j].to);
-	for (size_t j = i; j <= last; j++) {
-		fprintf(f, "%s%s", j > i ? " | " : "",
-			fmt_set(&acts->a[j].to, b, sizeof(b)));
-		if (alike)
-			break;
-	}
+static const char *act_to(const void *ctx, size_t j, char *buf, size_t len)
+{
+	return fmt_set(&((const struct act_rows *)ctx)->acts->a[j].to, buf,
+		       len);
 }
 
 /* Action @i, a vCPU's pins, with the vCPUs of the actions after it that
@@ -409,21 +436,19 @@ static size_t put_vcpus(FILE *f, const struct vcp_actions *acts,
 			const struct vcp_apply_result *res, size_t i,
 			bool ranges)
 {
+	const struct act_rows ar = { acts, res };
+	const struct vcp_vcpu_rows rows = { &ar, acts->n, same_but_vcpu,
+					    act_vcpu, act_to };
 	const struct vcp_action *x = &acts->a[i];
-	struct vcp_cpuset ids;
 	char a[256], v[256];
-	size_t j = i;
+	size_t j = ranges ? vcp_render_vcpu_run(&rows, i, v, sizeof(v)) : i;
 
-	vcp_cpuset_zero(&ids);
-	vcp_cpuset_set(&ids, x->vcpu);
-	while (ranges && j + 1 < acts->n && same_but_vcpu(acts, res, i, j + 1))
-		vcp_cpuset_set(&ids, acts->a[++j].vcpu);
 	if (j == i)
 		fprintf(f, "vcpu %-3u", x->vcpu);
 	else
-		fprintf(f, "vcpus %s", fmt_set(&ids, v, sizeof(v)));
+		fprintf(f, "vcpus %s", v);
 	fprintf(f, " %s -> ", fmt_set(&x->from, a, sizeof(a)));
-	put_targets(f, acts, i, j);
+	vcp_render_vcpu_to(f, &rows, i, j);
 	return j;
 }
 
@@ -654,26 +679,16 @@ struct json_object *vcp_render_actions_json(const struct vcp_vm *vms,
 	return arr;
 }
 
-/* @head, then @text word by word, lines after the first indented by 4,
- * within VCP_RENDER_COLS unless @wide. */
+/* @head, a space, then @text word by word, lines after the first
+ * indented by 4, within VCP_RENDER_COLS unless @wide. */
 static void put_wrapped(FILE *f, const char *head, const char *text, bool wide)
 {
-	size_t col = strlen(head);
+	char *line;
 
-	fputs(head, f);
-	for (const char *p = text; *p;) {
-		size_t n = strcspn(p, " ");
-
-		if (!wide && col + 1 + n > VCP_RENDER_COLS) {
-			fputs("\n   ", f);
-			col = 3;
-		}
-		fprintf(f, " %.*s", (int)n, p);
-		col += 1 + n;
-		p += n;
-		p += strspn(p, " ");
-	}
-	fputc('\n', f);
+	if (asprintf(&line, "%s %s", head, text) < 0)
+		return;
+	vcp_fold_line(f, line, strlen(head) + 1, 4, wide ? 0 : VCP_RENDER_COLS);
+	free(line);
 }
 
 void vcp_render_memory_text(FILE *f, const struct vcp_vm *vms,
@@ -714,12 +729,6 @@ void vcp_render_memory_text(FILE *f, const struct vcp_vm *vms,
 struct json_object *vcp_render_memory_json(const struct vcp_vm *vms,
 					   const struct vcp_plan *plan)
 {
-	static const char *const names[] = {
-		[VCP_MEMF_STAYS] = "stays",
-		[VCP_MEMF_THERE] = "there",
-		[VCP_MEMF_MOVES] = "moves",
-		[VCP_MEMF_CANNOT] = "cannot",
-	};
 	struct json_object *arr = json_object_new_array();
 
 	for (size_t i = 0; i < plan->n_vms; i++) {
@@ -735,8 +744,9 @@ struct json_object *vcp_render_memory_json(const struct vcp_vm *vms,
 				       json_object_new_string(vms[i].name));
 		json_object_object_add(
 			o, "node", json_object_new_int(plan->vms[i].mem_node));
-		json_object_object_add(o, "memory",
-				       json_object_new_string(names[m]));
+		json_object_object_add(
+			o, "memory",
+			json_object_new_string(vcp_mem_follow_name(m)));
 		json_object_object_add(o, "reason",
 				       m == VCP_MEMF_CANNOT ?
 					       json_object_new_string(why) :

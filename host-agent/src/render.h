@@ -48,6 +48,29 @@ void vcp_render_vms_fit(FILE *f, const struct vcp_host *host,
 void vcp_render_actions_fit(FILE *f, const struct vcp_vm *vms,
 			    const struct vcp_actions *acts,
 			    const struct vcp_apply_result *res, bool wide);
+/*
+ * Rows of a table that pin one vCPU each (plan's actions, verify's
+ * differences), folded: @same(@ctx, i, j) says whether row j pins
+ * another vCPU of row i's VM from the same CPUs (and ends alike), @vcpu
+ * is row j's vCPU, @to where row j pins it (a cpulist, in @buf or not).
+ */
+struct vcp_vcpu_rows {
+	const void *ctx;
+	size_t n;
+	bool (*same)(const void *ctx, size_t i, size_t j);
+	unsigned int (*vcpu)(const void *ctx, size_t j);
+	const char *(*to)(const void *ctx, size_t j, char *buf, size_t len);
+};
+
+/* Row @i with the rows right after it that go with it (@same): their
+ * vCPUs as a cpulist in @ids ("0-7"); returns the last of them. */
+size_t vcp_render_vcpu_run(const struct vcp_vcpu_rows *r, size_t i, char *ids,
+			   size_t len);
+/* Where rows @i..@last pin their vCPUs: one cpulist when it is the same
+ * for all, else each one's in turn ("0,64 | 1,65"). */
+void vcp_render_vcpu_to(FILE *f, const struct vcp_vcpu_rows *r, size_t i,
+			size_t last);
+
 /* @s in at most @w bytes, its middle replaced by "..." when longer
  * (whole when @w < 5 or @len <= @w); returns @buf. */
 const char *vcp_render_shorten(const char *s, size_t w, char *buf, size_t len);
