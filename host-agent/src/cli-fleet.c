@@ -1862,13 +1862,17 @@ static int cmd_apply(struct fctx *f)
 __attribute__((format(printf, 2, 3)))
 static void changed(size_t *n, const char *fmt, ...)
 {
+	char *line;
 	va_list ap;
 
-	fputs("  changed: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	if (vasprintf(&line, fmt, ap) < 0)
+		line = NULL;
 	va_end(ap);
-	fputc('\n', stderr);
+	/* URIs: folded as the error lines are */
+	vcp_fold_printf(stderr, vcp_cli_cols(), "  changed: %s\n",
+			line ? line : "?");
+	free(line);
 	(*n)++;
 }
 
@@ -2054,13 +2058,20 @@ static int loop_observe(void *opaque, struct vcp_loop_obs *ret,
 
 static void loop_log(void *opaque, bool error, const char *line)
 {
-	char ts[32];
+	char ts[32], *text;
 	time_t t = time(NULL);
 	struct tm tm;
+	size_t lead;
 
 	(void)opaque;
 	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
-	printf("%s fleet: %s%s\n", ts, error ? "error: " : "", line);
+	/* folded under the text (names, URIs) unless --wide */
+	if (asprintf(&text, "%s fleet: %s%s", ts, error ? "error: " : "",
+		     line) < 0)
+		return;
+	lead = strlen(ts) + strlen(" fleet: ");
+	vcp_fold_line(stdout, text, lead, lead, vcp_cli_cols());
+	free(text);
 	fflush(stdout);
 }
 
@@ -2265,6 +2276,8 @@ int vcp_cli_fleet(int argc, char **argv, const struct vcp_cli_common *c)
 
 	if (r)
 		return r;
+	if (wide(&f))
+		vcp_cli_wide();
 	vcp_names_init(&names[0], HOST_W, wide(&f));
 	vcp_names_init(&names[1], VM_W, wide(&f));
 	f.names = names;

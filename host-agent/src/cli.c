@@ -70,15 +70,25 @@ struct ctx {
 	bool wide;		/* --wide: names whole, tables not cut */
 };
 
+static size_t cli_cols = VCP_RENDER_COLS;
+
+void vcp_cli_wide(void)
+{
+	cli_cols = 0;
+}
+
+size_t vcp_cli_cols(void)
+{
+	return cli_cols;
+}
+
 int vcp_cli_err(int code, const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("vcpack: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	code = vcp_fold_err(code, "vcpack", cli_cols, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return code;
 }
 
@@ -1754,7 +1764,10 @@ static int parse_global(struct ctx *c, int argc, char **argv)
 		case 'r': c->root = optarg; break;
 		case 'D': c->daemon_socket = optarg; break;
 		case 'P': c->power_root = optarg; break;
-		case 'W': c->wide = true; break;
+		case 'W':
+			c->wide = true;
+			vcp_cli_wide();
+			break;
 		case 'm':
 			c->force_mode = vcp_mode_parse(optarg);
 			if (c->force_mode == -2)

@@ -50,12 +50,9 @@ static bool pins_differ(const struct vcp_vm *vm, const struct vcp_vm_plan *p)
 
 const char *vcp_mem_follow_name(enum vcp_mem_follow f)
 {
-	static const char *const names[] = {
-		[VCP_MEMF_STAYS] = "stays",
-		[VCP_MEMF_THERE] = "there",
-		[VCP_MEMF_MOVES] = "moves",
-		[VCP_MEMF_CANNOT] = "cannot",
-	};
+	/* in the enum's order, from VCP_MEMF_STAYS = 0 */
+	static const char *const names[] = { "stays", "there", "moves",
+					     "cannot" };
 
 	return names[f];
 }

@@ -10,6 +10,7 @@
 #include "fold.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -154,6 +155,42 @@ char *vcp_fold(const char *text, size_t cols)
 		return NULL;
 	}
 	return buf;
+}
+
+void vcp_fold_vprintf(FILE *f, size_t cols, const char *fmt, va_list ap)
+{
+	char *text = NULL, *folded;
+
+	if (vasprintf(&text, fmt, ap) < 0) {
+		fputs(fmt, f); /* out of memory: as it is */
+		return;
+	}
+	folded = cols ? vcp_fold(text, cols) : NULL;
+	fputs(folded ? folded : text, f);
+	free(folded);
+	free(text);
+}
+
+void vcp_fold_printf(FILE *f, size_t cols, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vcp_fold_vprintf(f, cols, fmt, ap);
+	va_end(ap);
+}
+
+int vcp_fold_err(int code, const char *prog, size_t cols, const char *fmt,
+		 va_list ap)
+{
+	char *msg = NULL;
+
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	vcp_fold_printf(stderr, cols, "%s: %s\n", prog,
+			msg ? msg : "out of memory");
+	free(msg);
+	return code;
 }
 
 int vcp_fold_begin(struct vcp_fold_capture *c, size_t cols)

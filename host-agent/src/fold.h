@@ -8,6 +8,7 @@
 #ifndef VCP_FOLD_H
 #define VCP_FOLD_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -32,6 +33,19 @@ char *vcp_fold(const char *text, size_t cols);
  */
 void vcp_fold_line(FILE *out, const char *line, size_t lead, size_t ind,
 		   size_t cols);
+
+/* @fmt's text (its lines ending in '\n') on @f, folded as vcp_fold()
+ * folds to @cols (whole when @cols is 0): error and log lines, which a
+ * long name or URI can make longer than a terminal. */
+__attribute__((format(printf, 3, 4))) void
+vcp_fold_printf(FILE *f, size_t cols, const char *fmt, ...);
+__attribute__((format(printf, 3, 0))) void
+vcp_fold_vprintf(FILE *f, size_t cols, const char *fmt, va_list ap);
+/* "PROG: MESSAGE" on stderr, folded to @cols under the message's start
+ * (whole when @cols is 0); returns @code (a program's error exit). */
+__attribute__((format(printf, 4, 0))) int
+vcp_fold_err(int code, const char *prog, size_t cols, const char *fmt,
+	     va_list ap);
 
 /* What a command prints on stdout between begin and end, folded to
  * @cols at the end (begin with @cols 0, as --wide or --json ask: not

@@ -12,6 +12,8 @@
 # are folded into one line with a vCPU range. Names that would cut alike
 # (tenant-a-00-... and tenant-a-04-..., the two compute-node-... hosts)
 # keep the part where they differ: no table shows two names the same way.
+# Error lines on stderr and `fleet run`'s log lines fold too (a long
+# socket path, a long host name, a long log line), whole with --wide.
 B=$1
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -177,6 +179,39 @@ fa=$(F apply --yes)
 fits "fleet apply --yes (the test driver cannot migrate)" "$fa"
 t_match "fleet apply: a step's line with the names cut, libvirt's error folded under it" \
 	"^  1/80 batch-b-02-...-warehouse $HBSHORT -> $HSHORT: failed" "$fa"
+# error lines on stderr: folded under the message, a word too long for
+# a line (a socket path) cut visibly; whole with --wide
+S=$T_TMP/the-control-socket-directory-of-vcpackd/vcpackd.sock
+er=$("$VCPACK" --daemon-socket "$S" level 1 2>&1 >/dev/null); t_eq "level, no vcpackd: exit 1" 1 $?
+fits "an error line with a long socket path" "$er"
+t_match "the error folded under its message" '^ {8}[^ ]' "$er"
+ew=$("$VCPACK" --daemon-socket "$S" level 1 --wide 2>&1 >/dev/null)
+t_eq "--wide: the error on one line, the path whole" \
+	"vcpack: vcpackd is not running (no answer on $S); nothing set" "$ew"
+t_eq "folded, the same message" "$ew" "$(t_unfold "$er")"
+LN=$(printf 'no-such-host-%s' "$HA")
+# fleet run's log lines: a one-host fleet whose demand line is long
+cat >"$T_TMP/run.json" <<JSON
+{"hosts": [{"uri": "test://$T_TMP/a.xml", "name": "$HA"}],
+ "defaults": {"timeout": 10},
+ "standby": {"interval": 5, "hosts": {"$HA": {"action": "command",
+   "standby_command": ["/bin/true"], "wake_command": ["/bin/true"]}}}}
+JSON
+R() { "$VCPACK" fleet --hosts "$T_TMP/run.json" --sample 0 \
+	--state "$T_TMP/run-state.json" "$@"; }
+er=$(R clear "$LN" 2>&1 >/dev/null); t_eq "fleet clear, no such host: exit 2" 2 $?
+fits "fleet: an error line with a long host name" "$er"
+t_match "fleet: the name in it" "$HA'" "$er"
+t_eq "fleet --wide: the error on one line" 1 "$(R --wide clear "$LN" 2>&1 >/dev/null | wc -l)"
+lg=$(R run --rounds 1 2>&1); t_eq "fleet run --rounds 1: exit 0" 0 $?
+fits "fleet run's log lines" "$lg"
+t_match "fleet run: a log line folded under its text" '^ {28}[a-z(]' "$lg"
+rm -f "$T_TMP/run-state.json"
+lw=$(R --wide run --rounds 1 2>&1)
+t_eq "fleet run --wide: a line per entry, as many entries" \
+	"$(echo "$lg" | grep -c '^20[0-9-]*T')" "$(echo "$lw" | wc -l)"
+t_match "fleet run --wide: a line over 100 columns whole" '^.{101,}$' "$lw"
+
 t_match "fleet apply --wide: the step's line whole" \
 	"^  1/80 batch-b-02-nightly-analytics-job-runner-for-the-warehouse $HB -> $HA: failed .*virDomainMigrate" \
 	"$(F apply --yes --wide)"

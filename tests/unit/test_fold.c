@@ -131,6 +131,24 @@ static void test_line(void **state)
 	free(buf);
 }
 
+/* Error and log lines: formatted, then folded under the message. */
+static void test_printf(void **state)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	vcp_fold_printf(f, 30, "vcpack: %s %d\n", "no answer on /run/x.sock;",
+			7);
+	vcp_fold_printf(f, 0, "vcpack: %s\n", "a line kept whole as it is");
+	fclose(f);
+	assert_string_equal(buf, "vcpack: no answer on\n"
+				 "        /run/x.sock; 7\n"
+				 "vcpack: a line kept whole as it is\n");
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -141,6 +159,7 @@ int main(void)
 		cmocka_unit_test(test_utf8),
 		cmocka_unit_test(test_capture),
 		cmocka_unit_test(test_line),
+		cmocka_unit_test(test_printf),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
