@@ -87,6 +87,7 @@ struct fctx {
 	struct vcp_fleet_result *res;
 	size_t abandoned;
 	struct vcp_rule rule; /* --match */
+	struct vcp_names *names; /* [0]: the hosts', [1]: the VMs' */
 };
 
 static const char *const fleet_usage =
@@ -387,10 +388,31 @@ static bool wide(const struct fctx *f)
 	return f->o.wide || f->c->wide;
 }
 
+/* The fleet's host (@w HOST_W) or VM names, each told apart from the
+ * others (render.h) */
+static struct vcp_names *names_of(const struct fctx *f, size_t w)
+{
+	struct vcp_names *nm = &f->names[w != HOST_W];
+
+	if (nm->n || nm->wide)
+		return nm;
+	for (size_t i = 0; w == HOST_W && i < f->cfg.n_hosts; i++)
+		vcp_names_add(nm, f->cfg.hosts[i].name);
+	for (size_t i = 0; w != HOST_W && f->res && i < f->cfg.n_hosts; i++)
+		for (size_t k = 0; view(f, i) && k < view(f, i)->w.n_vms; k++)
+			vcp_names_add(nm, view(f, i)->w.vms[k].name);
+	return nm;
+}
+
 static const char *cut(const struct fctx *f, const char *name, size_t w,
 		       struct cell *c)
 {
-	return vcp_render_cut(name, w, wide(f), c->s, sizeof(c->s));
+	const char *s = vcp_render_cut(names_of(f, w), name);
+
+	if (s == name)
+		return name;
+	snprintf(c->s, sizeof(c->s), "%s", s);
+	return c->s;
 }
 
 static const char *host_cell(const struct fctx *f, size_t h, struct cell *c)
@@ -1734,16 +1756,15 @@ static void step_text(const struct mover *mv, const char *vm, size_t from,
 	const struct fctx *f = mv->f;
 	struct vcp_fold_capture fc;
 	struct cell hc, tc, vc;
-	bool fold = !wide(f) && vcp_fold_begin(&fc) == 0;
 
+	vcp_fold_begin(&fc, wide(f) ? 0 : VCP_RENDER_COLS);
 	printf("  %zu/%zu %-24s %s -> %s: %s", mv->k + 1, mv->n,
 	       cut(f, vm, VM_W, &vc), host_cell(f, from, &hc),
 	       host_cell(f, to, &tc), outcome);
 	if (secs > 0)
 		printf(" (%.1f s)", secs);
 	printf("%s%s\n", msg ? ": " : "", msg ? msg : "");
-	if (fold)
-		vcp_fold_end(&fc, VCP_RENDER_COLS);
+	vcp_fold_end(&fc);
 	fflush(stdout);
 }
 
@@ -2014,13 +2035,17 @@ static int cmd_apply(struct fctx *f)
 __attribute__((format(printf, 2, 3)))
 static void changed(size_t *n, const char *fmt, ...)
 {
+	char *line;
 	va_list ap;
 
-	fputs("  changed: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	if (vasprintf(&line, fmt, ap) < 0)
+		line = NULL;
 	va_end(ap);
-	fputc('\n', stderr);
+	/* URIs: folded as the error lines are */
+	vcp_fold_printf(stderr, vcp_cli_cols(), "  changed: %s\n",
+			line ? line : "?");
+	free(line);
 	(*n)++;
 }
 
@@ -2242,13 +2267,20 @@ static int loop_observe(void *opaque, struct vcp_loop_obs *ret,
 
 static void loop_log(void *opaque, bool error, const char *line)
 {
-	char ts[32];
+	char ts[32], *text;
 	time_t t = time(NULL);
 	struct tm tm;
+	size_t lead;
 
 	(void)opaque;
 	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
-	printf("%s fleet: %s%s\n", ts, error ? "error: " : "", line);
+	/* folded under the text (names, URIs) unless --wide */
+	if (asprintf(&text, "%s fleet: %s%s", ts, error ? "error: " : "",
+		     line) < 0)
+		return;
+	lead = strlen(ts) + strlen(" fleet: ");
+	vcp_fold_line(stdout, text, lead, lead, vcp_cli_cols());
+	free(text);
 	fflush(stdout);
 }
 
@@ -2420,6 +2452,8 @@ static void fctx_clear(struct fctx *f)
 	free(f->uris);
 	vcp_rule_clear(&f->rule);
 	vcp_fleet_cfg_clear(&f->cfg);
+	for (int i = 0; f->names && i < 2; i++)
+		vcp_names_clear(&f->names[i]);
 }
 
 /* status, tag, plan: lines over 100 columns folded, a long URI cut
@@ -2427,28 +2461,33 @@ static void fctx_clear(struct fctx *f)
 static int folded(struct fctx *f, const char *cmd)
 {
 	struct vcp_fold_capture fc;
-	bool fold = !f->json && !wide(f) && vcp_fold_begin(&fc) == 0;
 	int r;
 
+	vcp_fold_begin(&fc, f->json || wide(f) ? 0 : VCP_RENDER_COLS);
 	if (!strcmp(cmd, "status"))
 		r = cmd_status(f);
 	else if (!strcmp(cmd, "tag"))
 		r = cmd_tag(f);
 	else
 		r = cmd_plan(f);
-	if (fold)
-		vcp_fold_end(&fc, VCP_RENDER_COLS);
+	vcp_fold_end(&fc);
 	return r;
 }
 
 int vcp_cli_fleet(int argc, char **argv, const struct vcp_cli_common *c)
 {
 	struct fctx f = { .c = c };
+	struct vcp_names names[2];
 	const char *cmd = NULL;
 	int r = parse_opts(argc, argv, &f.o, &cmd);
 
 	if (r)
 		return r;
+	if (wide(&f))
+		vcp_cli_wide();
+	vcp_names_init(&names[0], HOST_W, wide(&f));
+	vcp_names_init(&names[1], VM_W, wide(&f));
+	f.names = names;
 	f.json = c->json || f.o.json;
 	f.sample_ms = f.o.sample_ms >= 0 ? (unsigned int)f.o.sample_ms :
 					   c->sample_ms;

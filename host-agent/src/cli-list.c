@@ -180,11 +180,15 @@ static void table(const struct vcp_vm *vms, size_t n,
 		  const struct vcp_policy *pol, bool wide)
 {
 	size_t nw = VCP_RENDER_NAME_W;
-	char nb[VCP_RENDER_NAME_W + 1], tb[64], pb[1024], sb[64];
+	char tb[64], pb[1024], sb[64];
+	struct vcp_names nm;
 
 	for (size_t i = 0; wide && i < n; i++)
 		if (strlen(vms[i].name) > nw)
 			nw = strlen(vms[i].name);
+	vcp_names_init(&nm, VCP_RENDER_NAME_W, wide);
+	for (size_t i = 0; i < n; i++)
+		vcp_names_add(&nm, vms[i].name);
 	printf("  %-*s %-8s %-10s %-16s %5s %s\n", (int)nw, "NAME", "STATE",
 	       "CLASS", "TAG", "VCPUS", "PINNED TO");
 	for (size_t i = 0; i < n; i++) {
@@ -197,10 +201,11 @@ static void table(const struct vcp_vm *vms, size_t n,
 				VCP_RENDER_COLS - 66, sb, sizeof(sb));
 		}
 		printf("  %-*s %-8s %-10s %-16s %5u %s\n", (int)nw,
-		       vcp_render_name(vm->name, wide, nb),
+		       vcp_render_cut(&nm, vm->name),
 		       vm->running ? "running" : "shut off", class_of(vm, pol),
 		       tag_of(vm, tb, sizeof(tb)), vm->n_vcpus, pins);
 	}
+	vcp_names_clear(&nm);
 }
 
 int vcp_cli_list(int argc, char **argv, const struct vcp_cli_list *l)

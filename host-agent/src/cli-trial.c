@@ -605,11 +605,10 @@ static void progress_line(const struct trial *t, size_t i, FILE *out)
 static void progress(const struct trial *t, size_t i)
 {
 	struct vcp_fold_capture fc;
-	bool fold = !t->h->json && !t->h->wide && vcp_fold_begin(&fc) == 0;
 
+	vcp_fold_begin(&fc, t->h->json || t->h->wide ? 0 : VCP_RENDER_COLS);
 	progress_line(t, i, t->h->json ? stderr : stdout);
-	if (fold)
-		vcp_fold_end(&fc, VCP_RENDER_COLS);
+	vcp_fold_end(&fc);
 	fflush(t->h->json ? stderr : stdout);
 }
 
@@ -683,8 +682,7 @@ static void report_text(const struct vcp_cli_host *h,
 			const struct vcp_trial_result *r)
 {
 	struct vcp_fold_capture fc;
-	bool fold = !h->wide && vcp_fold_begin(&fc) == 0;
-	char nb[VCP_RENDER_NAME_W + 1];
+	struct vcp_names nm;
 
 	static const char *const meaning[] = {
 		[VCP_TRIAL_NO_DIFFERENCE] = "no difference within noise: packing does not pay here, by this trial",
@@ -692,6 +690,10 @@ static void report_text(const struct vcp_cli_host *h,
 		[VCP_TRIAL_COSTS] = "costs: packing raises this host's power",
 	};
 
+	vcp_names_init(&nm, VCP_RENDER_NAME_W, h->wide);
+	for (size_t i = 0; i < r->n_vms; i++)
+		vcp_names_add(&nm, r->vms[i].name);
+	vcp_fold_begin(&fc, h->wide ? 0 : VCP_RENDER_COLS);
 	printf("result:\n");
 	arm_text("as-found:", &r->arm[VCP_TRIAL_A]);
 	arm_text("as-planned:", &r->arm[VCP_TRIAL_B]);
@@ -707,12 +709,12 @@ static void report_text(const struct vcp_cli_host *h,
 		if (isnan(v->change))
 			continue;
 		printf("%-12s'%s' %.2f%% as found, %.2f%% as planned (%+.2f points)\n",
-		       "vCPU wait:", vcp_render_name(v->name, h->wide, nb),
+		       "vCPU wait:", vcp_render_cut(&nm, v->name),
 		       v->wait[0] * 100, v->wait[1] * 100, v->change * 100);
 	}
+	vcp_names_clear(&nm);
 	printf("%-12s%s\n", "verdict:", meaning[r->verdict]);
-	if (fold)
-		vcp_fold_end(&fc, VCP_RENDER_COLS);
+	vcp_fold_end(&fc);
 }
 
 /* Write @o to @path atomically, its directory made if missing. */

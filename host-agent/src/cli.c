@@ -70,15 +70,25 @@ struct ctx {
 	bool wide;		/* --wide: names whole, tables not cut */
 };
 
+static size_t cli_cols = VCP_RENDER_COLS;
+
+void vcp_cli_wide(void)
+{
+	cli_cols = 0;
+}
+
+size_t vcp_cli_cols(void)
+{
+	return cli_cols;
+}
+
 int vcp_cli_err(int code, const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("vcpack: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	code = vcp_fold_err(code, "vcpack", cli_cols, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return code;
 }
 
@@ -643,7 +653,7 @@ static int status_once(struct ctx *c)
 		struct vcp_fold_capture fc;
 
 		/* header lines folded to 100 columns (tables already fit) */
-		vcp_fold_begin(&fc);
+		vcp_fold_begin(&fc, c->wide ? 0 : VCP_RENDER_COLS);
 		header_text(c, &w);
 		daemon_text(c, st);
 		vcp_irqview_text(stdout, &iv, w.host);
@@ -654,7 +664,7 @@ static int status_once(struct ctx *c)
 		vcp_render_vms_fit(stdout, w.host, w.vms, w.n_vms, &c->policy,
 				   c->wide);
 		power_show(c, &probe, why, NULL);
-		vcp_fold_end(&fc, c->wide ? 0 : VCP_RENDER_COLS);
+		vcp_fold_end(&fc);
 	}
 	json_object_put(st);
 	vcp_irqview_clear(&iv);
@@ -908,7 +918,8 @@ static int report_plan(struct ctx *c, struct planned *p,
 		vcp_cli_json(o);
 		return 0;
 	}
-	vcp_fold_begin(&fc);	/* header lines folded, as in status */
+	/* header lines folded, as in status */
+	vcp_fold_begin(&fc, c->wide ? 0 : VCP_RENDER_COLS);
 	header_text(c, &p->cy.w);
 	plan_summary_text(p);
 	plan_figures_text(c, p);
@@ -932,7 +943,7 @@ static int report_plan(struct ctx *c, struct planned *p,
 				   c->wide);
 		vcp_irq_report_text(stdout, &p->irq);
 	}
-	vcp_fold_end(&fc, c->wide ? 0 : VCP_RENDER_COLS);
+	vcp_fold_end(&fc);
 	return 0;
 }
 
@@ -1087,28 +1098,28 @@ static int diff_vcpu(struct json_object *d)
 	return -1;
 }
 
-/* Whether difference @e is @d (a vCPU's pins) for another vCPU of the
- * same VM, pinned alike now. */
-static bool same_but_vcpu(struct json_object *d, struct json_object *e)
+/* Whether difference @j is @i's (a vCPU's pins) for another vCPU of the
+ * same VM, pinned alike now (struct vcp_vcpu_rows' same). */
+static bool same_but_vcpu(const void *ctx, size_t i, size_t j)
 {
+	struct json_object *d = json_object_array_get_idx(ctx, i);
+	struct json_object *e = json_object_array_get_idx(ctx, j);
+
 	return diff_vcpu(e) >= 0 && !strcmp(str_of(d, "vm"), str_of(e, "vm")) &&
 	       !strcmp(str_of(d, "is"), str_of(e, "is"));
 }
 
-/* Where differences @i..@last plan their vCPUs: one cpulist when it is
- * the same for all, else each one's in turn ("0,64 | 1,65"), as plan. */
-static void put_planned(struct json_object *diffs, size_t i, size_t last)
+static unsigned int diff_vcpu_of(const void *ctx, size_t j)
 {
-	const char *p = str_of(json_object_array_get_idx(diffs, i), "planned");
-	bool alike = true;
+	return (unsigned int)diff_vcpu(json_object_array_get_idx(ctx, j));
+}
 
-	for (size_t j = i + 1; j <= last; j++)
-		alike = alike &&
-			!strcmp(p, str_of(json_object_array_get_idx(diffs, j),
-					  "planned"));
-	for (size_t j = i; j <= (alike ? i : last); j++)
-		printf("%s%s", j > i ? " | " : "",
-		       str_of(json_object_array_get_idx(diffs, j), "planned"));
+static const char *diff_planned(const void *ctx, size_t j, char *buf,
+				size_t len)
+{
+	(void)buf;
+	(void)len;
+	return str_of(json_object_array_get_idx(ctx, j), "planned");
 }
 
 /* Difference @i, a vCPU's pins, with the vCPUs of the differences after
@@ -1116,24 +1127,20 @@ static void put_planned(struct json_object *diffs, size_t i, size_t last)
  * them); returns the index of the last difference it stands for. */
 static size_t put_vcpu_diffs(struct json_object *diffs, size_t i)
 {
+	const struct vcp_vcpu_rows rows = { diffs,
+					    json_object_array_length(diffs),
+					    same_but_vcpu, diff_vcpu_of,
+					    diff_planned };
 	struct json_object *d = json_object_array_get_idx(diffs, i);
-	size_t n = json_object_array_length(diffs), j = i;
-	struct vcp_cpuset ids;
 	char v[256];
+	size_t j = vcp_render_vcpu_run(&rows, i, v, sizeof(v));
 
-	vcp_cpuset_zero(&ids);
-	vcp_cpuset_set(&ids, (unsigned int)diff_vcpu(d));
-	while (j + 1 < n &&
-	       same_but_vcpu(d, json_object_array_get_idx(diffs, j + 1)))
-		vcp_cpuset_set(&ids,
-			       (unsigned int)diff_vcpu(
-				       json_object_array_get_idx(diffs, ++j)));
-	if (j > i && vcp_cpuset_format(&ids, v, sizeof(v)) == 0)
+	if (j > i)
 		printf("vCPUs %s pins", v);
 	else
 		printf("%s", str_of(d, "what"));
 	printf(": %s, planned ", str_of(d, "is"));
-	put_planned(diffs, i, j);
+	vcp_render_vcpu_to(stdout, &rows, i, j);
 	putchar('\n');
 	return j;
 }
@@ -1141,20 +1148,19 @@ static size_t put_vcpu_diffs(struct json_object *diffs, size_t i)
 /* Difference @i: a VM's (its name cut to the tables' width unless
  * --wide), the host's, or an action apply would take (as plan shows
  * it); returns the index of the last difference the line stands for. */
-static size_t verify_line(const struct ctx *c, struct json_object *diffs,
+static size_t verify_line(struct vcp_names *nm, struct json_object *diffs,
 			  size_t i)
 {
 	struct json_object *d = json_object_array_get_idx(diffs, i);
 	struct json_object *vm = json_object_object_get(d, "vm");
-	char nb[VCP_RENDER_NAME_W + 1];
 
 	if (!strcmp(str_of(d, "what"), "action")) {
 		printf("  planned: %s\n", str_of(d, "planned"));
 		return i;
 	}
 	if (vm)
-		printf("  '%s' ", vcp_render_name(json_object_get_string(vm),
-						  c->wide, nb));
+		printf("  '%s' ",
+		       vcp_render_cut(nm, json_object_get_string(vm)));
 	else
 		printf("  ");
 	if (diff_vcpu(d) >= 0)
@@ -1168,11 +1174,22 @@ static size_t verify_line(const struct ctx *c, struct json_object *diffs,
 static void verify_text(const struct ctx *c, struct json_object *diffs)
 {
 	struct vcp_fold_capture fc;
+	struct vcp_names nm;
+	size_t n = json_object_array_length(diffs);
 
-	vcp_fold_begin(&fc);
-	for (size_t i = 0; i < json_object_array_length(diffs); i++)
-		i = verify_line(c, diffs, i);
-	vcp_fold_end(&fc, c->wide ? 0 : VCP_RENDER_COLS);
+	vcp_names_init(&nm, VCP_RENDER_NAME_W, c->wide);
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *vm = json_object_object_get(
+			json_object_array_get_idx(diffs, i), "vm");
+
+		if (vm)
+			vcp_names_add(&nm, json_object_get_string(vm));
+	}
+	vcp_fold_begin(&fc, c->wide ? 0 : VCP_RENDER_COLS);
+	for (size_t i = 0; i < n; i++)
+		i = verify_line(&nm, diffs, i);
+	vcp_fold_end(&fc);
+	vcp_names_clear(&nm);
 }
 
 static int cmd_verify(struct ctx *c, int argc, char **argv)
@@ -1396,15 +1413,17 @@ static void restore_report(const struct ctx *c,
 			   const struct vcp_irq_report *irq)
 {
 	struct json_object *arr = json_object_new_array();
-	char nb[VCP_RENDER_NAME_W + 1];
+	struct vcp_names nm;
 
+	vcp_names_init(&nm, VCP_RENDER_NAME_W, c->wide);
+	for (size_t i = 0; i < res->n; i++)
+		vcp_names_add(&nm, res->e[i].vm);
 	for (size_t i = 0; i < res->n; i++) {
 		const struct vcp_restore_entry *e = &res->e[i];
 		struct json_object *o = json_object_new_object();
 
 		if (!c->json)
-			printf("  %-20s %s%s%s\n",
-			       vcp_render_name(e->vm, c->wide, nb),
+			printf("  %-20s %s%s%s\n", vcp_render_cut(&nm, e->vm),
 			       e->outcome != VCP_DONE ?
 				       vcp_outcome_name(e->outcome) :
 			       e->had_record ?
@@ -1420,6 +1439,7 @@ static void restore_report(const struct ctx *c,
 				       json_object_new_string(e->msg) : NULL);
 		json_object_array_add(arr, o);
 	}
+	vcp_names_clear(&nm);
 	if (c->json) {
 		struct json_object *o = json_object_new_object();
 
@@ -1468,13 +1488,13 @@ static int cmd_restore(struct ctx *c, int argc, char **argv)
 		vcp_cli_err(0, "Failed to restore device IRQs");
 	if (!r) {
 		struct vcp_fold_capture fc;
-		bool fold = !c->json && !c->wide && vcp_fold_begin(&fc) == 0;
 
+		/* a long failure message folded */
+		vcp_fold_begin(&fc, c->json || c->wide ? 0 : VCP_RENDER_COLS);
 		if (!c->json)
 			printf("restore:\n");
 		restore_report(c, &res, &irq);
-		if (fold) /* a long failure message folded */
-			vcp_fold_end(&fc, VCP_RENDER_COLS);
+		vcp_fold_end(&fc);
 		if (res.n_failed || irq.res.failed)
 			r = EXIT_PARTIAL;
 	}
@@ -1543,43 +1563,23 @@ static int cmd_pause(struct ctx *c, int argc, char **argv)
 
 /* ---- explain ---- */
 
-/* @prefix then @text, wrapped at VCP_RENDER_COLS (unless --wide) with
- * the lines after the first under the text's start. */
-static void put_wrapped(const struct ctx *c, const char *prefix,
-			const char *text)
-{
-	const size_t indent = strlen(prefix);
-	size_t col = indent;
-
-	fputs(prefix, stdout);
-	for (const char *p = text + strspn(text, " "); *p; p += strspn(p, " ")) {
-		size_t n = strcspn(p, " ");
-
-		if (col > indent && !c->wide && col + 1 + n > VCP_RENDER_COLS) {
-			printf("\n%*s", (int)indent, "");
-			col = indent;
-		} else if (col > indent) {
-			putchar(' ');
-			col++;
-		}
-		printf("%.*s", (int)n, p);
-		col += n;
-		p += n;
-	}
-	putchar('\n');
-}
-
+/* @prefix then the text, its words folded at VCP_RENDER_COLS (unless
+ * --wide) with the lines after the first under the text's start. */
 __attribute__((format(printf, 3, 4)))
 static void put_wrappedf(const struct ctx *c, const char *prefix,
 			 const char *fmt, ...)
 {
-	char buf[4096];
+	size_t n = strlen(prefix);
+	char text[4096], *line;
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
-	put_wrapped(c, prefix, buf);
+	if (asprintf(&line, "%s%s", prefix, text + strspn(text, " ")) < 0)
+		return;
+	vcp_fold_line(stdout, line, n, n, c->wide ? 0 : VCP_RENDER_COLS);
+	free(line);
 }
 
 static void explain_text(const struct ctx *c, struct json_object *o)
@@ -1609,17 +1609,18 @@ static void explain_text(const struct ctx *c, struct json_object *o)
 	put_wrappedf(c, "  planned:  ", "%s%s%s, CPUs %s", str_of(o, "placement"),
 		     pkg ? " on package " : "", pkg ? json_object_get_string(pkg) : "",
 		     str_of(o, "cpus"));
-	put_wrapped(c, "  why:      ", str_of(o, "why_cpus"));
+	put_wrappedf(c, "  why:      ", "%s", str_of(o, "why_cpus"));
 	put_wrappedf(c, "  level:    ", "%lld (%s)", int_of(o, "level"),
 		     str_of(o, "level_reason"));
 	if (json_object_object_get(o, "degraded"))
-		put_wrapped(c, "  degraded: ", str_of(o, "degraded"));
+		put_wrappedf(c, "  degraded: ", "%s", str_of(o, "degraded"));
 	put_wrappedf(c, "  memory:   ", "%s: %s", str_of(o, "memory"),
 		     str_of(o, "memory_reason"));
 	printf("  would move it:\n");
 	for (size_t i = 0; i < json_object_array_length(mv); i++)
-		put_wrapped(c, "    - ", json_object_get_string(
-			json_object_array_get_idx(mv, i)));
+		put_wrappedf(c, "    - ", "%s",
+			     json_object_get_string(
+				     json_object_array_get_idx(mv, i)));
 }
 
 static int cmd_explain(struct ctx *c, int argc, char **argv)
@@ -1763,7 +1764,10 @@ static int parse_global(struct ctx *c, int argc, char **argv)
 		case 'r': c->root = optarg; break;
 		case 'D': c->daemon_socket = optarg; break;
 		case 'P': c->power_root = optarg; break;
-		case 'W': c->wide = true; break;
+		case 'W':
+			c->wide = true;
+			vcp_cli_wide();
+			break;
 		case 'm':
 			c->force_mode = vcp_mode_parse(optarg);
 			if (c->force_mode == -2)

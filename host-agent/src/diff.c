@@ -48,6 +48,15 @@ static bool pins_differ(const struct vcp_vm *vm, const struct vcp_vm_plan *p)
 	return false;
 }
 
+const char *vcp_mem_follow_name(enum vcp_mem_follow f)
+{
+	/* in the enum's order, from VCP_MEMF_STAYS = 0 */
+	static const char *const names[] = { "stays", "there", "moves",
+					     "cannot" };
+
+	return names[f];
+}
+
 enum vcp_mem_follow vcp_mem_follow(const struct vcp_vm *vm,
 				   const struct vcp_vm_plan *p,
 				   const char **ret_why)

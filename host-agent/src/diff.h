@@ -58,6 +58,8 @@ enum vcp_mem_follow {
 enum vcp_mem_follow vcp_mem_follow(const struct vcp_vm *vm,
 				   const struct vcp_vm_plan *p,
 				   const char **ret_why);
+/* "stays", "there", "moves" or "cannot" (the --json "memory" values). */
+const char *vcp_mem_follow_name(enum vcp_mem_follow f);
 
 /*
  * @cur_level: the host's sched_mc_power_savings now, or -1 where the

@@ -169,12 +169,6 @@ static void memory_part(struct json_object *o, const struct vcp_host *h,
 			const struct vcp_vm *vm, const struct vcp_vm_plan *vp,
 			const struct vcp_policy *pol)
 {
-	static const char *const names[] = {
-		[VCP_MEMF_STAYS] = "stays",
-		[VCP_MEMF_THERE] = "there",
-		[VCP_MEMF_MOVES] = "moves",
-		[VCP_MEMF_CANNOT] = "cannot",
-	};
 	const char *why = NULL;
 	enum vcp_mem_follow f = vcp_mem_follow(vm, vp, &why);
 	char buf[256], nodes[128];
@@ -203,7 +197,7 @@ static void memory_part(struct json_object *o, const struct vcp_host *h,
 	case VCP_MEMF_CANNOT:
 		break;
 	}
-	json_object_object_add(o, "memory", str(names[f]));
+	json_object_object_add(o, "memory", str(vcp_mem_follow_name(f)));
 	json_object_object_add(
 		o, "memory_node",
 		vp->mem_node >= 0 ? json_object_new_int(vp->mem_node) : NULL);

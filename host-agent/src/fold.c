@@ -10,6 +10,7 @@
 #include "fold.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,14 +81,17 @@ static void put_word(FILE *out, const char *w, size_t n, size_t room)
 	free(buf);
 }
 
-static void fold_line(FILE *out, const char *line, size_t n, size_t cols)
+/* @line's @n bytes: those before @lead as they are, the words after
+ * folded to @cols, the further lines indented by @ind. */
+static void fold_words(FILE *out, const char *line, size_t n, size_t lead,
+		       size_t ind, size_t cols)
 {
-	size_t lead, ind = indent_of(line, n, cols, &lead), col = lead;
-	size_t first = lead;	/* where the words of this output line start */
+	size_t col = width(line, lead);
+	size_t first = col; /* where the words of this output line start */
 	size_t gap = 0;		/* the spaces before the next word */
 	const char *p = line + lead, *end = line + n;
 
-	if (width(line, n) <= cols) {
+	if (!cols || width(line, n) <= cols) {
 		fwrite(line, 1, n, out);
 		return;
 	}
@@ -105,12 +109,28 @@ static void fold_line(FILE *out, const char *line, size_t n, size_t cols)
 			fprintf(out, "%*s", (int)gap, "");
 			col += gap;
 		}
-		put_word(out, p, wn, cols - col);
+		put_word(out, p, wn, cols > col ? cols - col : 0);
 		col += ww < cols - col ? ww : cols - col;
 		p += wn;
 		gap = strspn(p, " ");
 		p += gap;
 	}
+}
+
+static void fold_line(FILE *out, const char *line, size_t n, size_t cols)
+{
+	size_t lead, ind = indent_of(line, n, cols, &lead);
+
+	fold_words(out, line, n, lead, ind, cols);
+}
+
+void vcp_fold_line(FILE *out, const char *line, size_t lead, size_t ind,
+		   size_t cols)
+{
+	size_t n = strlen(line);
+
+	fold_words(out, line, n, lead < n ? lead : n, ind, cols);
+	fputc('\n', out);
 }
 
 char *vcp_fold(const char *text, size_t cols)
@@ -137,9 +157,47 @@ char *vcp_fold(const char *text, size_t cols)
 	return buf;
 }
 
-int vcp_fold_begin(struct vcp_fold_capture *c)
+void vcp_fold_vprintf(FILE *f, size_t cols, const char *fmt, va_list ap)
 {
-	*c = (struct vcp_fold_capture){ 0 };
+	char *text = NULL, *folded;
+
+	if (vasprintf(&text, fmt, ap) < 0) {
+		fputs(fmt, f); /* out of memory: as it is */
+		return;
+	}
+	folded = cols ? vcp_fold(text, cols) : NULL;
+	fputs(folded ? folded : text, f);
+	free(folded);
+	free(text);
+}
+
+void vcp_fold_printf(FILE *f, size_t cols, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vcp_fold_vprintf(f, cols, fmt, ap);
+	va_end(ap);
+}
+
+int vcp_fold_err(int code, const char *prog, size_t cols, const char *fmt,
+		 va_list ap)
+{
+	char *msg = NULL;
+
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	vcp_fold_printf(stderr, cols, "%s: %s\n", prog,
+			msg ? msg : "out of memory");
+	free(msg);
+	return code;
+}
+
+int vcp_fold_begin(struct vcp_fold_capture *c, size_t cols)
+{
+	*c = (struct vcp_fold_capture){ .cols = cols };
+	if (!cols)
+		return 0;
 	fflush(stdout);
 	c->mem = open_memstream(&c->buf, &c->len);
 	if (!c->mem)
@@ -149,7 +207,7 @@ int vcp_fold_begin(struct vcp_fold_capture *c)
 	return 0;
 }
 
-void vcp_fold_end(struct vcp_fold_capture *c, size_t cols)
+void vcp_fold_end(struct vcp_fold_capture *c)
 {
 	char *folded;
 
@@ -161,7 +219,7 @@ void vcp_fold_end(struct vcp_fold_capture *c, size_t cols)
 		free(c->buf);
 		return;
 	}
-	folded = cols ? vcp_fold(c->buf, cols) : NULL;
+	folded = vcp_fold(c->buf, c->cols);
 	fputs(folded ? folded : c->buf, stdout);
 	free(folded);
 	free(c->buf);

@@ -8,6 +8,7 @@
 #ifndef VCP_FOLD_H
 #define VCP_FOLD_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -24,17 +25,41 @@
  */
 char *vcp_fold(const char *text, size_t cols);
 
+/*
+ * One line @line (no '\n') onto @out with its '\n': the bytes before
+ * @lead as they are, the words from @lead on folded as vcp_fold() folds
+ * them to @cols (whole when @cols is 0), the further lines indented by
+ * @ind. vcp_fold() is this for each line, with @lead and @ind found in it.
+ */
+void vcp_fold_line(FILE *out, const char *line, size_t lead, size_t ind,
+		   size_t cols);
+
+/* @fmt's text (its lines ending in '\n') on @f, folded as vcp_fold()
+ * folds to @cols (whole when @cols is 0): error and log lines, which a
+ * long name or URI can make longer than a terminal. */
+__attribute__((format(printf, 3, 4))) void
+vcp_fold_printf(FILE *f, size_t cols, const char *fmt, ...);
+__attribute__((format(printf, 3, 0))) void
+vcp_fold_vprintf(FILE *f, size_t cols, const char *fmt, va_list ap);
+/* "PROG: MESSAGE" on stderr, folded to @cols under the message's start
+ * (whole when @cols is 0); returns @code (a program's error exit). */
+__attribute__((format(printf, 4, 0))) int
+vcp_fold_err(int code, const char *prog, size_t cols, const char *fmt,
+	     va_list ap);
+
 /* What a command prints on stdout between begin and end, folded to
- * @cols at the end (whole when @cols is 0, as --wide asks). */
+ * @cols at the end (begin with @cols 0, as --wide or --json ask: not
+ * captured, printed as it goes). */
 struct vcp_fold_capture {
 	FILE *saved;		/* stdout before begin, NULL: not capturing */
 	FILE *mem;
 	char *buf;
 	size_t len;
+	size_t cols;
 };
 
 /* 0, or -errno (nothing captured: end then does nothing). */
-int vcp_fold_begin(struct vcp_fold_capture *c);
-void vcp_fold_end(struct vcp_fold_capture *c, size_t cols);
+int vcp_fold_begin(struct vcp_fold_capture *c, size_t cols);
+void vcp_fold_end(struct vcp_fold_capture *c);
 
 #endif

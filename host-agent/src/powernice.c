@@ -25,6 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fold.h"
 #include "kernel.h"
 #include "model.h"
 
@@ -68,11 +69,10 @@ static int fail(int code, const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("powernice: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	/* whole (0 columns): powernice has no --wide to undo a fold */
+	code = vcp_fold_err(code, "powernice", 0, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return code;
 }
 

@@ -6,9 +6,11 @@
  */
 #include "render.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "demand.h"
+#include "fold.h"
 #include "diff.h"
 #include "planner.h"
 #include "policy.h"
@@ -39,16 +41,165 @@ const char *vcp_render_shorten(const char *s, size_t w, char *buf, size_t len)
 	return buf;
 }
 
-const char *vcp_render_cut(const char *name, size_t w, bool wide, char *buf,
-			   size_t len)
+/* A byte of a UTF-8 character after its first */
+static bool utf8_more(const char *s, size_t i)
 {
-	return wide ? name : vcp_render_shorten(name, w, buf, len);
+	return ((unsigned char)s[i] & 0xc0) == 0x80;
 }
 
-const char *vcp_render_name(const char *name, bool wide, char *nb)
+/* @s's bytes [0, @h), [@a, @b) and [@c, end) with "..." between (no
+ * middle piece when @a == @b), each piece's ends moved inwards to whole
+ * UTF-8 characters. */
+static void put_pieces(const char *s, size_t h, size_t a, size_t b, size_t c,
+		       char *buf, size_t len)
 {
-	return vcp_render_cut(name, VCP_RENDER_NAME_W, wide, nb,
-			      VCP_RENDER_NAME_W + 1);
+	while (h > 0 && utf8_more(s, h))
+		h--;
+	while (s[a] && a < b && utf8_more(s, a))
+		a++;
+	while (b > a && utf8_more(s, b))
+		b--;
+	while (s[c] && utf8_more(s, c))
+		c++;
+	if (a == b)
+		snprintf(buf, len, "%.*s...%s", (int)h, s, s + c);
+	else
+		snprintf(buf, len, "%.*s...%.*s...%s", (int)h, s, (int)(b - a),
+			 s + a, s + c);
+}
+
+/* @s in @w bytes, cut so that byte @d (where it differs from a name that
+ * cuts alike) shows with the bytes around it (a number's other digits):
+ * in a longer head or tail where that leaves 4 bytes to the other end,
+ * else in a window between two cuts. */
+static void cut_at(const char *s, size_t w, size_t d, char *buf, size_t len)
+{
+	size_t n = strlen(s), h = (w - 2) / 2, t, win;
+
+	if (n <= w || w < 14 || d >= n) {
+		vcp_render_shorten(s, w, buf, len);
+	} else if (d + 2 + 3 + 4 <= w) { /* a longer head */
+		h = d + 2 > h ? d + 2 : h;
+		put_pieces(s, h, 0, 0, n - (w - 3 - h), buf, len);
+	} else if (n - d + 2 + 3 + 4 <= w) { /* a longer tail */
+		t = n - d + 2;
+		put_pieces(s, w - 3 - t, 0, 0, n - t, buf, len);
+	} else {
+		h = t = (w - 6) / 4;
+		win = w - 6 - h - t;
+		put_pieces(s, h, d - (win - 2), d + 2, n - t, buf, len);
+	}
+}
+
+struct vcp_name {
+	char *name;
+	char *cut; /* as vcp_render_shorten() cuts it */
+	char *shown; /* NULL: not yet shown */
+};
+
+void vcp_names_init(struct vcp_names *t, size_t w, bool wide)
+{
+	*t = (struct vcp_names){ .w = w, .wide = wide };
+}
+
+static struct vcp_name *name_entry(struct vcp_names *t, const char *name)
+{
+	struct vcp_name *e;
+
+	for (size_t i = 0; i < t->n; i++)
+		if (!strcmp(t->e[i].name, name))
+			return &t->e[i];
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 16;
+
+		e = realloc(t->e, cap * sizeof(*e));
+		if (!e)
+			return NULL;
+		t->e = e;
+		t->cap = cap;
+	}
+	e = &t->e[t->n];
+	*e = (struct vcp_name){ strdup(name), malloc(t->w + 1), NULL };
+	if (!e->name || !e->cut) {
+		free(e->name);
+		free(e->cut);
+		return NULL;
+	}
+	vcp_render_shorten(name, t->w, e->cut, t->w + 1);
+	t->n++;
+	return e;
+}
+
+void vcp_names_add(struct vcp_names *t, const char *name)
+{
+	if (!t->wide)
+		name_entry(t, name);
+}
+
+static bool shown_by_other(const struct vcp_names *t, const struct vcp_name *e,
+			   const char *s)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (&t->e[i] != e && t->e[i].shown && !strcmp(t->e[i].shown, s))
+			return true;
+	return false;
+}
+
+/* How @e shows: its cut; where other names cut alike, cut where it
+ * differs from the nearest of them; "~N" at its end where that is shown
+ * already. */
+static void name_show(struct vcp_names *t, struct vcp_name *e)
+{
+	size_t len = t->w + 32, d = 0;
+	char *buf = malloc(len), sfx[24];
+	const char *s = e->cut;
+
+	for (size_t i = 0; buf && i < t->n; i++) {
+		const char *o = t->e[i].name;
+		size_t k = 0;
+
+		if (&t->e[i] == e || strcmp(t->e[i].cut, e->cut))
+			continue;
+		while (o[k] && o[k] == e->name[k])
+			k++;
+		d = k > d ? k : d;
+		s = buf;
+	}
+	if (s == buf)
+		cut_at(e->name, t->w, d, buf, len);
+	while (buf && shown_by_other(t, e, s)) {
+		size_t sl = (size_t)snprintf(sfx, sizeof(sfx), "~%zu", ++t->k);
+
+		vcp_render_shorten(e->name, t->w > sl ? t->w - sl : 0, buf,
+				   len - sizeof(sfx));
+		strcat(buf, sfx);
+		s = buf;
+	}
+	e->shown = strdup(s);
+	free(buf);
+}
+
+const char *vcp_render_cut(struct vcp_names *t, const char *name)
+{
+	struct vcp_name *e = t->wide ? NULL : name_entry(t, name);
+
+	if (!e)
+		return name;
+	for (size_t i = 0; !e->shown && i < t->n; i++)
+		if (!t->e[i].shown)
+			name_show(t, &t->e[i]);
+	return e->shown ? e->shown : name;
+}
+
+void vcp_names_clear(struct vcp_names *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		free(t->e[i].name);
+		free(t->e[i].cut);
+		free(t->e[i].shown);
+	}
+	free(t->e);
+	vcp_names_init(t, t->w, t->wide);
 }
 
 /* Union of a VM's vCPU pins. */
@@ -68,22 +219,22 @@ static double vm_demand(const struct vcp_vm *vm, bool *known)
 	return d;
 }
 
-/* The names of @v's VMs from column @col on, wrapped under each other
- * within VCP_RENDER_COLS (@wide: on one line, whole), then @tail. */
+/* The names of @v's VMs from column @col on (as @nm shows them), wrapped
+ * under each other within VCP_RENDER_COLS (@nm wide: on one line), then
+ * @tail. */
 static void map_names(FILE *f, const struct vcp_vm *vms,
 		      const struct vcp_pkg_view *v, size_t col,
-		      const char *tail, bool wide)
+		      const char *tail, struct vcp_names *nm)
 {
 	const size_t indent = col;
-	char nb[VCP_RENDER_NAME_W + 1];
+	const bool wide = nm->wide;
 
 	if (!v->n_vms) {
 		fputs("(no VMs)", f);
 		col += 8;
 	}
 	for (size_t i = 0; i < v->n_vms; i++) {
-		const char *name =
-			vcp_render_name(vms[v->vms[i]].name, wide, nb);
+		const char *name = vcp_render_cut(nm, vms[v->vms[i]].name);
 		size_t n = strlen(name) + (i + 1 < v->n_vms);
 
 		if (i && !wide && col + 1 + n > VCP_RENDER_COLS) {
@@ -105,8 +256,13 @@ void vcp_render_map_fit(FILE *f, const struct vcp_host *host,
 			const struct vcp_vm *vms, const struct vcp_pkg_map *map,
 			bool wide)
 {
+	struct vcp_names nm;
 	char buf[256];
 
+	vcp_names_init(&nm, VCP_RENDER_NAME_W, wide);
+	for (size_t p = 0; p < map->n; p++)
+		for (size_t i = 0; i < map->p[p].n_vms; i++)
+			vcp_names_add(&nm, vms[map->p[p].vms[i]].name);
 	for (size_t p = 0; p < map->n; p++) {
 		const struct vcp_pkg_view *v = &map->p[p];
 		int col = fprintf(
@@ -119,9 +275,10 @@ void vcp_render_map_fit(FILE *f, const struct vcp_host *host,
 			  v->by_free  ? "  (not gathered at this level)" :
 			  v->awake    ? "" :
 					"  -> can sleep",
-			  wide);
+			  &nm);
 	}
 	fprintf(f, "  %zu of %zu packages awake\n", map->n_awake, map->n);
+	vcp_names_clear(&nm);
 }
 
 void vcp_render_map_text(FILE *f, const struct vcp_host *host,
@@ -155,7 +312,12 @@ void vcp_render_vms_fit(FILE *f, const struct vcp_host *host,
 			const struct vcp_policy *policy, bool wide)
 {
 	int nw = wide ? names_width(vms, n_vms) : VCP_RENDER_NAME_W;
-	char buf[256], nb[VCP_RENDER_NAME_W + 1], pb[256];
+	char buf[256], pb[256];
+	struct vcp_names nm;
+
+	vcp_names_init(&nm, VCP_RENDER_NAME_W, wide);
+	for (size_t i = 0; i < n_vms; i++)
+		vcp_names_add(&nm, vms[i].name);
 
 	fprintf(f, "  %-*s %-10s %-7s %5s %-8s %-6s %s\n", nw, "VM", "CLASS",
 		"TAG", "VCPUS", "DEMAND", "DELAY", "PINNED TO");
@@ -182,13 +344,14 @@ void vcp_render_vms_fit(FILE *f, const struct vcp_host *host,
 			pins = vcp_render_shorten(pins, VCP_RENDER_COLS - 64,
 						  pb, sizeof(pb));
 		fprintf(f, "  %-*s %-10s %-7s %5u %-8s %-6s %s\n", nw,
-			vcp_render_name(vm->name, wide, nb),
+			vcp_render_cut(&nm, vm->name),
 			vm_class_label(vm, policy),
 			!vm->has_tag	  ? "-" :
 			vm->tag.has_class ? "class" :
 					    "prio",
 			vm->n_vcpus, dem, del, pins);
 	}
+	vcp_names_clear(&nm);
 	(void)host;
 }
 
@@ -199,13 +362,47 @@ void vcp_render_vms_text(FILE *f, const struct vcp_host *host,
 	vcp_render_vms_fit(f, host, vms, n_vms, policy, true);
 }
 
+size_t vcp_render_vcpu_run(const struct vcp_vcpu_rows *r, size_t i, char *ids,
+			   size_t len)
+{
+	struct vcp_cpuset set;
+	size_t j = i;
+
+	vcp_cpuset_zero(&set);
+	vcp_cpuset_set(&set, r->vcpu(r->ctx, i));
+	while (j + 1 < r->n && r->same(r->ctx, i, j + 1))
+		vcp_cpuset_set(&set, r->vcpu(r->ctx, ++j));
+	fmt_set(&set, ids, len);
+	return j;
+}
+
+void vcp_render_vcpu_to(FILE *f, const struct vcp_vcpu_rows *r, size_t i,
+			size_t last)
+{
+	char a[256], b[256];
+	const char *first = r->to(r->ctx, i, a, sizeof(a));
+	bool alike = true;
+
+	for (size_t j = i + 1; j <= last; j++)
+		alike = alike && !strcmp(first, r->to(r->ctx, j, b, sizeof(b)));
+	fputs(first, f);
+	for (size_t j = i + 1; !alike && j <= last; j++)
+		fprintf(f, " | %s", r->to(r->ctx, j, b, sizeof(b)));
+}
+
+/* The actions as vCPU rows (vcp_vcpu_rows): an action's outcome too. */
+struct act_rows {
+	const struct vcp_actions *acts;
+	const struct vcp_apply_result *res;
+};
+
 /* Whether action @j pins another vCPU of action @i's VM from the same
  * CPUs, with the same outcome. */
-static bool same_but_vcpu(const struct vcp_actions *acts,
-			  const struct vcp_apply_result *res, size_t i,
-			  size_t j)
+static bool same_but_vcpu(const void *ctx, size_t i, size_t j)
 {
-	const struct vcp_action *x = &acts->a[i], *y = &acts->a[j];
+	const struct act_rows *ar = ctx;
+	const struct vcp_apply_result *res = ar->res;
+	const struct vcp_action *x = &ar->acts->a[i], *y = &ar->acts->a[j];
 	const char *mx, *my;
 
 	if (y->kind != VCP_ACT_PIN_VCPU || y->vm != x->vm ||
@@ -221,23 +418,15 @@ static bool same_but_vcpu(const struct vcp_actions *acts,
 	return strcmp(mx, my) == 0;
 }
 
-/* Where actions @i..@last pin their vCPUs: one cpulist when it is the
- * same for all, else each vCPU's in turn ("0,64 | 1,65"). */
-static void put_targets(FILE *f, const struct vcp_actions *acts, size_t i,
-			size_t last)
+static unsigned int act_vcpu(const void *ctx, size_t j)
 {
-	bool alike = true;
-	char b[256];
+	return ((const struct act_rows *)ctx)->acts->a[j].vcpu;
+}
 
-	for (size_t j = i + 1; j <= last; j++)
-		alike = alike &&
-			vcp_cpuset_equal(&acts->a[i].to, &acts->a[j].to);
-	for (size_t j = i; j <= last; j++) {
-		fprintf(f, "%s%s", j > i ? " | " : "",
-			fmt_set(&acts->a[j].to, b, sizeof(b)));
-		if (alike)
-			break;
-	}
+static const char *act_to(const void *ctx, size_t j, char *buf, size_t len)
+{
+	return fmt_set(&((const struct act_rows *)ctx)->acts->a[j].to, buf,
+		       len);
 }
 
 /* Action @i, a vCPU's pins, with the vCPUs of the actions after it that
@@ -247,21 +436,19 @@ static size_t put_vcpus(FILE *f, const struct vcp_actions *acts,
 			const struct vcp_apply_result *res, size_t i,
 			bool ranges)
 {
+	const struct act_rows ar = { acts, res };
+	const struct vcp_vcpu_rows rows = { &ar, acts->n, same_but_vcpu,
+					    act_vcpu, act_to };
 	const struct vcp_action *x = &acts->a[i];
-	struct vcp_cpuset ids;
 	char a[256], v[256];
-	size_t j = i;
+	size_t j = ranges ? vcp_render_vcpu_run(&rows, i, v, sizeof(v)) : i;
 
-	vcp_cpuset_zero(&ids);
-	vcp_cpuset_set(&ids, x->vcpu);
-	while (ranges && j + 1 < acts->n && same_but_vcpu(acts, res, i, j + 1))
-		vcp_cpuset_set(&ids, acts->a[++j].vcpu);
 	if (j == i)
 		fprintf(f, "vcpu %-3u", x->vcpu);
 	else
-		fprintf(f, "vcpus %s", fmt_set(&ids, v, sizeof(v)));
+		fprintf(f, "vcpus %s", v);
 	fprintf(f, " %s -> ", fmt_set(&x->from, a, sizeof(a)));
-	put_targets(f, acts, i, j);
+	vcp_render_vcpu_to(f, &rows, i, j);
 	return j;
 }
 
@@ -297,6 +484,12 @@ static void put_change(FILE *f, const struct vcp_action *x)
 	}
 }
 
+/* Whom action @x changes: its VM, or "host". */
+static const char *act_who(const struct vcp_vm *vms, const struct vcp_action *x)
+{
+	return x->kind == VCP_ACT_SET_LEVEL ? "host" : vms[x->vm].name;
+}
+
 /* The actions, one a line; @wide: names whole; @ranges: a VM's vCPUs
  * pinned alike in one line. */
 static void put_actions(FILE *f, const struct vcp_vm *vms,
@@ -304,18 +497,19 @@ static void put_actions(FILE *f, const struct vcp_vm *vms,
 			const struct vcp_apply_result *res, bool wide,
 			bool ranges)
 {
-	char nb[VCP_RENDER_NAME_W + 1];
+	struct vcp_names nm;
 
+	vcp_names_init(&nm, VCP_RENDER_NAME_W, wide);
+	for (size_t i = 0; i < acts->n; i++)
+		vcp_names_add(&nm, act_who(vms, &acts->a[i]));
 	if (!acts->n)
 		fputs("  nothing to change\n", f);
 	for (size_t i = 0; i < acts->n; i++) {
 		const struct vcp_action *x = &acts->a[i];
-		const char *who = x->kind == VCP_ACT_SET_LEVEL ? "host" :
-				  vms[x->vm].name;
 		size_t last = i;
 
 		fprintf(f, "  %-14s %-20s ", vcp_act_kind_name(x->kind),
-			vcp_render_name(who, wide, nb));
+			vcp_render_cut(&nm, act_who(vms, x)));
 		if (x->kind == VCP_ACT_PIN_VCPU)
 			last = put_vcpus(f, acts, res, i, ranges);
 		else
@@ -327,6 +521,7 @@ static void put_actions(FILE *f, const struct vcp_vm *vms,
 		fputc('\n', f);
 		i = last;
 	}
+	vcp_names_clear(&nm);
 }
 
 void vcp_render_actions_text(FILE *f, const struct vcp_vm *vms,
@@ -484,35 +679,29 @@ struct json_object *vcp_render_actions_json(const struct vcp_vm *vms,
 	return arr;
 }
 
-/* @head, then @text word by word, lines after the first indented by 4,
- * within VCP_RENDER_COLS unless @wide. */
+/* @head, a space, then @text word by word, lines after the first
+ * indented by 4, within VCP_RENDER_COLS unless @wide. */
 static void put_wrapped(FILE *f, const char *head, const char *text, bool wide)
 {
-	size_t col = strlen(head);
+	char *line;
 
-	fputs(head, f);
-	for (const char *p = text; *p;) {
-		size_t n = strcspn(p, " ");
-
-		if (!wide && col + 1 + n > VCP_RENDER_COLS) {
-			fputs("\n   ", f);
-			col = 3;
-		}
-		fprintf(f, " %.*s", (int)n, p);
-		col += 1 + n;
-		p += n;
-		p += strspn(p, " ");
-	}
-	fputc('\n', f);
+	if (asprintf(&line, "%s %s", head, text) < 0)
+		return;
+	vcp_fold_line(f, line, strlen(head) + 1, 4, wide ? 0 : VCP_RENDER_COLS);
+	free(line);
 }
 
 void vcp_render_memory_text(FILE *f, const struct vcp_vm *vms,
 			    const struct vcp_plan *plan, bool wide)
 {
-	char head[128], nb[VCP_RENDER_NAME_W + 1], why_none[256];
+	char head[128], why_none[256];
 	size_t none = 0;
 	const char *why;
+	struct vcp_names nm;
 
+	vcp_names_init(&nm, VCP_RENDER_NAME_W, wide);
+	for (size_t i = 0; i < plan->n_vms; i++)
+		vcp_names_add(&nm, vms[i].name);
 	for (size_t i = 0; i < plan->n_vms; i++) {
 		if (vcp_mem_follow(&vms[i], &plan->vms[i], &why) !=
 		    VCP_MEMF_CANNOT)
@@ -523,10 +712,11 @@ void vcp_render_memory_text(FILE *f, const struct vcp_vm *vms,
 		}
 		snprintf(head, sizeof(head),
 			 "  memory stays: '%s' (planned node %d):",
-			 vcp_render_name(vms[i].name, wide, nb),
+			 vcp_render_cut(&nm, vms[i].name),
 			 plan->vms[i].mem_node);
 		put_wrapped(f, head, why, wide);
 	}
+	vcp_names_clear(&nm);
 	if (!none)
 		return;
 	snprintf(
@@ -539,12 +729,6 @@ void vcp_render_memory_text(FILE *f, const struct vcp_vm *vms,
 struct json_object *vcp_render_memory_json(const struct vcp_vm *vms,
 					   const struct vcp_plan *plan)
 {
-	static const char *const names[] = {
-		[VCP_MEMF_STAYS] = "stays",
-		[VCP_MEMF_THERE] = "there",
-		[VCP_MEMF_MOVES] = "moves",
-		[VCP_MEMF_CANNOT] = "cannot",
-	};
 	struct json_object *arr = json_object_new_array();
 
 	for (size_t i = 0; i < plan->n_vms; i++) {
@@ -560,8 +744,9 @@ struct json_object *vcp_render_memory_json(const struct vcp_vm *vms,
 				       json_object_new_string(vms[i].name));
 		json_object_object_add(
 			o, "node", json_object_new_int(plan->vms[i].mem_node));
-		json_object_object_add(o, "memory",
-				       json_object_new_string(names[m]));
+		json_object_object_add(
+			o, "memory",
+			json_object_new_string(vcp_mem_follow_name(m)));
 		json_object_object_add(o, "reason",
 				       m == VCP_MEMF_CANNOT ?
 					       json_object_new_string(why) :

@@ -48,16 +48,57 @@ void vcp_render_vms_fit(FILE *f, const struct vcp_host *host,
 void vcp_render_actions_fit(FILE *f, const struct vcp_vm *vms,
 			    const struct vcp_actions *acts,
 			    const struct vcp_apply_result *res, bool wide);
+/*
+ * Rows of a table that pin one vCPU each (plan's actions, verify's
+ * differences), folded: @same(@ctx, i, j) says whether row j pins
+ * another vCPU of row i's VM from the same CPUs (and ends alike), @vcpu
+ * is row j's vCPU, @to where row j pins it (a cpulist, in @buf or not).
+ */
+struct vcp_vcpu_rows {
+	const void *ctx;
+	size_t n;
+	bool (*same)(const void *ctx, size_t i, size_t j);
+	unsigned int (*vcpu)(const void *ctx, size_t j);
+	const char *(*to)(const void *ctx, size_t j, char *buf, size_t len);
+};
+
+/* Row @i with the rows right after it that go with it (@same): their
+ * vCPUs as a cpulist in @ids ("0-7"); returns the last of them. */
+size_t vcp_render_vcpu_run(const struct vcp_vcpu_rows *r, size_t i, char *ids,
+			   size_t len);
+/* Where rows @i..@last pin their vCPUs: one cpulist when it is the same
+ * for all, else each one's in turn ("0,64 | 1,65"). */
+void vcp_render_vcpu_to(FILE *f, const struct vcp_vcpu_rows *r, size_t i,
+			size_t last);
+
 /* @s in at most @w bytes, its middle replaced by "..." when longer
  * (whole when @w < 5 or @len <= @w); returns @buf. */
 const char *vcp_render_shorten(const char *s, size_t w, char *buf, size_t len);
-/* @name in a table column @w wide: whole when @wide, else as
- * vcp_render_shorten() cuts it into @buf. */
-const char *vcp_render_cut(const char *name, size_t w, bool wide, char *buf,
-			   size_t len);
-/* A VM's @name as the tables show it: vcp_render_cut() to
- * VCP_RENDER_NAME_W in @nb (VCP_RENDER_NAME_W + 1 bytes). */
-const char *vcp_render_name(const char *name, bool wide, char *nb);
+
+/*
+ * The names of one table as it shows them, in a column @w bytes wide: a
+ * name whole when it fits (or with @wide), else cut in the middle as
+ * vcp_render_shorten() cuts it ("batch-a-0...arehouse"). A table never
+ * shows two different names alike: names whose cuts would read the same
+ * keep the part where they differ instead, "batch-a-02-...ehouse" (near
+ * the start) or "bat...nner-17-...use" (further in); names that would
+ * still read alike end in "~N" (the Nth such in the table). The names
+ * added before the first vcp_render_cut() are told apart from each
+ * other; a name first met by vcp_render_cut() from those shown before.
+ */
+struct vcp_names {
+	size_t w;
+	bool wide;
+	size_t n, cap;
+	size_t k; /* the last "~N" given */
+	struct vcp_name *e;
+};
+
+void vcp_names_init(struct vcp_names *t, size_t w, bool wide);
+void vcp_names_add(struct vcp_names *t, const char *name);
+/* @name as @t shows it (whole when out of memory); lives as long as @t. */
+const char *vcp_render_cut(struct vcp_names *t, const char *name);
+void vcp_names_clear(struct vcp_names *t);
 
 struct json_object *vcp_render_map_json(const struct vcp_host *host,
 					const struct vcp_vm *vms,

@@ -217,3 +217,14 @@ dom_define() {
 dom_start() {
 	dom_define "$@" && virsh -q -c "$1" start "$2" >/dev/null
 }
+
+# t_unfold TEXT: TEXT with the lines vcpack folded to 100 columns joined
+# again (a line and the lines after it indented further, one space
+# between), to match a message whole as --wide would print it
+t_unfold() {
+	printf '%s\n' "$1" | awk '{ match($0, /^ */); ind = RLENGTH
+		if (NR > 1 && ind > base) { buf = buf " " substr($0, ind + 1); next }
+		if (NR > 1) print buf
+		buf = $0; base = ind }
+		END { if (NR) print buf }'
+}

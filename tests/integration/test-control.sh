@@ -104,7 +104,7 @@ planned_lowa=$(pins lowa)
 t_nomatch "the plan moved lowa (so restore has something to undo)" "^$orig_lowa\$" "$planned_lowa"
 out=$(V restore 2>&1); rc=$?
 t_eq "restore while vcpackd manages: exit 2" 2 $rc
-t_match "and says why" "vcpackd \\(pid $DPID\\) manages this host.*vcpack pause" "$out"
+t_match "and says why" "vcpackd \\(pid $DPID\\) manages this host.*vcpack pause" "$(t_unfold "$out")"
 t_eq "nothing restored" "$planned_lowa" "$(pins lowa)"
 out=$(V apply 2>&1); rc=$?
 t_eq "apply while vcpackd manages: through vcpackd, exit 0" 0 $rc

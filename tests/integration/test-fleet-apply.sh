@@ -116,17 +116,17 @@ virsh -q -c "$U_h2" undefine g2 >/dev/null
 out=$(F apply --plan "$sv" --yes </dev/null 2>&1); rc=$?
 t_eq "a VM gone: exit 2" 2 $rc
 t_match "a VM gone: named" "changed: VM g2: no longer on h2 \(moved or gone\)" "$out"
-t_match "a VM gone: nothing done" "no longer holds \(1 changes above\); nothing done" "$out"
+t_match "a VM gone: nothing done" "no longer holds \(1 changes above\); nothing done" "$(t_unfold "$out")"
 t_nomatch "a VM gone: no step tried" "failed" "$out"
 virsh -q -c "$U_h2" undefine g1 >/dev/null
 virsh -q -c "$U_h2" destroy g1 >/dev/null
 mkdom "$U_h2" g1 1
 out=$(F apply --plan "$sv" --yes </dev/null 2>&1); rc=$?
-t_match "a VM replaced by another of its name: UUID named" "changed: VM g1 on h2: another domain now \(UUID [0-9a-f-]+, saved: $(jq -r '.moves[0].uuid' "$sv")\)" "$out"
+t_match "a VM replaced by another of its name: UUID named" "changed: VM g1 on h2: another domain now \(UUID [0-9a-f-]+, saved: $(jq -r '.moves[0].uuid' "$sv")\)" "$(t_unfold "$out")"
 sed "s|$U_h1|test+unix:///default?socket=$T_TMP/nosuch.sock|" "$T_TMP/fleet.json" >"$T_TMP/moved.json"
 out=$("$VCPACK" fleet --hosts "$T_TMP/moved.json" apply --plan "$sv" --yes </dev/null 2>&1); rc=$?
 t_eq "a host's URI changed: exit 2" 2 $rc
-t_match "a host's URI changed: named" "changed: host h1: its URI is now .*nosuch.sock \(saved: .*/h1/run/libvirt/libvirt-sock\)" "$out"
+t_match "a host's URI changed: named" "changed: host h1: its URI is now .*nosuch.sock \(saved: .*/h1/run/libvirt/libvirt-sock\)" "$(t_unfold "$out")"
 jq '.hosts |= map(select(.name != "h1"))' "$T_TMP/fleet.json" >"$T_TMP/noh1.json"
 out=$("$VCPACK" fleet --hosts "$T_TMP/noh1.json" apply --plan "$sv" --yes </dev/null 2>&1)
 t_match "a host gone from the fleet file: named" "changed: host h1: no longer in the fleet file" "$out"
@@ -137,9 +137,9 @@ t_match "another machine behind the URI: host UUID named" \
 jq '.moves[0].from = "h9"' "$sv" >"$T_TMP/bad-saved.json"
 out=$(F apply --plan "$T_TMP/bad-saved.json" --yes </dev/null 2>&1); rc=$?
 t_eq "a bad saved plan: exit 2" 2 $rc
-t_match "a bad saved plan: the key named" "moves\[0\]\.from: no saved host 'h9'" "$out"
+t_match "a bad saved plan: the key named" "moves\[0\]\.from: no saved host 'h9'" "$(t_unfold "$out")"
 out=$(F apply --plan "$T_TMP/fleet.json" --yes </dev/null 2>&1)
-t_match "not a saved plan: said so" "not a plan saved by 'vcpack fleet plan --save'" "$out"
+t_match "not a saved plan: said so" "not a plan saved by 'vcpack fleet plan --save'" "$(t_unfold "$out")"
 t_eq "nothing moved through all this" "g1 g3 " "$(on_h2)"
 # ---- migration options: what apply passes to libvirt, seen in --dry-run ----
 t_eq "default migration options" '{"flags":["VIR_MIGRATE_LIVE","VIR_MIGRATE_ABORT_ON_ERROR"],"bandwidth_mib_s":null,"timeout_s":null}' \
@@ -167,7 +167,7 @@ t_match "--bandwidth 0: named" "\-\-bandwidth '0' is not a number from 1" "$out"
 jq '.defaults.bandwidth = 0' "$T_TMP/fleet.json" >"$T_TMP/bad-bw.json"
 out=$("$VCPACK" fleet --hosts "$T_TMP/bad-bw.json" plan 2>&1); rc=$?
 t_eq "fleet file bandwidth 0: exit 2" 2 $rc
-t_match "fleet file bandwidth 0: key named" "defaults\.bandwidth: must be a whole number from 1" "$out"
+t_match "fleet file bandwidth 0: key named" "defaults\.bandwidth: must be a whole number from 1" "$(t_unfold "$out")"
 # ---- the per-migration timeout: option, fleet file key, errors ----
 t_eq "--migration-timeout 30: passed on" 30 \
 	"$(F --json apply --dry-run --migration-timeout 30 </dev/null 2>/dev/null | jq .migration.timeout_s)"

@@ -147,7 +147,7 @@ out=$("$VCPACK" --policy "$T_TMP/busy.json" fleet --hosts "$T_TMP/fleet.json" \
 	--sample 0 --state "$ST" apply --yes 2>&1); rc=$?
 echo "$out" | sed 's/^/  | /'
 t_eq "rising demand: exit 0" 0 $rc
-t_match "rising demand: above the band for high_hold" "demand 24.00 of 25.60 CPUs on \(94%\).*utilisation stayed above the band for high_hold: waking" "$out"
+t_match "rising demand: above the band for high_hold" "demand 24.00 of 25.60 CPUs on \(94%\).*utilisation stayed above the band for high_hold: waking" "$(t_unfold "$out")"
 t_eq "rising demand: h2 woken" "wake h2 h2" "$(tail -n 1 "$T_TMP/asked")"
 t_eq "rising demand: every host on" "h1:on h2:on h3:on" "$(power)"
 t_match "rising demand: last_wake recorded" "^[0-9]+$" "$(jq -r '.last_wake' "$ST")"
@@ -227,7 +227,7 @@ out=$(F apply --yes 2>&1); rc=$?
 echo "$out" | sed 's/^/  | /'
 t_eq "failed migration: exit 1" 1 $rc
 t_match "failed migration: h1 was being drained" "h1: draining towards standby" "$out"
-t_match "failed migration: reported, drain stopped" "test: migration h1 -> h[23] failed: .*no more moves from h1, everything left running" "$out"
+t_match "failed migration: reported, drain stopped" "test: migration h1 -> h[23] failed: .*no more moves from h1, everything left running" "$(t_unfold "$out")"
 t_eq "failed migration: the guest still runs on h1" test "$(virsh -q -c "$U_h1" list --name | grep -x test)"
 t_eq "failed migration: h1 on again, nothing put to sleep" "h1:on h2:on h3:on $n_asked" \
 	"$(power) $(wc -l <"$T_TMP/asked")"
@@ -240,7 +240,7 @@ jq '.standby.hosts.h2 = {"action": "libvirt-suspend"}' \
 out=$(F apply --yes 2>&1); rc=$?
 echo "$out" | sed 's/^/  | /'
 t_eq "libvirt-suspend refused: exit 1" 1 $rc
-t_match "libvirt-suspend refused: libvirt's reason logged" "h2: standby: libvirt-suspend: .*(not supported|support)" "$out"
+t_match "libvirt-suspend refused: libvirt's reason logged" "h2: standby: libvirt-suspend: .*(not supported|support)" "$(t_unfold "$out")"
 t_eq "libvirt-suspend refused: h2 failed, still answering" "failed 0" \
 	"$(jq -r '.hosts[1].power' "$ST") $(virsh -q -c "$U_h2" uri >/dev/null 2>&1; echo $?)"
 
@@ -270,7 +270,7 @@ echo '{"version": 1, "hosts": [{"name": "h2", "power": "asleep"}]}' >"$ST"
 sum=$(md5sum <"$ST")
 out=$(F apply --yes 2>&1)
 t_eq "bad state: exit 2" 2 $?
-t_match "bad state: the record named" "hosts\[0\] \(h2\)\.power: must be on, draining, standby, waking or failed" "$out"
+t_match "bad state: the record named" "hosts\[0\] \(h2\)\.power: must be on, draining, standby, waking or failed" "$(t_unfold "$out")"
 t_eq "bad state: file unchanged" "$sum" "$(md5sum <"$ST")"
 
 t_done

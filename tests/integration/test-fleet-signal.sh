@@ -83,9 +83,9 @@ sed 's/^/  | /' "$T_TMP/a.log"
 t_eq "one SIGINT: exit 130" 130 $rc
 t_match "one SIGINT: said the command is let finish, with its pid" \
 	"SIGINT: h2: finishing its standby command $T_TMP/standby \(pid $(cat "$T_TMP/cmd.pid"), up to its 120 s timeout\) before stopping; another SIGINT kills it" \
-	"$(cat "$T_TMP/a.log")"
-t_match "one SIGINT: the command ran to its end" "h2: standby: command $T_TMP/standby: exit 0; output: h2 asleep after 2 s" "$(cat "$T_TMP/a.log")"
-t_match "one SIGINT: what was not started said" "stopped by SIGINT: not started: 0 of 0 migrations, 0 of 0 wakes, no standby left" "$(cat "$T_TMP/a.log")"
+	"$(t_unfold "$(cat "$T_TMP/a.log")")"
+t_match "one SIGINT: the command ran to its end" "h2: standby: command $T_TMP/standby: exit 0; output: h2 asleep after 2 s" "$(t_unfold "$(cat "$T_TMP/a.log")")"
+t_match "one SIGINT: what was not started said" "stopped by SIGINT: not started: 0 of 0 migrations, 0 of 0 wakes, no standby left" "$(t_unfold "$(cat "$T_TMP/a.log")")"
 t_eq "one SIGINT: h2 in standby in the state file" "h1:on h2:standby" "$(power)"
 t_eq "one SIGINT: its outcome kept" "standby: command $T_TMP/standby: exit 0" "$(jq -r '.hosts[1].last_action' "$ST")"
 
@@ -119,7 +119,7 @@ t_eq "SIGTERM twice: the command is gone" 1 "$(kill -0 "$CMD" 2>/dev/null; echo 
 t_match "SIGTERM twice: long before its 60 s sleep ended (${took} s)" "^([0-9]|[1-3][0-9])$" "$took"
 t_match "SIGTERM twice: said killed, by its pid" \
 	"h2: standby: command $T_TMP/standby: killed \(pid $CMD, its process group\) on a second SIGTERM" \
-	"$(cat "$T_TMP/b.log")"
+	"$(t_unfold "$(cat "$T_TMP/b.log")")"
 t_match "SIGTERM twice: what was not started said" "stopped by SIGTERM: not started: " "$(cat "$T_TMP/b.log")"
 t_eq "SIGTERM twice: the state file says what happened" \
 	"standby: command $T_TMP/standby: killed (pid $CMD, its process group) on a second SIGTERM" \

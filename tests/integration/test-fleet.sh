@@ -175,7 +175,7 @@ t_eq "plan standby: changed nothing" "ci" "$(virsh -q -c "$U_h3" list --name | g
 echo '{"hosts": [{"uri": "qemu:///system", "name": "a"}], "standby": {"hosts": {"b": {}}}}' >"$T_TMP/bad-sb.json"
 out=$("$VCPACK" fleet --hosts "$T_TMP/bad-sb.json" plan 2>&1)
 t_eq "bad standby object: exit 2" 2 $?
-t_match "bad standby object: key path named" "standby\.hosts\.b: no host of that name" "$out"
+t_match "bad standby object: key path named" "standby\.hosts\.b: no host of that name" "$(t_unfold "$out")"
 out=$("$VCPACK" fleet --hosts "$T_TMP/fleet-sb.json" plan --match host=h1 2>&1)
 t_eq "plan --match with a standby object: exit 2" 2 $?
 t_match "plan --match with a standby object: said why" "standby advice is for the whole fleet" "$out"

@@ -99,7 +99,7 @@ t_match "policy duplicate key: named with its lines" "dup.json: level: duplicate
 printf '{"level": 1, /* pack */ "headroom": 0.2}\n' >"$T_TMP/comment.json"
 out=$("$VCPACK" --connect "$TWO" --policy "$T_TMP/comment.json" plan 2>&1)
 t_eq "policy with a comment: exit 2" 2 $?
-t_match "policy comment: named" "comment.json: not valid JSON at line 1: comments are not JSON" "$out"
+t_match "policy comment: named" "comment.json: not valid JSON at line 1: comments are not JSON" "$(t_unfold "$out")"
 
 # ---- not regular files as policy and fleet file: refused at once by name ----
 # (timeout: before the fix a FIFO blocked the reader forever)

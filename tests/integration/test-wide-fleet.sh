@@ -9,7 +9,11 @@
 # and tried: the test driver cannot migrate) keep every line within 100
 # columns, names cut name...end as the tables cut them; --wide prints
 # them whole; --json is never cut. A VM's vCPU actions and differences
-# are folded into one line with a vCPU range.
+# are folded into one line with a vCPU range. Names that would cut alike
+# (tenant-a-00-... and tenant-a-04-..., the two compute-node-... hosts)
+# keep the part where they differ: no table shows two names the same way.
+# Error lines on stderr and `fleet run`'s log lines fold too (a long
+# socket path, a long host name, a long log line), whole with --wide.
 B=$1
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -50,7 +54,7 @@ gen b no >"$T_TMP/b.xml"
 gen c no >"$T_TMP/c.xml"
 LONG=$(long_name a 0)
 t_eq "the long name has 80 characters" 80 "${#LONG}"
-SHORT=tenant-a-...-primary
+SHORT=tenant-a-00-...imary
 U="test://$T_TMP/a.xml"
 # a low assumed demand: the fleet's hosts b and c can be emptied
 echo '{"default_vcpu_demand": 0.05}' >"$T_TMP/low.json"
@@ -91,8 +95,12 @@ pl=$(V plan)
 t_match "plan: a spread VM's vCPUs in one action, each one's core in turn" \
 	"^  pin-vcpu +$SHORT +vcpus 0-3 0-127 -> 0,64 \| 1,65 \| 2,66 \| 3,67$" "$pl"
 t_match "plan: a batch VM's vCPUs in one action, one cpulist" \
-	"^  pin-vcpu +batch-a-0\.\.\.arehouse +vcpus 0-7 0-127 -> [0-9]" "$pl"
+	"^  pin-vcpu +batch-a-02-\.\.\.ehouse +vcpus 0-7 0-127 -> [0-9]" "$pl"
 t_eq "plan: one pin-vcpu line per VM (40)" 40 "$(echo "$pl" | grep -c '^  pin-vcpu ')"
+t_eq "plan: each of the 40 named differently" 40 \
+	"$(echo "$pl" | awk '$1 == "pin-vcpu" { print $2 }' | sort -u | wc -l)"
+t_eq "status: each of the 40 VMs named differently" 40 \
+	"$(V status | sed -n '/^VMs:/,$p' | sed -n '3,$p' | grep '^  [^ ]' | awk '{ print $1 }' | sort -u | wc -l)"
 t_eq "plan --json: an action per vCPU still (40 VMs, 170 vCPUs)" 170 \
 	"$(V --json plan | jq '[.actions[]|select(.action=="pin-vcpu")]|length')"
 
@@ -151,10 +159,12 @@ cat >"$T_TMP/fleet.json" <<JSON
 JSON
 HA=compute-node-a-rack-12-datacenter-frankfurt-west
 HB=compute-node-b-rack-12-datacenter-frankfurt-west
-HSHORT=compute...t-west
+HSHORT=co...ode-a-...st
+HBSHORT=co...ode-b-...st
 F() { "$VCPACK" --policy "$T_TMP/low.json" fleet --hosts "$T_TMP/fleet.json" --sample 0 "$@" 2>&1; }
 fs=$(F status); fits "fleet status" "$fs"
 t_match "fleet status: a long host name cut, its row whole" "^  $HSHORT +pin +2 +2 +0 +40 " "$fs"
+t_match "fleet status: the other long host name cut where it differs" "^  $HBSHORT +pin +2 +2 +0 +40 " "$fs"
 t_match "fleet status --wide: the host name whole" "^  $HA " "$(F status --wide)"
 t_match "fleet status: the power lines, the host name cut" "^  $HSHORT +1234\.5 W measured: power_command \(bare number\)$" "$fs"
 t_match "fleet status: a failed power_command's line folded" "^  $HSHORT +- W none: power_command sh: exit 1; stderr: Error:" "$fs"
@@ -162,7 +172,7 @@ t_match "fleet status --wide: the power line whole" "^  $HB +- W none: power_com
 fp=$(F plan); t_eq "fleet plan: exit 0" 0 $?
 fits "fleet plan" "$fp"
 t_match "fleet plan: migrations planned, VM and host names cut" \
-	"^  batch-b-02-...-warehouse $HSHORT -> $HSHORT  0.40 CPUs " "$fp"
+	"^  batch-b-02-...-warehouse $HBSHORT -> $HSHORT  0.40 CPUs " "$fp"
 t_match "fleet plan: a host's row with the name cut" "^  $HSHORT +[0-9.]+ +[0-9.]+ +2 -> " "$fp"
 fw=$(F plan --wide)
 t_match "fleet plan --wide: host names whole" "^  $HA " "$fw"
@@ -174,7 +184,40 @@ fits "fleet tag --dry-run" "$(F tag --match 'name=tenant-*' --class pack --dry-r
 fa=$(F apply --yes)
 fits "fleet apply --yes (the test driver cannot migrate)" "$fa"
 t_match "fleet apply: a step's line with the names cut, libvirt's error folded under it" \
-	"^  1/80 batch-b-02-...-warehouse $HSHORT -> $HSHORT: failed" "$fa"
+	"^  1/80 batch-b-02-...-warehouse $HBSHORT -> $HSHORT: failed" "$fa"
+# error lines on stderr: folded under the message, a word too long for
+# a line (a socket path) cut visibly; whole with --wide
+S=$T_TMP/the-control-socket-directory-of-vcpackd/vcpackd.sock
+er=$("$VCPACK" --daemon-socket "$S" level 1 2>&1 >/dev/null); t_eq "level, no vcpackd: exit 1" 1 $?
+fits "an error line with a long socket path" "$er"
+t_match "the error folded under its message" '^ {8}[^ ]' "$er"
+ew=$("$VCPACK" --daemon-socket "$S" level 1 --wide 2>&1 >/dev/null)
+t_eq "--wide: the error on one line, the path whole" \
+	"vcpack: vcpackd is not running (no answer on $S); nothing set" "$ew"
+t_eq "folded, the same message" "$ew" "$(t_unfold "$er")"
+LN=$(printf 'no-such-host-%s' "$HA")
+# fleet run's log lines: a one-host fleet whose demand line is long
+cat >"$T_TMP/run.json" <<JSON
+{"hosts": [{"uri": "test://$T_TMP/a.xml", "name": "$HA"}],
+ "defaults": {"timeout": 10},
+ "standby": {"interval": 5, "hosts": {"$HA": {"action": "command",
+   "standby_command": ["/bin/true"], "wake_command": ["/bin/true"]}}}}
+JSON
+R() { "$VCPACK" fleet --hosts "$T_TMP/run.json" --sample 0 \
+	--state "$T_TMP/run-state.json" "$@"; }
+er=$(R clear "$LN" 2>&1 >/dev/null); t_eq "fleet clear, no such host: exit 2" 2 $?
+fits "fleet: an error line with a long host name" "$er"
+t_match "fleet: the name in it" "$HA'" "$er"
+t_eq "fleet --wide: the error on one line" 1 "$(R --wide clear "$LN" 2>&1 >/dev/null | wc -l)"
+lg=$(R run --rounds 1 2>&1); t_eq "fleet run --rounds 1: exit 0" 0 $?
+fits "fleet run's log lines" "$lg"
+t_match "fleet run: a log line folded under its text" '^ {28}[a-z(]' "$lg"
+rm -f "$T_TMP/run-state.json"
+lw=$(R --wide run --rounds 1 2>&1)
+t_eq "fleet run --wide: a line per entry, as many entries" \
+	"$(echo "$lg" | grep -c '^20[0-9-]*T')" "$(echo "$lw" | wc -l)"
+t_match "fleet run --wide: a line over 100 columns whole" '^.{101,}$' "$lw"
+
 t_match "fleet apply --wide: the step's line whole" \
 	"^  1/80 batch-b-02-nightly-analytics-job-runner-for-the-warehouse $HB -> $HA: failed .*virDomainMigrate" \
 	"$(F apply --yes --wide)"

@@ -3,7 +3,8 @@
  * test_declog.c - vcpackd's one line per VM decision (declog.c): the
  * line's words for each placement, no line while the decision stays the
  * same, one when it changes, a VM that leaves forgotten; and the CLI's
- * middle ellipsis (render.c vcp_render_shorten).
+ * middle ellipsis (render.c vcp_render_shorten), which never shows two
+ * names of one table alike (vcp_render_cut).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -185,12 +186,74 @@ static void test_shorten(void **state)
 	(void)state;
 }
 
+#define TWIN(n) "batch-a-0-nightly-analytics-job-runner-" n "-for-the-warehouse"
+
+static void test_cut_apart(void **state)
+{
+	struct vcp_names t;
+	const char *a, *b;
+
+	/* alone, or with names that cut differently: the plain cut */
+	vcp_names_init(&t, 20, false);
+	vcp_names_add(&t, TWIN("17"));
+	vcp_names_add(&t, "web");
+	assert_string_equal(vcp_render_cut(&t, TWIN("17")),
+			    "batch-a-0...arehouse");
+	assert_string_equal(vcp_render_cut(&t, "web"), "web");
+	vcp_names_clear(&t);
+
+	/* differing deep inside: a window there, both of them */
+	vcp_names_add(&t, TWIN("17"));
+	vcp_names_add(&t, TWIN("18"));
+	assert_string_equal(vcp_render_cut(&t, TWIN("18")),
+			    "bat...nner-18-...use");
+	assert_string_equal(vcp_render_cut(&t, TWIN("17")),
+			    "bat...nner-17-...use");
+	assert_int_equal(strlen(vcp_render_cut(&t, TWIN("17"))), 20);
+	vcp_names_clear(&t);
+
+	/* near the start: a longer head; the same name twice, one entry */
+	vcp_names_add(
+		&t,
+		"batch-a-02-nightly-analytics-job-runner-for-the-warehouse");
+	vcp_names_add(
+		&t,
+		"batch-a-06-nightly-analytics-job-runner-for-the-warehouse");
+	vcp_names_add(
+		&t,
+		"batch-a-06-nightly-analytics-job-runner-for-the-warehouse");
+	assert_int_equal(t.n, 2);
+	assert_string_equal(
+		vcp_render_cut(
+			&t,
+			"batch-a-06-nightly-analytics-job-runner-for-the-warehouse"),
+		"batch-a-06-...ehouse");
+	vcp_names_clear(&t);
+
+	/* met only as shown: the first keeps its cut, the next another */
+	a = vcp_render_cut(&t, TWIN("17"));
+	b = vcp_render_cut(&t, TWIN("18"));
+	assert_string_equal(a, "batch-a-0...arehouse");
+	assert_string_equal(b, "bat...nner-18-...use");
+	/* a name that reads as another's cut: "~N" */
+	b = vcp_render_cut(&t, "bat...nner-18-...use");
+	assert_string_equal(b, "bat...nn...-...use~1");
+	vcp_names_clear(&t);
+
+	/* --wide: whole */
+	vcp_names_init(&t, 20, true);
+	assert_string_equal(vcp_render_cut(&t, TWIN("17")), TWIN("17"));
+	vcp_names_clear(&t);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lines),
 		cmocka_unit_test(test_changes_only),
 		cmocka_unit_test(test_shorten),
+		cmocka_unit_test(test_cut_apart),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

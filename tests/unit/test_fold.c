@@ -92,19 +92,60 @@ static void test_capture(void **state)
 	(void)state;
 	stdout = open_memstream(&buf, &len);
 	assert_non_null(stdout);
-	assert_int_equal(vcp_fold_begin(&c), 0);
+	assert_int_equal(vcp_fold_begin(&c, 30), 0);
 	printf("mode:   pin (a simulated host with no kernel to tune)\n");
-	vcp_fold_end(&c, 30);
+	vcp_fold_end(&c);
 	printf("wide: ");
-	assert_int_equal(vcp_fold_begin(&c), 0);
+	/* 0 columns: not captured, printed as it goes */
+	assert_int_equal(vcp_fold_begin(&c, 0), 0);
+	assert_null(c.saved);
 	printf("mode:   pin (a simulated host with no kernel to tune)\n");
-	vcp_fold_end(&c, 0);
+	vcp_fold_end(&c);
 	fclose(stdout);
 	stdout = real;
 	assert_string_equal(buf, "mode:   pin (a simulated host\n"
 				 "        with no kernel to\n"
 				 "        tune)\n"
 				 "wide: mode:   pin (a simulated host with no kernel to tune)\n");
+	free(buf);
+}
+
+/* One line with its words folded under a given start (explain's and
+ * the memory lines' wrapping). */
+static void test_line(void **state)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	vcp_fold_line(f, "  why:      one two three four five", 12, 12, 26);
+	vcp_fold_line(f, "  head: one two three four", 8, 4, 0);
+	vcp_fold_line(f, "  head: one two three four", 8, 4, 20);
+	fclose(f);
+	assert_string_equal(buf, "  why:      one two three\n"
+				 "            four five\n"
+				 "  head: one two three four\n"
+				 "  head: one two\n"
+				 "    three four\n");
+	free(buf);
+}
+
+/* Error and log lines: formatted, then folded under the message. */
+static void test_printf(void **state)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	vcp_fold_printf(f, 30, "vcpack: %s %d\n", "no answer on /run/x.sock;",
+			7);
+	vcp_fold_printf(f, 0, "vcpack: %s\n", "a line kept whole as it is");
+	fclose(f);
+	assert_string_equal(buf, "vcpack: no answer on\n"
+				 "        /run/x.sock; 7\n"
+				 "vcpack: a line kept whole as it is\n");
 	free(buf);
 }
 
@@ -117,6 +158,8 @@ int main(void)
 		cmocka_unit_test(test_long_word),
 		cmocka_unit_test(test_utf8),
 		cmocka_unit_test(test_capture),
+		cmocka_unit_test(test_line),
+		cmocka_unit_test(test_printf),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
