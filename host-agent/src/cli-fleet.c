@@ -2274,12 +2274,14 @@ static void loop_log(void *opaque, bool error, const char *line)
 
 	(void)opaque;
 	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
-	/* folded under the text (names, URIs) unless --wide */
+	/* folded under the text (names, URIs) on a terminal unless --wide;
+	 * whole where it is kept (the journal, a file): one entry a line */
 	if (asprintf(&text, "%s fleet: %s%s", ts, error ? "error: " : "",
 		     line) < 0)
 		return;
 	lead = strlen(ts) + strlen(" fleet: ");
-	vcp_fold_line(stdout, text, lead, lead, vcp_cli_cols());
+	vcp_fold_line(stdout, text, lead, lead,
+		      isatty(STDOUT_FILENO) ? vcp_cli_cols() : 0);
 	free(text);
 	fflush(stdout);
 }

@@ -167,7 +167,7 @@ t_match "fleet status: a long host name cut, its row whole" "^  $HSHORT +pin +2 
 t_match "fleet status: the other long host name cut where it differs" "^  $HBSHORT +pin +2 +2 +0 +40 " "$fs"
 t_match "fleet status --wide: the host name whole" "^  $HA " "$(F status --wide)"
 t_match "fleet status: the power lines, the host name cut" "^  $HSHORT +1234\.5 W measured: power_command \(bare number\)$" "$fs"
-t_match "fleet status: a failed power_command's line folded" "^  $HSHORT +- W none: power_command sh: exit 1; stderr: Error:" "$fs"
+t_match "fleet status: a failed power_command's line folded" "^  $HBSHORT +- W none: power_command sh: exit 1; stderr: Error:" "$fs"
 t_match "fleet status --wide: the power line whole" "^  $HB +- W none: power_command sh: exit 1; stderr: Error: .*frankfurt-west\.example\.com did\.\.\.$" "$(F status --wide)"
 fp=$(F plan); t_eq "fleet plan: exit 0" 0 $?
 fits "fleet plan" "$fp"
@@ -209,14 +209,21 @@ er=$(R clear "$LN" 2>&1 >/dev/null); t_eq "fleet clear, no such host: exit 2" 2 
 fits "fleet: an error line with a long host name" "$er"
 t_match "fleet: the name in it" "$HA'" "$er"
 t_eq "fleet --wide: the error on one line" 1 "$(R --wide clear "$LN" 2>&1 >/dev/null | wc -l)"
-lg=$(R run --rounds 1 2>&1); t_eq "fleet run --rounds 1: exit 0" 0 $?
-fits "fleet run's log lines" "$lg"
+# on a terminal (script(1) gives it one; stderr's progress line left
+# out) the lines fold; into a file or the journal each entry stays one
+# whole line
+export R_ARGS="--hosts $T_TMP/run.json --sample 0 --state $T_TMP/run-state.json"
+lg=$(script -qec "\"$VCPACK\" fleet $R_ARGS run --rounds 1 2>/dev/null" /dev/null </dev/null | tr -d '\r')
+t_eq "fleet run --rounds 1 on a terminal: exit 0" 0 $?
+fits "fleet run's log lines on a terminal" "$lg"
 t_match "fleet run: a log line folded under its text" '^ {28}[a-z(]' "$lg"
-rm -f "$T_TMP/run-state.json"
-lw=$(R --wide run --rounds 1 2>&1)
-t_eq "fleet run --wide: a line per entry, as many entries" \
-	"$(echo "$lg" | grep -c '^20[0-9-]*T')" "$(echo "$lw" | wc -l)"
-t_match "fleet run --wide: a line over 100 columns whole" '^.{101,}$' "$lw"
+for how in plain wide; do
+	rm -f "$T_TMP/run-state.json"
+	if [ $how = wide ]; then lw=$(R --wide run --rounds 1 2>&1); else lw=$(R run --rounds 1 2>&1); fi
+	t_eq "fleet run ($how, not a terminal): a line per entry, as many entries" \
+		"$(echo "$lg" | grep -c '^20[0-9-]*T')" "$(echo "$lw" | wc -l)"
+	t_match "fleet run ($how, not a terminal): a line over 100 columns whole" '^.{101,}$' "$lw"
+done
 
 t_match "fleet apply --wide: the step's line whole" \
 	"^  1/80 batch-b-02-nightly-analytics-job-runner-for-the-warehouse $HB -> $HA: failed .*virDomainMigrate" \
