@@ -40,6 +40,7 @@ done
 # GUEST  SCENARIOS  TOPOLOGY  CGROUP  TIMEOUT(s)   (longest first)
 matrix="
 gather        gather             2x4      v2 500
+smt           smt                2x4x2    v2 600
 level2        level2             2x4      v2 500
 overload      overload           2x4      v2 400
 balance       balance            2x4      v2 400

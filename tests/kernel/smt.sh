@@ -1,0 +1,78 @@
+# smt: gathering counts cores, not hardware threads (2 packages x 4 cores
+# x 2 threads). A busy CPU is one busy >= 50% of the window (vcwork's
+# per-CPU figures); its core is the CPU's topology core_id in its package.
+#  smt-l1-gather    level 1, 3 steady `pack` tasks: one package runs them,
+#                   the other idles >= 90%, and no core runs two of them.
+#  smt-l1-cores     level 1, 6 steady `pack` tasks: no package has more
+#                   busy CPUs than cores (level 1 keeps a core in four
+#                   free; v1 counted threads, took 6 of 8 and stacked the
+#                   6 tasks on 4 cores of one package).
+#  smt-l2-cores     level 2, the same 6 tasks: no package has more busy
+#                   CPUs than cores (v1 filled all 8 threads of one).
+#  smt-l2-gather    level 2, 4 steady `pack` tasks: one package runs them,
+#                   the other idles >= 90%, no core runs two of them.
+# The stock kernel has no levels: SKIP.
+. /scenarios/lib.sh
+
+tests="smt-l1-gather smt-l1-cores smt-l2-cores smt-l2-gather"
+if ! vcp_have_knobs; then
+	for t in $tests; do vcp_skip $t "knob absent (stock kernel)"; done
+	exit 0
+fi
+
+# "PKG CORE" of CPU N
+core_of() {
+	t=/sys/devices/system/cpu/cpu$1/topology
+	echo "$(cat $t/physical_package_id) $(cat $t/core_id)"
+}
+
+# busy_cpus RUN: "CPU PKG CORE" of each CPU busy >= 50% of the window
+busy_cpus() {
+	awk 'index($0, "\"type\":\"cpu\"") {
+		match($0, /"cpu":[0-9]+/); c = substr($0, RSTART + 6, RLENGTH - 6)
+		match($0, /"busy_pct":[0-9.]+/); b = substr($0, RSTART + 11, RLENGTH - 11)
+		if (b + 0 >= 50) print c
+	}' "/tmp/$1.out" | while read -r c; do echo "$c $(core_of "$c")"; done
+}
+
+# most_per_pkg RUN: the largest number of busy CPUs in one package
+most_per_pkg() { busy_cpus "$1" | awk '{ n[$2]++ } END { m = 0; for (p in n) if (n[p] > m) m = n[p]; print m }'; }
+# doubled RUN: cores with both siblings busy
+doubled() { busy_cpus "$1" | awk '{ n[$2 " " $3]++ } END { d = 0; for (c in n) if (n[c] > 1) d++; print d }'; }
+
+cores=$(for c in $(seq 0 $(($(nproc) - 1))); do core_of "$c"; done | sort -u | awk '$1 == 0' | wc -l)
+echo "smt: $(nproc) CPUs, $cores cores per package"
+
+# one RUN LEVEL THREADS
+one() {
+	vcp_set_level "$2"
+	vcp_run "$1" --warmup "$WARMUP" --duration "$DURATION" \
+		--vm "name=$1,threads=$3,class=pack,duty=100"
+	vcp_set_level 0
+	vcp_check_run "$1"
+}
+
+what() { echo "busy CPUs (cpu pkg core): $(busy_cpus "$1" | tr '\n' ',' | sed 's/,$//'); $(vcp_describe "$1")"; }
+
+expect_gathered_cores() {
+	if [ "$(thread_pkgs "$1")" = 1 ] && [ "$(pkgs_idle "$1" 90)" -ge 1 ] &&
+	   [ "$(doubled "$1")" = 0 ]; then
+		vcp_pass "$1" "one package, one task per core: $(what "$1")"
+	else
+		vcp_fail "$1" "want one package (other idle >= 90%) and no core doubled up: $(what "$1")"
+	fi
+}
+
+expect_cores() {
+	m=$(most_per_pkg "$1")
+	if [ "$m" -le "$cores" ]; then
+		vcp_pass "$1" "at most $m busy CPUs in a package of $cores cores: $(what "$1")"
+	else
+		vcp_fail "$1" "want <= $cores busy CPUs per package (its cores), got $m: $(what "$1")"
+	fi
+}
+
+one smt-l1-gather 1 3 && expect_gathered_cores smt-l1-gather
+one smt-l1-cores 1 6 && expect_cores smt-l1-cores
+one smt-l2-cores 2 6 && expect_cores smt-l2-cores
+one smt-l2-gather 2 4 && expect_gathered_cores smt-l2-gather
