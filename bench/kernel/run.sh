@@ -66,13 +66,6 @@ while [ $# -gt 0 ]; do
 	*) echo "run.sh: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 done
-for v in out stock patched initrd vcpack; do
-	eval "[ -n \"\$$v\" ]" || { echo "run.sh: --$v is required" >&2; exit 2; }
-done
-for f in "$stock" "$patched" "$initrd" "$vcpack"; do
-	[ -f "$f" ] || { echo "run.sh: no such file '$f'" >&2; exit 2; }
-done
-
 for c in $configs; do
 	case " $all_configs " in *" $c "*) ;;
 	*) echo "run.sh: --configs: unknown config '$c' (of: $all_configs)" >&2; exit 2 ;;
@@ -90,6 +83,18 @@ kind_configs() {
 		case " $configs " in *" $_c "*) printf '%s ' "$_c" ;; esac
 	done
 }
+
+# what the configs asked for need: --stock for stock, stock-pin and the
+# scx runs, --patched for L0-L2, --vcpack (the plan) for stock-pin
+need="out initrd"
+[ -z "$(kind_configs stock)$(kind_configs scx)" ] || need="$need stock"
+[ -z "$(kind_configs patched)" ] || need="$need patched"
+case " $configs " in *" stock-pin "*) need="$need vcpack" ;; esac
+for v in $need; do
+	eval "[ -n \"\$$v\" ]" || { echo "run.sh: --$v is required" >&2; exit 2; }
+	[ "$v" = out ] || eval "[ -f \"\$$v\" ]" ||
+		{ echo "run.sh: no such file for --$v" >&2; exit 2; }
+done
 
 if [ $quick = 1 ]; then
 	loads="10 30 60 90"
