@@ -393,7 +393,7 @@ bench-daemon: $(PROGS)
 # $(B)/bench/kernel/{full,quick}/ (results.jsonl, summary.json, table.md,
 # plots/*.svg). bench-kernel: about 105 min on 2 cores (2 passes x 3
 # repeats) before the scx configs, which add a third guest per topology;
-# bench-kernel-quick: 2x4 only, 2 repeats, about 5 min (10 with scx).
+# bench-kernel-quick: 2x4 only, 2 repeats, about 5 min (12 with scx).
 # KBENCH_CONFIGS="stock stock-pin L0 L1 L2" leaves the scx runs out.
 KBENCH := $(abspath $(B))/bench/kernel
 KBENCH_K := $(abspath $(B))/kernel

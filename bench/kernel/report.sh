@@ -86,9 +86,9 @@ if command -v gnuplot >/dev/null; then
 		for c in scx-L1 scx-L2; do
 			[ -s "$dir/plots/$t-$c.dat" ] || continue
 			scxr="$scxr, \\
-     \"$dir/plots/$t-$c.dat\" u 1:2:3:4 w yerrorlines dt 2 t \"scx_vcpack, level ${c#scx-L}\""
+     \"$dir/plots/$t-$c.dat\" u 1:2:3:4 w yerrorlines dt 2 t \"scx_vcpack, level ${c#scx-L}\" noenhanced"
 			scxp="$scxp, \\
-     \"$dir/plots/$t-$c.dat\" u 1:5:6:7 w yerrorlines dt 2 t \"scx_vcpack, level ${c#scx-L}\""
+     \"$dir/plots/$t-$c.dat\" u 1:5:6:7 w yerrorlines dt 2 t \"scx_vcpack, level ${c#scx-L}\" noenhanced"
 		done
 		gnuplot <<EOF
 set terminal svg size 720,440 dynamic font "sans,12"
