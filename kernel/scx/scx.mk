@@ -69,6 +69,11 @@ $(SCX_LIBBPF) $(SCX_BPFTOOL) &: $(SRC)/.vcpack-extracted | $(SCX_VMLINUX)
 		CLANG=$(CLANG) $(SCX_LIBBPF) $(SCX_BPFTOOL)
 	@touch $(SCX_LIBBPF) $(SCX_BPFTOOL)
 
+# Only when the BTF is missing: the stock kernel was not built first.
+$(SCX_VMLINUX):
+	@echo "scx: no $@: build the stock kernel first (make -C kernel stock$(if $(FLAVOUR), FLAVOUR=$(FLAVOUR)))" >&2
+	@exit 1
+
 $(SCX_VMLINUX_H): $(SCX_VMLINUX) $(SCX_BPFTOOL)
 	$(SCX_BPFTOOL) btf dump file $(SCX_VMLINUX) format c >$@.tmp
 	@mv -f $@.tmp $@
