@@ -387,19 +387,28 @@ bench-daemon: $(PROGS)
 
 # The kernel benchmark (BENCHMARKS.md): package-idle residency from ftrace,
 # the perfect-packer limit, wakeup latency and modelled power of stock 6.12,
-# stock + vcpack's pins and the patched kernel at levels 0/1/2, on 2x4, 3x4, 4x4
-# and 2-NUMA-node TCG guests. Results, tables and plots go to
+# stock + vcpack's pins, the patched kernel at levels 0/1/2 and scx_vcpack
+# (the sched_ext scheduler, on the same stock kernel) at levels 1/2, on 2x4,
+# 3x4, 4x4 and 2-NUMA-node TCG guests. Results, tables and plots go to
 # $(B)/bench/kernel/{full,quick}/ (results.jsonl, summary.json, table.md,
 # plots/*.svg). bench-kernel: about 105 min on 2 cores (2 passes x 3
-# repeats); bench-kernel-quick: 2x4 only, 2 repeats, about 5 min.
+# repeats) before the scx configs, which add a third guest per topology;
+# bench-kernel-quick: 2x4 only, 2 repeats, about 5 min (12 with scx).
+# KBENCH_CONFIGS="stock stock-pin L0 L1 L2" leaves the scx runs out.
 KBENCH := $(abspath $(B))/bench/kernel
 KBENCH_K := $(abspath $(B))/kernel
+KBENCH_CONFIGS ?= stock stock-pin L0 L1 L2 scx-L1 scx-L2
 KBENCH_RUN = sh bench/kernel/run.sh --stock $(KBENCH_K)/stock-bench/arch/x86/boot/bzImage \
 	--patched $(KBENCH_K)/patched-bench/arch/x86/boot/bzImage \
-	--initrd $(KBENCH_K)/bench-initramfs.cpio.gz --vcpack $(abspath $(B))/vcpack
+	--initrd $(KBENCH_K)/bench-initramfs.cpio.gz --vcpack $(abspath $(B))/vcpack \
+	--configs "$(KBENCH_CONFIGS)"
 
+# The initramfs carries scx_vcpack, built on stock-bench/'s BTF: the
+# kernels first, then (a second make, which sees the new vmlinux) the
+# libbpf/bpftool tools, scx_vcpack and the initramfs.
 bench-kernel-build: $(PROGS)
-	$(MAKE) -C kernel stock patched bench-initramfs FLAVOUR=bench B=$(abspath $(B))
+	$(MAKE) -C kernel stock patched FLAVOUR=bench B=$(abspath $(B))
+	$(MAKE) -C kernel bench-initramfs FLAVOUR=bench B=$(abspath $(B))
 
 bench-kernel: bench-kernel-build
 	@rm -rf $(KBENCH)/full

@@ -2,9 +2,16 @@
 # Input: --slurp of every tagged JSON line; $model: power-model.json.
 # Power figures ("power", "saving") are MODELLED, per vendor profile;
 # residencies are measured (vcresid), per package and for the system.
-# Output: {runs, rows, targets, model}: one run per job and repeat, one
-# row per (topo, scenario, load, config) with medians and the spread
+# Output: {runs, rows, targets, model, scx}: one run per job and repeat,
+# one row per (topo, scenario, load, config) with medians and the spread
 # (min, max) over repeats and passes, and every target with its verdict.
+# The scx-L1/scx-L2 configs (scx_vcpack on the stock kernel) are judged
+# by the same targets as L1/L2, and each of their rows carries vs_patched,
+# the comparison with the patched kernel's row at the same level. A scx
+# run counts only if its guest recorded that the scheduler stayed loaded
+# through the job (a {"type":"scx"} line with ejected false): an ejected
+# scheduler's run is not ok (its figures are the fair class's, or mixed),
+# and scx.ejected counts them.
 
 def median: sort | if length == 0 then null
 	else (if length % 2 == 1 then .[length / 2 | floor]
@@ -32,6 +39,9 @@ def power($p; $pkgs; $s):
 		(.busy_pct / 100) * .cpus * $p.core_w) | add end;
 
 def class_of($lines; $c): $lines | map(select(.type == "class" and .class == $c)) | .[0];
+def is_scx: test("^scx-");
+# scx-L1 -> L1: the patched kernel's config at the same level
+def patched_of: sub("^scx-"; "");
 
 # ---- one record per run ----
 (group_by(.job) | map(
@@ -40,10 +50,15 @@ def class_of($lines; $c): $lines | map(select(.type == "class" and .class == $c)
 	($l | map(select(.type == "rtotal")) | .[0]) as $tot |
 	($l | map(select(.type == "limit")) | .[0]) as $lim |
 	($l | map(select(.type == "resid"))) as $pkgs |
+	($l | map(select(.type == "scx")) | .[0]) as $scx |
 	select($job != null) |
+	(if ($job.config | is_scx) then ($scx == null or $scx.ejected != false)
+	 else null end) as $ejected |
 	{job: $job.job, topo: $job.topo, config: $job.config,
 	 scenario: $job.scenario, load: $job.load, pass: $job.pass, rep: $job.rep,
-	 ok: ($job.ok and $tot != null and ($tot.lost_in_window | not)),
+	 ok: ($job.ok and $tot != null and ($tot.lost_in_window | not) and
+		($ejected != true)),
+	 scx_ejected: $ejected,
 	 resid: $tot.all_idle_pct, resid_deep: $tot[stretch_key],
 	 sys_resid: $tot.sys_all_idle_pct, sys_resid_deep: $tot[sys_key],
 	 limit: $lim.limit_pct, demand: $lim.demand_mean,
@@ -101,30 +116,64 @@ def class_of($lines; $c): $lines | map(select(.type == "class" and .class == $c)
 		value: (if $s != null and $s.classes[$c] != null and
 			($s.classes[$c].p99.med // 0) > 0
 			then .value.p99.med / $s.classes[$c].p99.med else null end)}) | from_entries)
-	})) as $rows |
+	})) as $rows1 |
+
+# ---- scx rows against the patched kernel at the same level ----
+# resid_diff: points (scx - patched); of_limit_diff: the same in fractions
+# of the limit; p99_ratio: scx p99 / patched p99 per class; done_diff:
+# scx - patched bursts done (fraction) per class
+($rows1 | map(. as $r |
+	if ($r.config | is_scx) then
+	($rows1 | map(select(.topo == $r.topo and .scenario == $r.scenario and
+		.load == $r.load and .config == ($r.config | patched_of))) | .[0]) as $p |
+	$r + {vs_patched: (if $p == null then null else
+		{config: $p.config, resid: $p.resid.med,
+		 resid_diff: (if $r.resid.med != null and $p.resid.med != null
+			then $r.resid.med - $p.resid.med else null end),
+		 of_limit_diff: (if $r.of_limit != null and $p.of_limit != null
+			then $r.of_limit - $p.of_limit else null end),
+		 p99_ratio: ($r.classes | to_entries | map(.key as $c | {key: $c,
+			value: (if $p.classes[$c] != null and ($p.classes[$c].p99.med // 0) > 0
+				then .value.p99.med / $p.classes[$c].p99.med else null end)}) |
+			from_entries),
+		 done_diff: ($r.classes | to_entries | map(.key as $c | {key: $c,
+			value: (if $p.classes[$c].done.med != null and .value.done.med != null
+				then .value.done.med - $p.classes[$c].done.med else null end)}) |
+			from_entries)} end)}
+	else $r end)) as $rows |
 
 def row($t; $s; $c): $rows | map(select(.topo == $t and .scenario == $s and .config == $c));
 def topos: $rows | map(.topo) | unique;
 
 # ---- targets ----
+# The patched kernel's targets, judged alike for scx_vcpack (scx-L1,
+# scx-L2) at the same level.
 ([
- (topos[] as $t | row($t; "steady"; "L1")[] |
+ (topos[] as $t | ("L1", "scx-L1") as $c | row($t; "steady"; $c)[] |
 	{target: "steady packable load at level 1 >= 95% of the limit", topo: $t,
-	 scenario: "steady", config: "L1", value: .of_limit, goal: 0.95,
+	 scenario: "steady", config: $c, value: .of_limit, goal: 0.95,
 	 met: (.of_limit != null and .of_limit >= 0.95)}),
- (topos[] as $t | row($t; "bursty"; "L2")[] |
+ (topos[] as $t | ("L2", "scx-L2") as $c | row($t; "bursty"; $c)[] |
 	{target: "bursty load at level 2 >= 85% of the limit", topo: $t,
-	 scenario: "bursty", config: "L2", value: .of_limit, goal: 0.85,
+	 scenario: "bursty", config: $c, value: .of_limit, goal: 0.85,
 	 met: (.of_limit != null and .of_limit >= 0.85)}),
- (topos[] as $t | row($t; "busyspread"; "L2")[] |
+ (topos[] as $t | ("L2", "scx-L2") as $c | row($t; "busyspread"; $c)[] |
 	{target: "packable load beside a busy spread task at level 2 >= 90% of the limit",
-	 topo: $t, scenario: "busyspread", config: "L2", value: .of_limit, goal: 0.90,
+	 topo: $t, scenario: "busyspread", config: $c, value: .of_limit, goal: 0.90,
 	 met: (.of_limit != null and .of_limit >= 0.90)}),
- (topos[] as $t | ("L1", "L2", "stock-pin") as $c | row($t; "mixed"; $c)[] |
+ (topos[] as $t | ("L2", "scx-L2") as $c |
+	($rows | map(select(.topo == $t and .config == $c and
+		(.scenario == "steady" or .scenario == "bursty" or .scenario == "mixed" or
+		 (.scenario == "ramp" and (.load == 15 or .load == 30))))))[] |
+	{target: "level 2 residency >= 90% of the limit (steady, bursty, mixed, 15/30% ramps)",
+	 topo: $t, scenario: .scenario, load: .load, config: $c,
+	 value: .of_limit, goal: 0.90,
+	 met: (.of_limit != null and .of_limit >= 0.90)}),
+ (topos[] as $t | ("L1", "L2", "stock-pin", "scx-L1", "scx-L2") as $c | row($t; "mixed"; $c)[] |
 	{target: "p99 wakeup latency of spread tasks within 5% of stock", topo: $t,
 	 scenario: "mixed", config: $c, value: .p99_vs_stock.spread, goal: 1.05,
 	 met: (.p99_vs_stock.spread != null and .p99_vs_stock.spread <= 1.05)}),
- (topos[] as $t | ("L1", "L2", "stock-pin") as $c |
+ (topos[] as $t | ("L1", "L2", "stock-pin", "scx-L1", "scx-L2") as $c |
 	($rows | map(select(.topo == $t and .config == $c and
 		(.scenario == "steady" or .scenario == "bursty" or .scenario == "mixed" or
 		 (.scenario == "ramp" and .load <= 50)))))[] |
@@ -157,6 +206,14 @@ def topos: $rows | map(.topo) | unique;
 {rows: ($pd | length),
  resid_median_diff: ($pd | median), resid_max_diff: ($pd | max)} as $passes |
 
+# ---- scx_vcpack: runs, ejections, and how it fares against the patch ----
+($runs | map(select(.config | is_scx))) as $sr |
+($rows | map(select(.vs_patched.resid_diff != null)) |
+	map(.vs_patched.resid_diff)) as $sd |
+{runs: ($sr | length), ejected: ($sr | map(select(.scx_ejected)) | length),
+ rows_vs_patched: ($sd | length), resid_diff_median: ($sd | median),
+ resid_diff_min: ($sd | min), resid_diff_max: ($sd | max)} as $scx |
+
 {model: $model,
  power_basis: "modelled (power-model.json), not measured",
- passes: $passes, runs: $runs, rows: $rows, targets: $targets}
+ passes: $passes, scx: $scx, runs: $runs, rows: $rows, targets: $targets}

@@ -16,7 +16,8 @@
 # r are taken over the same runs but need not come from one run: an
 # approximation, good to the spread of the row.) EPYC keeps its
 # per-socket profile (unverified): its published figures stand.
-# Output: a markdown table, level 2 against stock.
+# Output: a markdown table, level 2 against stock: the patched kernel (L2)
+# and, where the run had it, scx_vcpack on the stock kernel (scx-L2).
 
 def pct: if . == null then "-" else
 	((. * 100 | round) as $v | if $v == 0 then "0%"
@@ -24,6 +25,7 @@ def pct: if . == null then "-" else
 def prof($m; $n): $m.profiles | map(select(.name == $n)) | .[0];
 def pkgs: capture("(?<p>[0-9]+)x") | .p | tonumber;
 def ord: {"steady": 0, "bursty": 1, "mixed": 2, "ramp": 3}[.] // 9;
+def cord: {"L2": 0, "scx-L2": 1}[.] // 9;
 
 prof($model; "xeon") as $x | prof(.model; "xeon") as $old |
 if $old == null or $x == null or $x.pc6_scope != "system" or
@@ -35,11 +37,11 @@ else . end |
 def sys0($r): $r.power.xeon.med +
 	($r.topo | pkgs) * $r.resid_deep.med / 100 * $dw;
 .rows as $rows |
-"| topology | scenario | stock deep % | L2 deep % | xeon, per-package PC6 (published, modelled) | xeon, PC6 only with the whole system idle, never idle (modelled) | epyc, per-socket (modelled, unverified) |",
-"|---|---|---|---|---|---|---|",
-($rows | map(select(.config == "L2" and (.load // 0) <= 50)) |
- sort_by([.topo, (.scenario | ord), (.load // 0)])[] as $r |
+"| topology | scenario | config | stock deep % | deep % | xeon, per-package PC6 (published, modelled) | xeon, PC6 only with the whole system idle, never idle (modelled) | epyc, per-socket (modelled, unverified) |",
+"|---|---|---|---|---|---|---|---|",
+($rows | map(select((.config == "L2" or .config == "scx-L2") and (.load // 0) <= 50)) |
+ sort_by([.topo, (.scenario | ord), (.load // 0), (.config | cord)])[] as $r |
  ($rows | map(select(.topo == $r.topo and .scenario == $r.scenario and
 	.load == $r.load and .config == "stock")) | .[0]) as $s |
  select($s != null) |
- "| \($r.topo) | \($r.scenario)\(if $r.load != null then " \($r.load)%" else "" end) | \($s.resid_deep.med * 10 | round / 10) | \($r.resid_deep.med * 10 | round / 10) | \($r.saving.xeon | pct) | \(1 - sys0($r) / sys0($s) | pct) | \($r.saving.epyc | pct) |")
+ "| \($r.topo) | \($r.scenario)\(if $r.load != null then " \($r.load)%" else "" end) | \($r.config) | \($s.resid_deep.med * 10 | round / 10) | \($r.resid_deep.med * 10 | round / 10) | \($r.saving.xeon | pct) | \(1 - sys0($r) / sys0($s) | pct) | \($r.saving.epyc | pct) |")

@@ -3,15 +3,23 @@
 #
 #   run.sh --out DIR --stock IMG --patched IMG --initrd BASE.cpio.gz
 #          --vcpack BIN [--quick] [--topos "2x4 3x4 4x4 numa2x4"]
+#          [--configs "stock stock-pin L0 L1 L2 scx-L1 scx-L2"]
 #          [--repeats N] [--passes N] [--parallel N] [--testbed paced|nohz]
 #
-# For every topology and pass, two guests boot (TCG, -icount: guest time
-# follows executed instructions, so a busy host slows the run down but does
-# not change what the guest sees): the stock kernel runs every job as
+# For every topology and pass, up to three guests boot (TCG, -icount: guest
+# time follows executed instructions, so a busy host slows the run down but
+# does not change what the guest sees): the stock kernel runs every job as
 # `stock` and, with the agent's pin-mode plan, as `stock-pin`; the patched
-# kernel runs every job at levels 0, 1 and 2 (`L0`, `L1`, `L2`). A job is
-# one scenario (scenarios.sh) at one load, repeated --repeats times, in
-# interleaved order (repeat 1 of every job, then repeat 2, ...).
+# kernel runs every job at levels 0, 1 and 2 (`L0`, `L1`, `L2`); the stock
+# kernel again (it has sched_ext, inert while no BPF scheduler is loaded)
+# runs every job under scx_vcpack at levels 1 and 2 (`scx-L1`, `scx-L2`:
+# the guest loads it and writes each VM's class for its cgroup, see
+# guest/bench.sh). --configs runs a subset (a boot with none of its configs
+# is skipped): e.g. --configs "stock stock-pin L0 L1 L2" for a run without
+# sched_ext. A job is one scenario (scenarios.sh) at one load, repeated
+# --repeats times, in interleaved order (repeat 1 of every job, then
+# repeat 2, ...). The stock boot must not have had a BPF scheduler loaded
+# (its /init prints sched_ext's enable_seq: 0, else the boot fails).
 #
 # stock-pin: the plan comes from the real CLI, `vcpack plan --mode pin
 # --json`, on libvirt's test driver given the guest's topology and the
@@ -38,6 +46,8 @@ top=$(cd "$here/../.." && pwd)
 . "$here/scenarios.sh"
 
 out= stock= patched= initrd= vcpack= quick=0
+all_configs="stock stock-pin L0 L1 L2 scx-L1 scx-L2"
+configs=$all_configs
 topos="2x4 3x4 4x4 numa2x4" repeats=3 passes=1 parallel=2 testbed=paced
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -48,6 +58,7 @@ while [ $# -gt 0 ]; do
 	--vcpack) vcpack=$2; shift 2 ;;
 	--quick) quick=1; shift ;;
 	--topos) topos=$2; shift 2 ;;
+	--configs) configs=$2; shift 2 ;;
 	--repeats) repeats=$2; shift 2 ;;
 	--passes) passes=$2; shift 2 ;;
 	--parallel) parallel=$2; shift 2 ;;
@@ -55,11 +66,34 @@ while [ $# -gt 0 ]; do
 	*) echo "run.sh: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 done
-for v in out stock patched initrd vcpack; do
-	eval "[ -n \"\$$v\" ]" || { echo "run.sh: --$v is required" >&2; exit 2; }
+for c in $configs; do
+	case " $all_configs " in *" $c "*) ;;
+	*) echo "run.sh: --configs: unknown config '$c' (of: $all_configs)" >&2; exit 2 ;;
+	esac
 done
-for f in "$stock" "$patched" "$initrd" "$vcpack"; do
-	[ -f "$f" ] || { echo "run.sh: no such file '$f'" >&2; exit 2; }
+
+# kind_configs KIND -> the configs of that boot that --configs asked for
+kind_configs() {
+	case $1 in
+	stock) _k="stock stock-pin" ;;
+	patched) _k="L0 L1 L2" ;;
+	scx) _k="scx-L1 scx-L2" ;;
+	esac
+	for _c in $_k; do
+		case " $configs " in *" $_c "*) printf '%s ' "$_c" ;; esac
+	done
+}
+
+# what the configs asked for need: --stock for stock, stock-pin and the
+# scx runs, --patched for L0-L2, --vcpack (the plan) for stock-pin
+need="out initrd"
+[ -z "$(kind_configs stock)$(kind_configs scx)" ] || need="$need stock"
+[ -z "$(kind_configs patched)" ] || need="$need patched"
+case " $configs " in *" stock-pin "*) need="$need vcpack" ;; esac
+for v in $need; do
+	eval "[ -n \"\$$v\" ]" || { echo "run.sh: --$v is required" >&2; exit 2; }
+	[ "$v" = out ] || eval "[ -f \"\$$v\" ]" ||
+		{ echo "run.sh: no such file for --$v" >&2; exit 2; }
 done
 
 if [ $quick = 1 ]; then
@@ -141,7 +175,7 @@ plan_pins() {
 make_boot() {
 	topo=$1 pass=$2 kind=$3
 	name=$topo-p$pass-$kind
-	if [ "$kind" = stock ]; then confs="stock stock-pin"; else confs="L0 L1 L2"; fi
+	confs=$(kind_configs "$kind")
 	rep=1
 	while [ $rep -le "$repeats" ]; do
 		jobs_for "$topo" | while read -r scen load; do
@@ -151,7 +185,11 @@ make_boot() {
 					pins=$out/plans/$topo-$scen-$load.pins
 					[ -f "$pins" ] || plan_pins "$topo" "$scen" "$load" "$pins"
 				fi
-				case $conf in L?) level=${conf#L} ;; *) level=- ;; esac
+				case $conf in
+				L?) level=${conf#L} ;;
+				scx-L?) level=scx:${conf#scx-L} ;;
+				*) level=- ;;
+				esac
 				seed=$((pass * 1000 + rep))
 				echo "$topo/$conf/$scen/$load/$pass/$rep $level --warmup $warmup --duration $duration --seed $seed --mon-ms 1000 $(vm_args "$topo" "$scen" "$load" "$pins")"
 			done
@@ -164,7 +202,7 @@ make_boot() {
 # run_boot TOPO PASS KIND
 run_boot() {
 	name=$1-p$2-$3
-	if [ "$3" = stock ]; then img=$stock; else img=$patched; fi
+	if [ "$3" = patched ]; then img=$patched; else img=$stock; fi
 	n=$(wc -l <"$out/raw/$name.jobs")
 	# per job: (warmup + duration + 2 s) of guest time, at most ~8x slower
 	# than real time on a loaded 2-core host, plus the boot
@@ -173,7 +211,13 @@ run_boot() {
 	APPEND=$append INITRD=$out/raw/$name.cpio OUT=$out/raw/$name MEM=512 TIMEOUT=$to \
 		LABEL="$3 kernel" sh "$top/kernel/testbed/run-guest.sh" \
 		"$img" bench "$1" 2>>"$out/raw/$name.run" || rc=$?
-	echo "$name rc=$rc jobs=$n $(tail -1 "$out/raw/$name.run")" >>"$out/boots.txt"
+	# /init's "VCP-SCX state=S enable_seq=N" (kernels with sched_ext)
+	scx=$(sed -n 's/^VCP-SCX //p' "$out/raw/$name.result" 2>/dev/null | tr ' ' ,)
+	if [ "$3" = stock ] && [ -n "$scx" ] && [ "${scx#*enable_seq=}" != 0 ]; then
+		echo "run.sh: $name: a BPF scheduler was loaded in the stock boot ($scx)" >>"$out/raw/$name.run"
+		rc=1
+	fi
+	echo "$name rc=$rc jobs=$n sched_ext=${scx:-none} $(tail -1 "$out/raw/$name.run")" >>"$out/boots.txt"
 	rm -f "$out/raw/$name.cpio"
 	return $rc
 }
@@ -181,7 +225,8 @@ run_boot() {
 boots=
 for pass in $(seq "$passes"); do
 	for topo in $topos; do
-		for kind in stock patched; do
+		for kind in stock patched scx; do
+			[ -n "$(kind_configs "$kind")" ] || continue
 			make_boot "$topo" "$pass" "$kind" >/dev/null
 			boots="$boots $topo:$pass:$kind"
 		done

@@ -14,9 +14,13 @@
 #                  build/include/vmlinux.h from stock/vmlinux's BTF
 #   scx/           scx_vcpack.bpf.o, its skeleton, scx_vcpack (static)
 #   scx-initramfs.cpio.gz   the testbed initramfs plus /bin/scx_vcpack
+# With FLAVOUR=bench the same build runs on stock-bench/ (the benchmark's
+# stock kernel, which has sched_ext too) into scx-tools-bench/ and
+# scx-bench/: bench-initramfs.cpio.gz takes that scx_vcpack, built from
+# the BTF of the very kernel it runs on.
 
 CLANG ?= clang-19
-SCX_O := $(KB)/stock
+SCX_O := $(STOCK_O)
 # The BTF that vmlinux.h comes from: the testbed's stock kernel, or
 # (SCX_VMLINUX=FILE, as the Debian package's pkg.vcpack.scx profile
 # does) any vmlinux or raw BTF (/sys/kernel/btf/vmlinux) of a kernel
@@ -26,15 +30,15 @@ SCX_VMLINUX ?= $(SCX_O)/vmlinux
 # guest (no libc there); the package links dynamically, hardened
 SCX_CFLAGS ?= -static
 SCX_IMG := $(SCX_O)/arch/x86/boot/bzImage
-SCX_TOOLS := $(KB)/scx-tools
+SCX_TOOLS := $(KB)/scx-tools$(SFX)
 SCX_TOOLS_OUT := $(SCX_TOOLS)/build
 SCX_LIBBPF := $(SCX_TOOLS_OUT)/obj/libbpf/libbpf.a
 SCX_BPFTOOL := $(SCX_TOOLS_OUT)/sbin/bpftool
 SCX_INC := $(SCX_TOOLS_OUT)/include
 SCX_VMLINUX_H := $(SCX_INC)/vmlinux.h
-SCX_OUT ?= $(KB)/scx
+SCX_OUT ?= $(KB)/scx$(SFX)
 SCX_BIN := $(SCX_OUT)/scx_vcpack
-SCX_INITRD := $(KB)/scx-initramfs.cpio.gz
+SCX_INITRD := $(KB)/scx-initramfs$(SFX).cpio.gz
 SCX_SRC := $(CURDIR)/scx
 SCX_TREE := $(SRC)/tools/sched_ext
 
@@ -64,6 +68,11 @@ $(SCX_LIBBPF) $(SCX_BPFTOOL) &: $(SRC)/.vcpack-extracted | $(SCX_VMLINUX)
 	$(MAKE) -C $(SCX_TREE) -s O=$(SCX_TOOLS) VMLINUX_BTF=$(SCX_VMLINUX) \
 		CLANG=$(CLANG) $(SCX_LIBBPF) $(SCX_BPFTOOL)
 	@touch $(SCX_LIBBPF) $(SCX_BPFTOOL)
+
+# Only when the BTF is missing: the stock kernel was not built first.
+$(SCX_VMLINUX):
+	@echo "scx: no $@: build the stock kernel first (make -C kernel stock$(if $(FLAVOUR), FLAVOUR=$(FLAVOUR)))" >&2
+	@exit 1
 
 $(SCX_VMLINUX_H): $(SCX_VMLINUX) $(SCX_BPFTOOL)
 	$(SCX_BPFTOOL) btf dump file $(SCX_VMLINUX) format c >$@.tmp
@@ -97,6 +106,9 @@ $(SCX_INITRD): $(VCWORK) $(VCRESID) $(SCX_BIN) $(TB)/mkinitramfs.sh \
 		$(TB)/init $(wildcard $(TOP)/tests/kernel/*.sh) $(SCX_DRIVE)
 	@sh $(TB)/mkinitramfs.sh $@ $(VCWORK) none $(TB)/init \
 		$(TOP)/tests/kernel $(VCRESID) $(SCX_BIN) $(SCX_DRIVE)
+
+# the benchmark's initramfs carries scx_vcpack (kernel/Makefile)
+$(BENCH_INITRD): $(SCX_BIN)
 
 check-scx: scx
 	@sh $(TOP)/tests/kernel/run.sh --scx $(SCX_IMG) --kernels scx \

@@ -218,6 +218,89 @@ eq "level 0 target" "$(s '.targets[] | select(.target | test("level 0 residency"
 # L0 p99 100 (range 100-100) against stock 110 (100-120): ranges overlap
 eq "level 0 latency target" "$(s '.targets[] | select(.target | test("level 0 p99")) | [.class, .met] | @csv')" '"pack",true'
 
+# ---- report.jq and report.sh: the scx_vcpack configs ----
+# The same runs plus scx-L1 (scx_vcpack at level 1 on the stock kernel),
+# three repeats that kept the scheduler loaded (54/53/55, p99 160/165/170),
+# a fourth whose guest recorded it ejected and a fifth with no record at
+# all (both ok by the job line, both at stock-like 31: neither may count),
+# and one scx-L2 run (45 of 54) with no patched L2 row beside it.
+scxline() { # CONFIG REP EJECTED
+	echo "{\"job\":\"2x4/$1/steady/-/1/$2\",\"topo\":\"2x4\",\"config\":\"$1\",\"scenario\":\"steady\",\"load\":null,\"pass\":1,\"rep\":$2,\"testbed\":\"paced\",\"type\":\"scx\",\"level\":${1#scx-L},\"state\":\"enabled\",\"ops\":\"vcpack\",\"enable_seq\":\"1\",\"enable_seq_before\":\"1\",\"classes\":4,\"ejected\":$3}"
+}
+mkdir -p "$tmp/scx"
+{
+	cat "$tmp/results.jsonl"
+	run scx-L1 1 54 8 100 160 30 0 0
+	scxline scx-L1 1 false
+	run scx-L1 2 53 6 100 165 30 0 0
+	scxline scx-L1 2 false
+	run scx-L1 3 55 10 100 170 30 0 0
+	scxline scx-L1 3 false
+	run scx-L1 4 31 31 31 100 20 20 20
+	scxline scx-L1 4 true
+	run scx-L1 5 31 31 31 100 20 20 20
+	run scx-L2 1 45 0 90 200 40 0 0
+	scxline scx-L2 1 false
+} >"$tmp/scx/results.jsonl"
+jq -s --argjson model "$(cat "$tmp/model.json")" -f "$top/bench/kernel/report.jq" \
+	"$tmp/scx/results.jsonl" >"$tmp/scx/summary.json" 2>"$tmp/jq.err"
+eq "scx: report.jq exit status" $? 0
+x() { jq -r "$1" "$tmp/scx/summary.json" | tr '\n' ' ' | sed 's/ $//'; }
+srow='.rows[] | select(.config == "scx-L1")'
+eq "scx: the loaded runs only (n, median, range)" \
+	"$(x "$srow | [.n, .resid.med, .resid.min, .resid.max] | @csv")" "3,54,53,55"
+eq "scx: ejected run not ok" \
+	"$(x '.runs[] | select(.job == "2x4/scx-L1/steady/-/1/4") | [.ok, .scx_ejected] | @csv')" "false,true"
+eq "scx: run without a record not ok" \
+	"$(x '.runs[] | select(.job == "2x4/scx-L1/steady/-/1/5") | [.ok, .scx_ejected] | @csv')" "false,true"
+eq "scx: kept runs ok" \
+	"$(x '[.runs[] | select(.config == "scx-L1" and .ok) | .rep] | @csv')" "1,2,3"
+eq "non-scx runs carry no scx verdict" \
+	"$(x '[.runs[] | select(.config == "L1") | .scx_ejected] | unique | @csv')" ""
+eq "scx: summary of runs and ejections" "$(x '.scx | [.runs, .ejected] | @csv')" "6,2"
+# against L1 (median 50 of 54): +4 points, of the limit 1 - 50/54 = 0.074;
+# p99 165 against 140: 1.179x; done 0.9 both: 0
+eq "scx: against the patched kernel at its level" \
+	"$(x "$srow | .vs_patched | [.config, .resid, .resid_diff, (.of_limit_diff * 1000 | round), (.p99_ratio.pack * 1000 | round), .done_diff.pack] | @csv")" \
+	'"L1",50,4,74,1179,0'
+eq "scx: against stock (p99 165 / 110)" "$(x "$srow | [.of_limit, .p99_vs_stock.pack] | @csv")" "1,1.5"
+eq "scx: no patched row at its level" "$(x '.rows[] | select(.config == "scx-L2") | .vs_patched')" null
+eq "scx: rows of patched configs carry no comparison" "$(x '.rows[] | select(.config == "L1") | .vs_patched')" null
+eq "scx: the steady level 1 target judged for scx-L1" \
+	"$(x '.targets[] | select((.target | test("steady")) and .config == "scx-L1") | [.value, .met] | @csv')" "1,true"
+eq "scx: the packed p99 target judged for scx-L1 (1.5x)" \
+	"$(x '.targets[] | select((.target | test("packed")) and .config == "scx-L1") | [.value, .met] | @csv')" "1.5,false"
+eq "scx: the level 2 residency target (45 of 54) for scx-L2" \
+	"$(x '.targets[] | select((.target | test("level 2 residency")) and .config == "scx-L2") | [.scenario, (.value * 1000 | round), .goal, .met] | @csv')" \
+	'"steady",833,0.9,false'
+eq "scx: level 2 residency target only at level 2" \
+	"$(x '[.targets[] | select(.target | test("level 2 residency")) | .config] | @csv')" '"scx-L2"'
+# report.sh on the same runs: exit 1 (two runs not counted), the runs line
+# says why, the topology table has the scx rows, the scx section compares.
+# gnuplot is a stand-in that takes its script and succeeds (the fixture
+# has no ramp to plot), so the exit status is report.sh's own verdict.
+mkdir -p "$tmp/bin"
+printf '#!/bin/sh\ncat >/dev/null\n' >"$tmp/bin/gnuplot"
+chmod +x "$tmp/bin/gnuplot"
+PATH=$tmp/bin:$PATH sh "$top/bench/kernel/report.sh" "$tmp/scx" "$tmp/model.json" >/dev/null 2>&1
+eq "scx: report.sh fails on runs not counted" $? 1
+grep -q '^Runs: 15 (2 failed or lost events, of which 2 scx runs whose scheduler was ejected or not recorded loaded during the job: not counted)' "$tmp/scx/table.md" &&
+	ok || ko "scx: runs line: $(grep '^Runs' "$tmp/scx/table.md" | cut -c1-160)"
+grep -q '^| steady | - | scx-L1 | 54 \[53-55\] |' "$tmp/scx/table.md" &&
+	ok || ko "scx: topology table row: $(grep 'scx-L1' "$tmp/scx/table.md" | head -1)"
+eq "scx: the scx section's row" \
+	"$(grep -A3 '^| topology | scenario | load | level | limit % | stock | patched | scx |' "$tmp/scx/table.md" | sed -n 3p)" \
+	"| 2x4 | steady | - | 1 | 54 | 32 | 50 | 54 [53-55] | +4 | 0.1 / 0.1 / 0.2 | 1.18x | 90% / 90% |"
+eq "scx: the scx section's level 2 row (no patched row)" \
+	"$(grep -A3 '^| topology | scenario | load | level | limit % | stock | patched | scx |' "$tmp/scx/table.md" | sed -n 4p)" \
+	"| 2x4 | steady | - | 2 | 54 | 32 | - | 45 [45-45] | - | 0.1 / - / 0.2 | - | - / 90% |"
+grep -q 'scx - patched residency median +4 points (+4 to +4)' "$tmp/scx/table.md" &&
+	ok || ko "scx: section summary: $(grep 'scx - patched residency' "$tmp/scx/table.md" | cut -c1-200)"
+# a run without scx configs has no scx section
+PATH=$tmp/bin:$PATH sh "$top/bench/kernel/report.sh" "$tmp" "$tmp/model.json" >/dev/null 2>&1
+eq "no scx runs: report.sh exit status" $? 0
+eq "no scx runs: no scx section" "$(grep -c 'sched_ext' "$tmp/table.md")" 0
+
 # ---- restate.jq: published per-package figures under the Xeon profile ----
 # xeon: awake 40, sleep 12, floor 22 (+10 W per package-second of deep
 # all-idle). Stock: 80 W, deep 40% on 2 packages -> 80 + 2 * 0.4 * 10 =
@@ -235,7 +318,15 @@ cat >"$tmp/pub.json" <<EOF
 EOF
 m='{"profiles": [{"name": "xeon", "pc6_scope": "system", "awake_idle_w": 40, "sleep_w": 12, "cc6_floor_w": 22, "core_w": 5.5}]}'
 eq "restate: L2 row" "$(jq -r --argjson model "$m" -f "$top/bench/kernel/restate.jq" "$tmp/pub.json" | tail -1)" \
-	"| 2x4 | steady | 40 | 70 | -25% | -16% | -10% |"
+	"| 2x4 | steady | L2 | 40 | 70 | -25% | -16% | -10% |"
+# with scx_vcpack's level 2 beside it: one more row, after L2's (deep 65%,
+# 62 W: 62 + 13 = 75 against 88: -15%)
+jq '.rows += [{"topo": "2x4", "scenario": "steady", "load": null, "config": "scx-L2",
+  "resid_deep": {"med": 65}, "power": {"xeon": {"med": 62}},
+  "saving": {"xeon": 0.225, "epyc": 0.08}}]' "$tmp/pub.json" >"$tmp/pub-scx.json"
+eq "restate: L2 and scx-L2 rows" \
+	"$(jq -r --argjson model "$m" -f "$top/bench/kernel/restate.jq" "$tmp/pub-scx.json" | tail -2 | tr '\n' '#')" \
+	"| 2x4 | steady | L2 | 40 | 70 | -25% | -16% | -10% |#| 2x4 | steady | scx-L2 | 40 | 65 | -23% | -15% | -8% |#"
 # a model whose other parameters differ from the published run's: refused
 m2=$(echo "$m" | sed 's/"awake_idle_w": 40/"awake_idle_w": 45/')
 jq -r --argjson model "$m2" -f "$top/bench/kernel/restate.jq" "$tmp/pub.json" >/dev/null 2>"$tmp/jq.err"

@@ -4,11 +4,128 @@
 # cpio archive: the kernel unpacks both). One job per line:
 #   ID LEVEL VCWORK-ARGS...
 # LEVEL is written to sched_mc_power_savings first ("-": leave the kernel
-# alone; the stock kernel has no such file). Each job: vcresid start
-# (ftrace sched_switch on), vcwork ARGS, vcresid report over vcwork's
-# window. Everything is printed between VCB-JOB-BEGIN ID and VCB-JOB-END ID,
-# vcwork's and vcresid's JSON lines as they are, their stderr as "ERR ...".
+# alone; the stock kernel has no such file). LEVEL scx:N (the scx-L1 and
+# scx-L2 runs, on the stock kernel with sched_ext): scx_vcpack runs at
+# level N (started if it is not running, else its level is set), and each
+# --vm's class is written for its cgroup (made here, before vcwork joins
+# it) through the scheduler's pinned maps, as vcwork writes cpu.consolidate
+# on the patched kernel. After the job a {"type":"scx"} line says whether
+# the scheduler was still the one loaded (state enabled, ops vcpack, the
+# same enable_seq): if not, it was ejected during the job, which then
+# fails (its figures are not the scheduler's), and the next scx job
+# starts it again. Each job: vcresid start (ftrace sched_switch on),
+# vcwork ARGS, vcresid report over vcwork's window. Everything is printed
+# between VCB-JOB-BEGIN ID and VCB-JOB-END ID, vcwork's and vcresid's JSON
+# lines as they are, their stderr as "ERR ...".
 knob=/sys/devices/system/cpu/sched_mc_power_savings
+SCX=/sys/kernel/sched_ext
+scx_log=/tmp/scx_vcpack.log
+scx_pid=
+cgroot=${VCP_CG_ROOT:-/sys/fs/cgroup}
+
+scx_state() { cat $SCX/state 2>/dev/null || echo absent; }
+scx_seq() { cat $SCX/enable_seq 2>/dev/null || echo -; }
+scx_ops() { cat $SCX/root/ops 2>/dev/null || echo -; }
+
+# scx_running: our loader alive (not a zombie) and the kernel running it
+scx_running() {
+	[ -n "$scx_pid" ] && [ -d /proc/$scx_pid ] &&
+		! grep -q '^State:.*Z' /proc/$scx_pid/status 2>/dev/null &&
+		[ "$(scx_state)" = enabled ] && [ "$(scx_ops)" = vcpack ] &&
+		[ -e /sys/fs/bpf/vcpack/ctl ]
+}
+
+# scx_stop: SIGINT to the loader (it unloads the scheduler), reaped
+scx_stop() {
+	[ -n "$scx_pid" ] || return 0
+	kill -INT "$scx_pid" 2>/dev/null
+	wait "$scx_pid"
+	_r=$?
+	scx_pid=
+	return $_r
+}
+
+# scx_start LEVEL: the scheduler loaded at LEVEL with its maps pinned
+# (within 20 s of guest time); 1 with the reason as ERR lines if not
+scx_start() {
+	[ -d $SCX ] || { echo "ERR no $SCX: this kernel has no sched_ext"; return 1; }
+	command -v scx_vcpack >/dev/null || { echo "ERR no scx_vcpack in the initramfs"; return 1; }
+	grep -q " /sys/fs/bpf bpf " /proc/mounts || mount -t bpf bpf /sys/fs/bpf
+	# an ejected scheduler's loader exits by itself (2): reap it
+	scx_stop 2>/dev/null
+	_i=0
+	while [ "$(scx_state)" != disabled ] && [ $_i -lt 10 ]; do
+		sleep 1; _i=$((_i + 1))
+	done
+	scx_vcpack -l "$1" >>$scx_log 2>&1 &
+	scx_pid=$!
+	_i=0
+	while [ $_i -lt 20 ]; do
+		scx_running && return 0
+		sleep 1
+		_i=$((_i + 1))
+	done
+	echo "ERR scx_vcpack did not load: state $(scx_state), ops $(scx_ops)"
+	tail -5 $scx_log | sed 's/^/ERR scx_vcpack: /'
+	scx_stop 2>/dev/null
+	return 1
+}
+
+# scx_classes VCWORK-ARGS: each --vm's class written for its cgroup
+# (cg=, default vcwork-NAME, as vcwork names it); prints how many
+scx_classes() {
+	_n=0
+	while [ $# -gt 0 ]; do
+		if [ "$1" = --vm ] && [ $# -gt 1 ]; then
+			_name='' _cl='' _cg=''
+			for _kv in $(echo "$2" | tr ',' ' '); do
+				case $_kv in
+				name=*) _name=${_kv#name=} ;;
+				class=*) _cl=${_kv#class=} ;;
+				cg=*) _cg=${_kv#cg=} ;;
+				esac
+			done
+			_cg=${_cg:-vcwork-$_name}
+			if [ -n "$_cl" ]; then
+				mkdir -p "$cgroot/$_cg" &&
+					scx_vcpack class "$cgroot/$_cg" "$_cl" >&2 ||
+					return 1
+				_n=$((_n + 1))
+			fi
+			shift
+		fi
+		shift
+	done
+	echo $_n
+}
+
+# scx_before LEVEL ARGS...: the scheduler at LEVEL, the classes written
+scx_before() {
+	_lv=$1
+	shift
+	if scx_running; then
+		scx_vcpack level "$_lv" || { echo "ERR cannot set scx_vcpack's level $_lv"; return 1; }
+	else
+		scx_start "$_lv" || return 1
+	fi
+	scx_seq0=$(scx_seq)
+	scx_ncl=$(scx_classes "$@" 2>/tmp/scx.err) || {
+		sed 's/^/ERR scx_vcpack class: /' /tmp/scx.err
+		return 1
+	}
+}
+
+# scx_after LEVEL: the {"type":"scx"} line; 1 if the scheduler was ejected
+scx_after() {
+	_st=$(scx_state) _sq=$(scx_seq) _ops=$(scx_ops) _ej=false
+	scx_running && [ "$_sq" = "$scx_seq0" ] || _ej=true
+	echo "{\"type\":\"scx\",\"level\":$1,\"state\":\"$_st\",\"ops\":\"$_ops\",\"enable_seq\":\"$_sq\",\"enable_seq_before\":\"$scx_seq0\",\"classes\":$scx_ncl,\"ejected\":$_ej}"
+	[ $_ej = false ] && return 0
+	echo "ERR scx_vcpack was ejected during the job (state $_st, ops $_ops, enable_seq $scx_seq0 -> $_sq)"
+	tail -5 $scx_log | sed 's/^/ERR scx_vcpack: /'
+	dmesg | grep -i sched_ext | tail -5 | sed 's/^/ERR dmesg: /'
+	return 1
+}
 # vcpack.pace=HZ on the command line (default 8192, 0 = off): the RTC
 # interrupt that paces single-threaded TCG (vcresid pace, BENCHMARKS.md)
 pace=8192
@@ -27,15 +144,20 @@ while read -r id level args; do
 	case $id in '' | '#'*) continue ;; esac
 	echo "VCB-JOB-BEGIN $id level=$level"
 	ok=1
-	if [ "$level" != - ]; then
+	case $level in
+	-) ;;
+	scx:*)
+		# shellcheck disable=SC2086
+		scx_before "${level#scx:}" $args || ok=0 ;;
+	*)
 		if [ ! -f $knob ]; then
 			echo "ERR no $knob on this kernel"
 			ok=0
 		elif ! echo "$level" >$knob; then
 			echo "ERR cannot write $level to $knob"
 			ok=0
-		fi
-	fi
+		fi ;;
+	esac
 	if [ $ok = 1 ]; then
 		vcresid start >/tmp/rs.out 2>/tmp/rs.err || ok=0
 		# shellcheck disable=SC2086
@@ -43,9 +165,14 @@ while read -r id level args; do
 		vcresid report --window /tmp/w.out --slot-ms 250 >/tmp/r.out 2>/tmp/r.err || ok=0
 		cat /tmp/rs.out /tmp/w.out /tmp/r.out
 		cat /tmp/rs.err /tmp/w.err /tmp/r.err | sed 's/^/ERR /'
+		case $level in scx:*) scx_after "${level#scx:}" || ok=0 ;; esac
 	fi
 	[ $ok = 1 ] || fails=$((fails + 1))
 	echo "VCB-JOB-END $id ok=$ok"
 done </bench/jobs
+if [ -n "$scx_pid" ]; then
+	scx_stop
+	echo "VCB-SCX unloaded rc=$? state=$(scx_state) enable_seq=$(scx_seq)"
+fi
 echo "VCB-DONE fails=$fails"
 [ $fails = 0 ]
