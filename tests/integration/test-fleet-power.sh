@@ -220,6 +220,6 @@ echo '{"hosts": [{"uri": "test:///default", "power_command": "ipmitool dcmi powe
 out=$("$VCPACK" fleet --hosts "$T_TMP/bad.json" status 2>&1); rc=$?
 t_eq "a power_command that is a string: exit 2" 2 $rc
 t_match "a power_command that is a string: the key named" \
-	"hosts\[0\]\.power_command: must be an array of 1 to 64 strings" "$out"
+	"hosts\[0\]\.power_command: must be an array of 1 to 64 strings" "$(t_unfold "$out")"
 
 t_done
