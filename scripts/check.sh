@@ -8,7 +8,8 @@
 # a suite that fails without counting a failure counts as one). Every
 # suite runs even after one fails; a failed suite's log tail is shown, and
 # again at the end, just above the totals, every failed test's own line
-# ("not ok ..." and the runners' "FAILED: ..."), so that the last lines
+# ("not ok ..." and the runners' "FAILED: ..."; up to 4 lines of the
+# text a failed t_match printed under it), so that the last lines
 # of the output (all a CI page may keep) say what failed. Exit status 1.
 set -u
 B=$1
@@ -47,8 +48,11 @@ for s in "$@"; do
 done
 for s in $failed_suites; do
 	echo "---- what failed in $s:"
-	grep -E '^[[:space:]]*(not ok|FAILED|\[  FAILED  \])' "$log/check-$s.log" | head -n 40 |
-		sed 's/^[[:space:]]*/    /'
+	# each failure with up to 4 lines of what it printed under it (a
+	# t_match's text): on a CI page, the why
+	awk '/^[[:space:]]*(not ok|FAILED|\[  FAILED  \])/ { print; k = 4; next }
+	     k > 0 && /^    / { print "  " $0; k--; next } { k = 0 }' \
+		"$log/check-$s.log" | head -n 80 | sed 's/^[[:space:]]\{0,4\}\([^ ]\)/    \1/'
 done
 echo "make check: $(($(date +%s) - start)) s; logs in $log/"
 [ $bad = 0 ] || echo "make check: FAILED (the failing suites' logs are named above)"

@@ -16,7 +16,9 @@ cat >"$T_TMP/make" <<'SH'
 case $2 in
 deps-kernel) echo "apt noise"; [ -z "$DEPS_FAIL" ] ;;
 check-good) echo "cc noise"; echo "good: 3 passed, 0 failed" ;;
-check-bad) echo "not ok - something"; echo "bad: 5 passed, 1 failed, 2 skipped"; exit 1 ;;
+check-bad) echo "not ok - something"; echo "ok 2 - fine"; echo "    not this";
+	echo "not ok - a match: no match for /x/ in:"; printf '    why %s\n' 1 2 3 4 5;
+	echo "bad: 5 passed, 2 failed, 2 skipped"; exit 1 ;;
 check-crash) echo "Segmentation fault"; exit 2 ;;
 check-quiet) echo "7 passed, 0 failed"; echo "x: 4 passed, 0 failed, 1 skipped"; echo "make[1]: Leaving directory" ;;
 *) exit 9 ;;
@@ -35,9 +37,16 @@ t_match "and apt's in deps.log" "apt noise" "$(cat "$L/deps.log")"
 out=$(MAKE=$T_TMP/make sh "$top/scripts/check.sh" "$T_TMP/b" good bad crash quiet 2>&1)
 t_eq "a suite fails: exit 1" 1 $?
 t_eq "every suite still ran, the last line sums them" \
-	"total: 12 passed, 2 failed, 3 skipped" "$(printf '%s\n' "$out" | tail -n 1)"
+	"total: 12 passed, 3 failed, 3 skipped" "$(printf '%s\n' "$out" | tail -n 1)"
 t_match "the failing suite's log is named" "last lines of $L/check-bad.log" "$out"
 t_match "and its tail shown" "not ok - something" "$out"
+t_eq "at the end, each failure with up to 4 lines of the text under it" \
+"    not ok - something
+    not ok - a match: no match for /x/ in:
+      why 1
+      why 2
+      why 3
+      why 4" "$(printf '%s\n' "$out" | sed -n '/^---- what failed in bad:/,/^----/p' | sed '1d;/^----/d')"
 t_match "a crash without counts is one failure" "crash +0 passed, 1 failed, 0 skipped" "$out"
 t_match "its output is shown too" "Segmentation fault" "$out"
 
