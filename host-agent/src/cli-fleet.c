@@ -7,12 +7,15 @@
  * The desired state is written where libvirt keeps it (each VM's
  * metadata); `plan` changes nothing; `apply` carries the plan out with
  * live migrations, one at a time, checking each on both hosts.
+ *
+ * This file parses the options, loads the fleet file, selects and asks
+ * the hosts and hands each command to its code; what the files share is
+ * cli-fleet.h. `status` is cli-fleet-status.c.
  */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <getopt.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +29,7 @@
 #include <json-c/json.h>
 
 #include "cli.h"
+#include "cli-fleet.h"
 #include "errmsg.h"
 #include "fold.h"
 #include "render.h"
@@ -39,7 +43,6 @@
 #include "fleetsaved.h"
 #include "fleetstate.h"
 #include "fleetwatts.h"
-#include "kernel.h"
 #include "migprog.h"
 #include "migwatch.h"
 #include "planner.h"
@@ -50,44 +53,8 @@
 
 #define DEFAULT_FLEET VCP_SYSCONFDIR "/vcpack/fleet.json"
 
-enum { C_SPREAD, C_BALANCED, C_PACK, C_UNTOUCHED, C__N };
-static const char *const class_label[C__N] = {
+const char *const vcp_fleet_cli_class_label[C__N] = {
 	"spread", "balanced", "pack", "untouched",
-};
-
-struct fopts {
-	const char *hosts;
-	const char *match;
-	int concurrency, timeout;	/* -1: from the file */
-	bool dry_run;
-	bool yes;		/* apply without asking */
-	const char *save;	/* plan --save FILE */
-	const char *plan;	/* apply --plan FILE */
-	bool tls, auto_converge;	/* or from the file */
-	int bandwidth;		/* MiB/s; -1: from the file */
-	int mig_timeout;	/* s per migration; -1: from the file */
-	bool json;
-	int sample_ms;		/* -1: the global --sample */
-	bool has_tag;
-	struct vcp_tag tag;
-	const char *state;	/* run, apply, status, clear: the state file */
-	int rounds;		/* run --rounds N; -1: until stopped */
-	int interval;		/* run --interval S; -1: from the file */
-	const char *arg;	/* clear HOST */
-	bool wide;		/* status: lines whole, not folded */
-};
-
-struct fctx {
-	const struct vcp_cli_common *c;
-	bool json;
-	unsigned int sample_ms;
-	struct fopts o;
-	struct vcp_fleet_cfg cfg;
-	const char **uris;
-	struct vcp_fleet_result *res;
-	size_t abandoned;
-	struct vcp_rule rule; /* --match */
-	struct vcp_names *names; /* [0]: the hosts', [1]: the VMs' */
 };
 
 static const char *const fleet_usage =
@@ -281,7 +248,7 @@ static void progress(void *opaque, size_t done, size_t total)
 }
 
 /* Descriptors open now (those of stuck workers of an earlier pass too). */
-static unsigned long long fds_in_use(void)
+unsigned long long vcp_fleet_cli_fds_in_use(void)
 {
 	DIR *d = opendir("/proc/self/fd");
 	unsigned long long n = 0;
@@ -294,7 +261,7 @@ static unsigned long long fds_in_use(void)
 	return n;
 }
 
-static unsigned long long fd_limit(void)
+unsigned long long vcp_fleet_cli_fd_limit(void)
 {
 	struct rlimit rl;
 
@@ -312,7 +279,7 @@ static unsigned long long fd_limit(void)
  */
 static int fd_budget(void)
 {
-	unsigned long long in_use = fds_in_use(), limit = fd_limit();
+	unsigned long long in_use = vcp_fleet_cli_fds_in_use(), limit = vcp_fleet_cli_fd_limit();
 
 	if (!vcp_fleet_fd_budget(limit, in_use))
 		return vcp_cli_err(EXIT_PARTIAL, "the file descriptor limit (%llu, %llu in use) leaves no room to contact any host; raise it (ulimit -n)",
@@ -324,7 +291,7 @@ static struct vcp_fleet_pool pool_for(const struct fctx *f, vcp_fleet_job job,
 				      void (*free_data)(void *), void *arg,
 				      bool readonly)
 {
-	unsigned int budget = vcp_fleet_fd_budget(fd_limit(), fds_in_use());
+	unsigned int budget = vcp_fleet_fd_budget(vcp_fleet_cli_fd_limit(), vcp_fleet_cli_fds_in_use());
 	struct vcp_fleet_pool p = {
 		.concurrency = f->cfg.concurrency,
 		.timeout_s = f->cfg.timeout_s,
@@ -345,7 +312,7 @@ static struct vcp_fleet_pool pool_for(const struct fctx *f, vcp_fleet_job job,
  * kept until exit (see vcp_fleet_run). */
 static unsigned int sample_ms_for_jobs;
 
-static int collect(struct fctx *f, unsigned int sample_ms)
+int vcp_fleet_cli_collect(struct fctx *f, unsigned int sample_ms)
 {
 	struct vcp_fleet_pool p;
 	size_t n = f->cfg.n_hosts;
@@ -354,7 +321,7 @@ static int collect(struct fctx *f, unsigned int sample_ms)
 	sample_ms_for_jobs = sample_ms;
 	p = pool_for(f, vcp_fleet_observe_job, vcp_fleet_view_free,
 		     &sample_ms_for_jobs, true);
-	if (!f->uris) /* status's power_start() may have made them */
+	if (!f->uris) /* status's vcp_fleet_cli_power_start() may have made them */
 		f->uris = calloc(n ? n : 1, sizeof(*f->uris));
 	f->res = calloc(n ? n : 1, sizeof(*f->res));
 	if (!f->uris || !f->res)
@@ -366,26 +333,6 @@ static int collect(struct fctx *f, unsigned int sample_ms)
 		return vcp_cli_err(EXIT_PARTIAL, "cannot query the hosts: %s",
 				   strerror(-r));
 	return 0;
-}
-
-static const struct vcp_fleet_view *view(const struct fctx *f, size_t i)
-{
-	return f->res[i].r == 0 ? f->res[i].data : NULL;
-}
-
-/* The fleet tables' name columns: a host's and a VM's name longer than
- * these lose their middle to "..." (as the host tables cut VM names)
- * unless --wide (fleet's or vcpack's). */
-#define HOST_W 16
-#define VM_W 24
-
-struct cell {
-	char s[VM_W + 1];
-};
-
-static bool wide(const struct fctx *f)
-{
-	return f->o.wide || f->c->wide;
 }
 
 /* The fleet's host (@w HOST_W) or VM names, each told apart from the
@@ -404,7 +351,7 @@ static struct vcp_names *names_of(const struct fctx *f, size_t w)
 	return nm;
 }
 
-static const char *cut(const struct fctx *f, const char *name, size_t w,
+const char *vcp_fleet_cli_cut(const struct fctx *f, const char *name, size_t w,
 		       struct cell *c)
 {
 	const char *s = vcp_render_cut(names_of(f, w), name);
@@ -415,545 +362,9 @@ static const char *cut(const struct fctx *f, const char *name, size_t w,
 	return c->s;
 }
 
-static const char *host_cell(const struct fctx *f, size_t h, struct cell *c)
-{
-	return cut(f, f->cfg.hosts[h].name, HOST_W, c);
-}
-
-static int vm_class(const struct vcp_vm *vm, const struct vcp_policy *pol)
+int vcp_fleet_cli_vm_class(const struct vcp_vm *vm, const struct vcp_policy *pol)
 {
 	return vm->managed ? (int)vcp_plan_vm_class(vm, pol) : C_UNTOUCHED;
-}
-
-/* ---- status ---- */
-
-struct hsum {
-	size_t pkgs, awake;
-	size_t by_class[C__N];
-	double saved_w;
-	const char *mode;
-	const struct vcp_vm *rec;	/* vcpackd's newest host record */
-};
-
-/* The newest record a host's vcpackd left in its VMs, or NULL. */
-static const struct vcp_vm *newest_rec(const struct vcp_fleet_view *fv)
-{
-	const struct vcp_vm *best = NULL;
-
-	for (size_t i = 0; i < fv->w.n_vms; i++)
-		if (fv->w.vms[i].has_host_rec &&
-		    (!best || fv->w.vms[i].host_rec_at > best->host_rec_at))
-			best = &fv->w.vms[i];
-	return best;
-}
-
-/* Mode as the host's vcpackd recorded it; else what can be seen from
- * here (the test driver, this machine); else unknown. */
-static const char *host_mode(const struct vcp_fleet_view *fv, const char *uri)
-{
-	const struct vcp_vm *rec = newest_rec(fv);
-	struct vcp_kernel *k = NULL;
-	enum vcp_mode m;
-
-	if (rec)
-		return vcp_mode_name(rec->host_rec_mode);
-	if (!strcmp(fv->driver, "TEST") || !strcmp(fv->driver, "Test"))
-		return "pin";
-	if (!strstr(uri, ":///") || vcp_kernel_open("/", &k) < 0)
-		return "unknown";
-	m = vcp_kernel_mode(k);
-	vcp_kernel_free(k);
-	return m == VCP_MODE_KERNEL ? "kernel" : "pin";
-}
-
-static void summarise(const struct fctx *f, size_t i, struct hsum *s)
-{
-	const struct vcp_fleet_view *fv = view(f, i);
-	struct vcp_pkg_map map = { 0 };
-
-	memset(s, 0, sizeof(*s));
-	if (!fv)
-		return;
-	s->pkgs = fv->w.host->n_packages;
-	if (vcp_pkg_map_build(fv->w.host, fv->w.vms, fv->w.n_vms, NULL,
-			      &map) == 0)
-		s->awake = map.n_awake;
-	vcp_pkg_map_clear(&map);
-	if (!s->awake && s->pkgs)
-		s->awake = 1;	/* the host itself runs somewhere */
-	for (size_t v = 0; v < fv->w.n_vms; v++)
-		s->by_class[vm_class(&fv->w.vms[v], f->c->policy)]++;
-	s->saved_w = (double)(s->pkgs - s->awake) * f->cfg.package_watts;
-	s->mode = host_mode(fv, f->cfg.hosts[i].uri);
-	s->rec = newest_rec(fv);
-}
-
-static struct json_object *status_host_json(const struct fctx *f, size_t i,
-					    const struct hsum *s)
-{
-	const struct vcp_fleet_entry *e = &f->cfg.hosts[i];
-	const struct vcp_fleet_view *fv = view(f, i);
-	struct json_object *o = json_object_new_object();
-	struct json_object *cls = json_object_new_object();
-
-	json_object_object_add(o, "name", json_object_new_string(e->name));
-	json_object_object_add(o, "uri", json_object_new_string(e->uri));
-	json_object_object_add(o, "group", e->group ?
-			       json_object_new_string(e->group) : NULL);
-	json_object_object_add(o, "reachable", json_object_new_boolean(fv != NULL));
-	json_object_object_add(o, "error", f->res[i].err ?
-			       json_object_new_string(f->res[i].err) : NULL);
-	json_object_object_add(o, "seconds", vcp_json_double3(f->res[i].seconds));
-	if (!fv) {
-		/* not known: null, not 0 */
-		static const char *const unknown[] = { "hostname", "driver",
-			"mode", "level", "recorded_at", "packages", "awake",
-			"asleep", "vms", "saved_watts", "untouched_issues" };
-
-		for (size_t k = 0; k < sizeof(unknown) / sizeof(*unknown); k++)
-			json_object_object_add(o, unknown[k], NULL);
-		json_object_put(cls);
-		return o;
-	}
-	json_object_object_add(o, "hostname", json_object_new_string(fv->hostname));
-	json_object_object_add(o, "driver", json_object_new_string(fv->driver));
-	json_object_object_add(o, "mode", json_object_new_string(s->mode));
-	json_object_object_add(o, "level", s->rec ?
-			       json_object_new_int(s->rec->host_rec_level) : NULL);
-	json_object_object_add(o, "recorded_at", s->rec ?
-			       json_object_new_int64(s->rec->host_rec_at) : NULL);
-	json_object_object_add(o, "packages", json_object_new_int((int)s->pkgs));
-	json_object_object_add(o, "awake", json_object_new_int((int)s->awake));
-	json_object_object_add(o, "asleep",
-			       json_object_new_int((int)(s->pkgs - s->awake)));
-	for (int c = 0; c < C__N; c++)
-		json_object_object_add(cls, class_label[c],
-				       json_object_new_int((int)s->by_class[c]));
-	json_object_object_add(o, "vms", cls);
-	json_object_object_add(o, "saved_watts", vcp_json_double3(s->saved_w));
-	json_object_object_add(o, "untouched_issues",
-			       json_object_new_int((int)fv->w.n_issues));
-	return o;
-}
-
-static void status_host_text(const struct fctx *f, size_t i,
-			     const struct hsum *s)
-{
-	struct cell hc;
-
-	if (!view(f, i)) {
-		printf("  %-16s unreachable: %s\n", host_cell(f, i, &hc),
-		       f->res[i].err ? f->res[i].err : "?");
-		return;
-	}
-	char cls[96];
-
-	snprintf(cls, sizeof(cls), "%zu/%zu/%zu/%zu", s->by_class[0],
-		 s->by_class[1], s->by_class[2], s->by_class[3]);
-	printf("  %-16s %-8s %4zu %5zu %6zu %4zu  %-30s %8.0f\n",
-	       host_cell(f, i, &hc), s->mode, s->pkgs, s->awake,
-	       s->pkgs - s->awake,
-	       s->by_class[0] + s->by_class[1] + s->by_class[2] +
-		       s->by_class[3],
-	       cls, s->saved_w);
-}
-
-struct totals {
-	size_t hosts, reachable, pkgs, awake, vms;
-	double saved_w;
-};
-
-static void add_total(struct totals *t, const struct hsum *s, bool ok)
-{
-	t->hosts++;
-	if (!ok)
-		return;
-	t->reachable++;
-	t->pkgs += s->pkgs;
-	t->awake += s->awake;
-	for (int c = 0; c < C__N; c++)
-		t->vms += s->by_class[c];
-	t->saved_w += s->saved_w;
-}
-
-static struct json_object *totals_json(const struct totals *t)
-{
-	struct json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "hosts", json_object_new_int((int)t->hosts));
-	json_object_object_add(o, "reachable",
-			       json_object_new_int((int)t->reachable));
-	json_object_object_add(o, "packages", json_object_new_int((int)t->pkgs));
-	json_object_object_add(o, "awake", json_object_new_int((int)t->awake));
-	json_object_object_add(o, "asleep",
-			       json_object_new_int((int)(t->pkgs - t->awake)));
-	json_object_object_add(o, "vms", json_object_new_int((int)t->vms));
-	json_object_object_add(o, "saved_watts", vcp_json_double3(t->saved_w));
-	return o;
-}
-
-/* ---- status: the standby loop's state ---- */
-
-/* The loop's state file for status (read as it is, no lock: it is
- * replaced whole); false without a standby object or when it cannot be
- * read (said on stderr). */
-static bool status_state(const struct fctx *f, struct vcp_sb_state *st)
-{
-	const char *path = vcp_fleet_state_path(f->o.state);
-	const char **names;
-	char *err = NULL;
-	int r;
-
-	if (!f->cfg.standby.enabled)
-		return false;
-	names = calloc(f->cfg.n_hosts + 1, sizeof(*names));
-	if (!names)
-		return false;
-	for (size_t i = 0; i < f->cfg.n_hosts; i++)
-		names[i] = f->cfg.hosts[i].name;
-	r = vcp_fleet_state_load(path, names, f->cfg.n_hosts, st, &err);
-	free(names);
-	if (r < 0)
-		fprintf(stderr, "fleet status: the standby loop's state: %s\n",
-			err ? err : strerror(-r));
-	free(err);
-	return r == 0;
-}
-
-static struct json_object *sb_host_json(const struct vcp_sb_host_state *h)
-{
-	struct json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "power", json_object_new_string(
-			       vcp_sb_power_name(h->power)));
-	json_object_object_add(o, "since", h->since == VCP_SB_NO_TIME ? NULL :
-			       json_object_new_int64(h->since));
-	json_object_object_add(o, "why", h->why ?
-			       json_object_new_string(h->why) : NULL);
-	json_object_object_add(o, "last_action", h->last_action ?
-			       json_object_new_string(h->last_action) : NULL);
-	json_object_object_add(o, "output", h->output ?
-			       json_object_new_string(h->output) : NULL);
-	return o;
-}
-
-static const char *utc(long long t, char *buf, size_t size)
-{
-	time_t tt = (time_t)t;
-	struct tm tm;
-
-	if (t == VCP_SB_NO_TIME || !gmtime_r(&tt, &tm))
-		return "-";
-	strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
-	return buf;
-}
-
-static const char *sb_label(enum vcp_sb_power p)
-{
-	switch (p) {
-	case VCP_SB_STANDBY: return "standby (by vcpack)";
-	case VCP_SB_WAKING: return "waking (by vcpack)";
-	case VCP_SB_DRAINING: return "draining towards standby";
-	case VCP_SB_FAILED: return "failed (vcpack fleet clear HOST)";
-	default: return "on";
-	}
-}
-
-static void sb_text(const struct fctx *f, const struct vcp_sb_state *st)
-{
-	printf("standby loop (state %s):\n", vcp_fleet_state_path(f->o.state));
-	for (size_t i = 0; i < st->n_hosts; i++) {
-		const struct vcp_sb_host_state *h = &st->hosts[i];
-		struct cell hc;
-		char ts[32];
-
-		if (h->power == VCP_SB_ON && !view(f, i)) {
-			printf("  %-16s unreachable (not put to sleep by vcpack)\n",
-			       cut(f, h->name, HOST_W, &hc));
-			continue;
-		}
-		printf("  %-16s %s", cut(f, h->name, HOST_W, &hc),
-		       sb_label(h->power));
-		if (h->since != VCP_SB_NO_TIME)
-			printf(" since %s", utc(h->since, ts, sizeof(ts)));
-		if (h->why)
-			printf(": %s", h->why);
-		if (h->last_action && h->power != VCP_SB_ON)
-			printf(" [last: %s]", h->last_action);
-		putchar('\n');
-	}
-}
-
-/* What the hosts vcpack put in standby save: their idle draw, measured
- * (the fleet file's idle_watts) or modelled per vendor. */
-struct sb_power {
-	size_t hosts;
-	double watts, measured;
-};
-
-static struct sb_power sb_power_of(const struct fctx *f,
-				   const struct vcp_sb_state *st)
-{
-	struct sb_power p = { 0 };
-
-	for (size_t i = 0; i < st->n_hosts; i++) {
-		const struct vcp_fleet_entry *e = &f->cfg.hosts[i];
-		struct vcp_watts w;
-
-		if (st->hosts[i].power != VCP_SB_STANDBY)
-			continue;
-		w = vcp_watts_host((enum vcp_vendor)e->vendor,
-				   st->hosts[i].packages, true, e->idle_watts,
-				   f->cfg.package_watts, f->cfg.host_watts);
-		p.hosts++;
-		p.watts += w.watts;
-		p.measured += w.measured ? w.watts : 0;
-	}
-	return p;
-}
-
-static bool sb_asleep(const struct vcp_sb_state *st, bool have, size_t i)
-{
-	return have && (st->hosts[i].power == VCP_SB_STANDBY ||
-			st->hosts[i].power == VCP_SB_WAKING);
-}
-
-/* ---- status: each host's power now (its power_command) ---- */
-
-struct power_read {
-	struct fctx *f;
-	/* by host; all "none" when no host has a power_command */
-	struct vcp_fleet_power *p;
-	unsigned int max_live;
-	size_t abandoned;
-	int r;
-	pthread_t t;
-	bool started; /* read (in its thread, unless none could start) */
-	bool threaded;
-};
-
-static void *power_thread(void *arg)
-{
-	struct power_read *pr = arg;
-
-	pr->r = vcp_fleet_power_read(&pr->f->cfg, pr->f->uris, pr->max_live,
-				     pr->p, &pr->abandoned);
-	return NULL;
-}
-
-static bool any_power_command(const struct fctx *f)
-{
-	for (size_t i = 0; i < f->cfg.n_hosts; i++)
-		if (vcp_fleet_power_command(&f->cfg, i))
-			return true;
-	return false;
-}
-
-/* Start reading the hosts' power while collect() asks their libvirt;
- * none without a power_command anywhere. */
-static void power_start(struct fctx *f, struct power_read *pr)
-{
-	size_t n = f->cfg.n_hosts;
-
-	memset(pr, 0, sizeof(*pr));
-	pr->f = f;
-	pr->p = calloc(n ? n : 1, sizeof(*pr->p));
-	f->uris = calloc(n ? n : 1, sizeof(*f->uris));
-	if (!pr->p || !f->uris || !any_power_command(f))
-		return;
-	for (size_t i = 0; i < n; i++)
-		f->uris[i] = f->cfg.hosts[i].uri;
-	/* the descriptors are shared with collect()'s pool: half each */
-	pr->max_live = vcp_fleet_fd_budget(fd_limit(), fds_in_use()) / 2;
-	pr->max_live = pr->max_live ? pr->max_live : 1;
-	pr->started = true;
-	pr->threaded = pthread_create(&pr->t, NULL, power_thread, pr) == 0;
-	if (!pr->threaded) /* then before the libvirt queries */
-		power_thread(pr);
-}
-
-static void power_wait(struct fctx *f, struct power_read *pr)
-{
-	if (pr->threaded)
-		pthread_join(pr->t, NULL);
-	f->abandoned += pr->abandoned;
-}
-
-static const char *power_why(const struct vcp_fleet_power *p)
-{
-	if (p->why)
-		return p->why;
-	return p->state == VCP_FPOWER_NONE ? "no power_command" : NULL;
-}
-
-static struct json_object *power_host_json(const struct vcp_fleet_power *p)
-{
-	struct json_object *o = json_object_new_object();
-	bool m = p->state == VCP_FPOWER_MEASURED;
-
-	json_object_object_add(
-		o, "state",
-		json_object_new_string(vcp_fpower_state_name(p->state)));
-	json_object_object_add(o, "watts",
-			       m ? vcp_json_double3(p->reading.watts) : NULL);
-	json_object_object_add(o, "source",
-			       m ? json_object_new_string("power_command") :
-				   NULL);
-	json_object_object_add(
-		o, "format",
-		m ? json_object_new_string(
-			    vcp_reading_format_name(p->reading.format)) :
-		    NULL);
-	json_object_object_add(
-		o, "error",
-		power_why(p) ? json_object_new_string(power_why(p)) : NULL);
-	json_object_object_add(o, "seconds", vcp_json_double3(p->seconds));
-	return o;
-}
-
-struct power_sum {
-	size_t measured, none, failed;
-	double watts;
-};
-
-static struct power_sum power_sum(const struct fctx *f,
-				  const struct vcp_fleet_power *p)
-{
-	struct power_sum s = { 0 };
-
-	for (size_t i = 0; i < f->cfg.n_hosts; i++) {
-		if (p[i].state == VCP_FPOWER_MEASURED) {
-			s.measured++;
-			s.watts += p[i].reading.watts;
-		} else if (p[i].state == VCP_FPOWER_NONE) {
-			s.none++;
-		} else {
-			s.failed++;
-		}
-	}
-	return s;
-}
-
-static void power_text(const struct fctx *f, const struct vcp_fleet_power *p,
-		       const struct vcp_sb_state *st, bool have_st)
-{
-	struct power_sum s = power_sum(f, p);
-
-	if (s.none == f->cfg.n_hosts) {
-		printf("power: no host has a power_command (vcpack-fleet(5)): no power measured now\n");
-		return;
-	}
-	printf("power now (each host's power_command):\n");
-	for (size_t i = 0; i < f->cfg.n_hosts; i++) {
-		struct cell hc;
-
-		printf("  %-16s ", host_cell(f, i, &hc));
-		if (p[i].state == VCP_FPOWER_MEASURED)
-			printf("%8.1f W measured: power_command (%s)%s\n",
-			       p[i].reading.watts,
-			       vcp_reading_format_name(p[i].reading.format),
-			       have_st && st->hosts[i].power == VCP_SB_STANDBY ?
-				       ", in standby by vcpack" :
-				       "");
-		else
-			printf("       - W none: %s\n", power_why(&p[i]));
-	}
-	printf("power: %.1f W measured on %zu of %zu hosts; %zu without a reading (%zu failed, %zu without a power_command), not counted\n",
-	       s.watts, s.measured, f->cfg.n_hosts, s.none + s.failed, s.failed,
-	       s.none);
-}
-
-static void power_totals_json(struct json_object *tj, const struct fctx *f,
-			      const struct vcp_fleet_power *p)
-{
-	struct power_sum s = power_sum(f, p);
-
-	json_object_object_add(tj, "measured_watts",
-			       s.measured ? vcp_json_double3(s.watts) : NULL);
-	json_object_object_add(tj, "measured_hosts",
-			       json_object_new_int((int)s.measured));
-	json_object_object_add(tj, "unmeasured_hosts",
-			       json_object_new_int((int)(s.none + s.failed)));
-}
-
-static int cmd_status(struct fctx *f)
-{
-	struct json_object *arr = json_object_new_array(), *o;
-	struct totals t = { 0 };
-	struct vcp_sb_state st = { 0 };
-	struct sb_power sbp = { 0 };
-	struct power_read pr;
-	bool have_st;
-	size_t asleep = 0;
-	int r;
-
-	power_start(f, &pr);
-	r = collect(f, 0);
-	power_wait(f, &pr);
-	if (r || !pr.p) {
-		json_object_put(arr);
-		free(pr.p);
-		return r ? r : vcp_cli_err(EXIT_PARTIAL, "out of memory");
-	}
-	have_st = status_state(f, &st);
-	if (!f->json)
-		printf("  %-16s %-8s %4s %5s %6s %4s  %-30s %8s\n", "HOST", "MODE",
-		       "PKGS", "AWAKE", "ASLEEP", "VMS",
-		       "spread/balanced/pack/untouched", "SAVED(W)");
-	for (size_t i = 0; i < f->cfg.n_hosts; i++) {
-		struct hsum s;
-
-		summarise(f, i, &s);
-		add_total(&t, &s, view(f, i) != NULL);
-		asleep += sb_asleep(&st, have_st, i) && !view(f, i);
-		if (f->json) {
-			o = status_host_json(f, i, &s);
-			json_object_object_add(o, "standby", have_st ?
-					       sb_host_json(&st.hosts[i]) : NULL);
-			json_object_object_add(o, "power",
-					       power_host_json(&pr.p[i]));
-			json_object_array_add(arr, o);
-		} else {
-			status_host_text(f, i, &s);
-		}
-	}
-	if (have_st) {
-		sbp = sb_power_of(f, &st);
-		if (!f->json) {
-			sb_text(f, &st);
-			printf("standby: %zu hosts in standby by vcpack, saving %.0f W (%.0f W from idle_watts, %.0f W modelled)\n",
-			       sbp.hosts, sbp.watts, sbp.measured,
-			       sbp.watts - sbp.measured);
-		}
-	}
-	if (!f->json) {
-		power_text(f, pr.p, &st, have_st);
-		printf("fleet: %zu hosts, %zu reachable; packages %zu awake, %zu asleep of %zu; %zu VMs; modelled saving %.0f W (%.0f W per package asleep; awake = some vCPU may run there)\n",
-		       t.hosts, t.reachable, t.awake, t.pkgs - t.awake, t.pkgs,
-		       t.vms, t.saved_w, f->cfg.package_watts);
-		json_object_put(arr);
-	} else {
-		o = json_object_new_object();
-		json_object_object_add(o, "hosts", arr);
-		json_object_object_add(o, "totals", totals_json(&t));
-		power_totals_json(json_object_object_get(o, "totals"), f, pr.p);
-		if (have_st) {
-			struct json_object *tj = json_object_object_get(o, "totals");
-
-			json_object_object_add(tj, "standby_hosts",
-					       json_object_new_int((int)sbp.hosts));
-			json_object_object_add(tj, "standby_saving_watts",
-					       vcp_json_double3(sbp.watts));
-			json_object_object_add(tj, "standby_saving_measured_watts",
-					       vcp_json_double3(sbp.measured));
-		}
-		vcp_cli_json(o);
-	}
-	vcp_sb_state_clear(&st);
-	vcp_fleet_power_clear(pr.p, f->cfg.n_hosts);
-	free(pr.p);
-	/* a host vcpack put to sleep is not expected to answer */
-	return t.reachable + asleep == t.hosts ? 0 : EXIT_PARTIAL;
 }
 
 /* ---- tag ---- */
@@ -962,13 +373,13 @@ static bool vm_matches(const struct fctx *f, size_t h, const struct vcp_vm *vm)
 {
 	const struct vcp_fleet_entry *e = &f->cfg.hosts[h];
 	struct vcp_rule_subject sub = {
-		e->name, e->group, vm, class_label[vm_class(vm, f->c->policy)]
+		e->name, e->group, vm, vcp_fleet_cli_class_label[vcp_fleet_cli_vm_class(vm, f->c->policy)]
 	};
 
 	return vcp_rule_matches(&f->rule, &sub, false);
 }
 
-/* Per host: the names to tag. Lives until exit (see collect()). */
+/* Per host: the names to tag. Lives until exit (see vcp_fleet_cli_collect()). */
 struct tag_work {
 	struct vcp_tag tag;
 	char ***names;		/* by host index */
@@ -1049,7 +460,7 @@ static void tag_line(const struct fctx *f, struct json_object *arr, size_t h,
 
 	if (!f->json) {
 		printf("  %-16s %-24s %s%s%s\n", host_cell(f, h, &hc),
-		       vm ? cut(f, vm, VM_W, &vc) : "-", outcome,
+		       vm ? vcp_fleet_cli_cut(f, vm, VM_W, &vc) : "-", outcome,
 		       msg ? ": " : "", msg ? msg : "");
 		return;
 	}
@@ -1119,7 +530,7 @@ static size_t run_tags(struct fctx *f, struct tag_work *w,
 
 static int cmd_tag(struct fctx *f)
 {
-	static struct tag_work w;	/* until exit: see collect() */
+	static struct tag_work w;	/* until exit: see vcp_fleet_cli_collect() */
 	struct json_object *arr = json_object_new_array(), *o;
 	size_t n = 0, failed;
 	char *xml;
@@ -1130,7 +541,7 @@ static int cmd_tag(struct fctx *f)
 	else
 		r = 0;	/* parsed and hosts selected by filter_hosts() */
 	if (!r)
-		r = collect(f, 0);
+		r = vcp_fleet_cli_collect(f, 0);
 	if (!r && select_for_tag(f, &w, &n) < 0)
 		r = vcp_cli_err(EXIT_PARTIAL, "out of memory");
 	if (r) {
@@ -1235,7 +646,7 @@ static int group_hosts(const struct fctx *f, struct fleet_in *in,
 
 static int compat_matrix(struct fctx *f, struct fleet_in *in)
 {
-	static struct compat_work cw;	/* until exit: see collect() */
+	static struct compat_work cw;	/* until exit: see vcp_fleet_cli_collect() */
 	struct vcp_fleet_result *res = NULL;
 	struct vcp_fleet_pool p;
 	const char **uris = NULL;
@@ -1319,7 +730,7 @@ static void plan_hosts_text(const struct fctx *f,
 	       "AWAKE", "VERDICT");
 	for (size_t i = 0; i < p->n_hosts; i++) {
 		const struct vcp_fleet_host_plan *hp = &p->hosts[i];
-		const char *name = cut(f, in->hosts[i].name, HOST_W, &hc);
+		const char *name = vcp_fleet_cli_cut(f, in->hosts[i].name, HOST_W, &hc);
 
 		if (!in->hosts[i].reachable) {
 			printf("  %-16s %7s %8s %9s  unreachable: %s\n", name,
@@ -1351,7 +762,7 @@ static void plan_text(const struct fctx *f, const struct vcp_fleet_plan *p,
 			continue;
 		w = host_saving(f, p, i);
 		printf("  %-16s %-7s %6.0f W  %s\n",
-		       cut(f, in->hosts[i].name, HOST_W, &hc),
+		       vcp_fleet_cli_cut(f, in->hosts[i].name, HOST_W, &hc),
 		       vcp_vendor_name(host_vendor(f, i)), w.watts, w.basis);
 	}
 	printf("migrations (in this order; plan changes nothing):\n");
@@ -1362,9 +773,9 @@ static void plan_text(const struct fctx *f, const struct vcp_fleet_plan *p,
 		const struct vcp_vm *vm = &in->hosts[m->from].vms[m->vm];
 
 		printf("  %-24s %s -> %s  %.2f CPUs  %llu MiB\n",
-		       cut(f, vm->name, VM_W, &vc),
-		       cut(f, in->hosts[m->from].name, HOST_W, &hc),
-		       cut(f, in->hosts[m->to].name, HOST_W, &tc), m->demand,
+		       vcp_fleet_cli_cut(f, vm->name, VM_W, &vc),
+		       vcp_fleet_cli_cut(f, in->hosts[m->from].name, HOST_W, &hc),
+		       vcp_fleet_cli_cut(f, in->hosts[m->to].name, HOST_W, &tc), m->demand,
 		       vm->mem_kib / 1024);
 	}
 	saving_of(f, p, &measured);
@@ -1378,7 +789,7 @@ static int fleet_plan(struct fctx *f, struct fleet_in *in,
 		      struct vcp_fleet_plan **ret)
 {
 	struct vcp_fleet_opts opts;
-	int r = collect(f, f->sample_ms);
+	int r = vcp_fleet_cli_collect(f, f->sample_ms);
 
 	if (r)
 		return r;
@@ -1477,10 +888,10 @@ static void standby_text(const struct fctx *f, const struct fleet_in *in,
 	       f->cfg.standby.low * 100, f->cfg.standby.high * 100, d->why);
 	for (size_t k = 0; k < d->n_moves; k++)
 		printf("  move %-24s %s -> %s  %.2f CPUs\n",
-		       cut(f, h[d->moves[k].from].vms[d->moves[k].vm].name,
+		       vcp_fleet_cli_cut(f, h[d->moves[k].from].vms[d->moves[k].vm].name,
 			   VM_W, &vc),
-		       cut(f, h[d->moves[k].from].name, HOST_W, &hc),
-		       cut(f, h[d->moves[k].to].name, HOST_W, &tc),
+		       vcp_fleet_cli_cut(f, h[d->moves[k].from].name, HOST_W, &hc),
+		       vcp_fleet_cli_cut(f, h[d->moves[k].to].name, HOST_W, &tc),
 		       d->moves[k].demand);
 	if (d->drain >= 0)
 		printf("  drain towards standby: %s\n", h[d->drain].name);
@@ -1491,7 +902,7 @@ static void standby_text(const struct fctx *f, const struct fleet_in *in,
 	for (size_t i = 0; i < f->cfg.n_hosts; i++)
 		if (d->host_why[i])
 			printf("  stays on: %-16s %s\n",
-			       cut(f, h[i].name, HOST_W, &hc), d->host_why[i]);
+			       vcp_fleet_cli_cut(f, h[i].name, HOST_W, &hc), d->host_why[i]);
 }
 
 /* The standby loop's decision as advice, when the fleet file has a
@@ -1759,7 +1170,7 @@ static void step_text(const struct mover *mv, const char *vm, size_t from,
 
 	vcp_fold_begin(&fc, wide(f) ? 0 : VCP_RENDER_COLS);
 	printf("  %zu/%zu %-24s %s -> %s: %s", mv->k + 1, mv->n,
-	       cut(f, vm, VM_W, &vc), host_cell(f, from, &hc),
+	       vcp_fleet_cli_cut(f, vm, VM_W, &vc), host_cell(f, from, &hc),
 	       host_cell(f, to, &tc), outcome);
 	if (secs > 0)
 		printf(" (%.1f s)", secs);
@@ -1839,7 +1250,7 @@ static void on_progress(void *opaque, const struct vcp_job_progress *p,
 	vcp_mig_progress_text(txt, sizeof(txt), p, secs);
 	/* names cut: a progress line redrawn in place must fit one row */
 	fprintf(stderr, "%s  %zu/%zu %s %s -> %s: %s%s", tty ? "\r\033[K" : "",
-		mv->k + 1, mv->n, cut(mv->f, st->vm, VM_W, &vc),
+		mv->k + 1, mv->n, vcp_fleet_cli_cut(mv->f, st->vm, VM_W, &vc),
 		host_cell(mv->f, st->from, &hc), host_cell(mv->f, st->to, &tc),
 		txt, tty ? "" : "\n");
 	fflush(stderr);
@@ -1909,7 +1320,7 @@ static bool confirmed(const struct fctx *f, const struct step *st, size_t n)
 	fprintf(stderr, "fleet apply: %zu live migrations, one at a time:\n", n);
 	for (size_t k = 0; k < n; k++)
 		fprintf(stderr, "  %zu/%zu %-24s %s -> %s\n", k + 1, n,
-			cut(f, st[k].vm, VM_W, &vc),
+			vcp_fleet_cli_cut(f, st[k].vm, VM_W, &vc),
 			host_cell(f, st[k].from, &hc),
 			host_cell(f, st[k].to, &tc));
 	migration_text(f, stderr);
@@ -2203,7 +1614,7 @@ static void loop_power_note(struct loopobs *lo)
 	lo->note = NULL;
 	if (!lo->pr.started)
 		return;
-	s = power_sum(lo->f, lo->pr.p);
+	s = vcp_fleet_cli_power_sum(lo->f, lo->pr.p);
 	if (asprintf(&lo->note,
 		     "; measured %.1f W on %zu of %zu hosts (power_command)",
 		     s.watts, s.measured, lo->f->cfg.n_hosts) < 0)
@@ -2238,11 +1649,11 @@ static int loop_observe(void *opaque, struct vcp_loop_obs *ret,
 	fleet_in_clear(&lo->in);
 	memset(&lo->in, 0, sizeof(lo->in));
 	loop_power_clear(lo);
-	power_start(f, &lo->pr);
-	r = collect(f, f->sample_ms);
-	power_wait(f, &lo->pr);
+	vcp_fleet_cli_power_start(f, &lo->pr);
+	r = vcp_fleet_cli_collect(f, f->sample_ms);
+	vcp_fleet_cli_power_wait(f, &lo->pr);
 	loop_power_note(lo);
-	/* collect() counts this round's; the earlier ones still run */
+	/* vcp_fleet_cli_collect() counts this round's; the earlier ones still run */
 	f->abandoned += lo->stuck;
 	lo->stuck = f->abandoned;
 	if (r)
@@ -2467,7 +1878,7 @@ static int folded(struct fctx *f, const char *cmd)
 
 	vcp_fold_begin(&fc, f->json || wide(f) ? 0 : VCP_RENDER_COLS);
 	if (!strcmp(cmd, "status"))
-		r = cmd_status(f);
+		r = vcp_fleet_cli_status(f);
 	else if (!strcmp(cmd, "tag"))
 		r = cmd_tag(f);
 	else
