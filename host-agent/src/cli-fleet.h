@@ -4,7 +4,8 @@
  * context (options, the fleet file, what the hosts answered) and the
  * helpers each command uses. cli-fleet.c parses the options, loads the
  * fleet file, selects the hosts, collects them and hands each command to
- * its file (status: cli-fleet-status.c). Not library code: these print.
+ * its file (status: cli-fleet-status.c; apply: cli-fleet-apply.c). Not
+ * library code: these print.
  */
 #ifndef VCP_CLI_FLEET_H
 #define VCP_CLI_FLEET_H
@@ -12,14 +13,17 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "cli.h"
 #include "fleet.h"
 #include "fleetcfg.h"
+#include "fleetplan.h"
 #include "fleetpower.h"
 #include "fleetrule.h"
 #include "render.h"
 #include "tags.h"
+#include "virt.h"
 
 enum { C_SPREAD, C_BALANCED, C_PACK, C_UNTOUCHED, C__N };
 extern const char *const vcp_fleet_cli_class_label[C__N];
@@ -130,7 +134,32 @@ void vcp_fleet_cli_power_wait(struct fctx *f, struct power_read *pr);
 struct power_sum vcp_fleet_cli_power_sum(const struct fctx *f,
 					 const struct vcp_fleet_power *p);
 
-/* The commands: each returns the exit status. */
-int vcp_fleet_cli_status(struct fctx *f);
+/* ---- plan ---- */
+
+/* The planner's input: the hosts as collected, their CPU groups and
+ * which group's guests can run on which. */
+struct fleet_in {
+	struct vcp_fleet_host *hosts;
+	char **keys;		/* distinct CPU keys, by group */
+	size_t n_groups;
+	bool *compat;
+};
+
+/* Collect, group CPUs, plan: what `plan` prints and `apply` carries out. */
+int vcp_fleet_cli_plan(struct fctx *f, struct fleet_in *in,
+		       struct vcp_fleet_plan **ret);
+void vcp_fleet_cli_in_clear(struct fleet_in *in);
+/* What each migration to host @to passes to libvirt (@to SIZE_MAX: the
+ * options common to all), and those options as a line on @fp. */
+struct vcp_migrate_opts vcp_fleet_cli_migrate_opts(const struct fctx *f,
+						   size_t to);
+void vcp_fleet_cli_migration_text(const struct fctx *f, FILE *fp);
+
+/* ---- the commands: each returns the exit status ---- */
+
+int vcp_fleet_cli_status(struct fctx *f);	/* cli-fleet-status.c */
+/* cli-fleet-apply.c: the plan's migrations; a saved plan (--plan FILE) */
+int vcp_fleet_cli_apply(struct fctx *f);
+int vcp_fleet_cli_apply_saved(struct fctx *f);
 
 #endif
