@@ -314,7 +314,7 @@ static int run_steps(struct mover *mv, const struct step *st, size_t n)
 	return mv->n_failed ? EXIT_PARTIAL : 0;
 }
 
-int vcp_fleet_cli_apply(struct fctx *f)
+int vcp_fleet_cli_cmd_apply(struct fctx *f)
 {
 	struct fleet_in in = { 0 };
 	struct vcp_fleet_plan *p = NULL;
@@ -455,7 +455,7 @@ static size_t saved_steps(struct mover *mv, const struct vcp_saved_plan *sp,
 	return n;
 }
 
-int vcp_fleet_cli_apply_saved(struct fctx *f)
+int vcp_fleet_cli_cmd_apply_saved(struct fctx *f)
 {
 	struct vcp_saved_plan sp = { 0 };
 	struct mover mv = { .f = f };

@@ -458,7 +458,7 @@ static void power_totals_json(struct json_object *tj, const struct fctx *f,
 			       json_object_new_int((int)(s.none + s.failed)));
 }
 
-int vcp_fleet_cli_status(struct fctx *f)
+int vcp_fleet_cli_cmd_status(struct fctx *f)
 {
 	struct json_object *arr = json_object_new_array(), *o;
 	struct totals t = { 0 };

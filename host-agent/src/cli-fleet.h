@@ -4,8 +4,8 @@
  * context (options, the fleet file, what the hosts answered) and the
  * helpers each command uses. cli-fleet.c parses the options, loads the
  * fleet file, selects the hosts, collects them and hands each command to
- * its file (status: cli-fleet-status.c; apply: cli-fleet-apply.c). Not
- * library code: these print.
+ * its file (status: cli-fleet-status.c; plan: cli-fleet-plan.c; apply:
+ * cli-fleet-apply.c). Not library code: these print.
  */
 #ifndef VCP_CLI_FLEET_H
 #define VCP_CLI_FLEET_H
@@ -69,7 +69,12 @@ struct fctx {
 unsigned long long vcp_fleet_cli_fds_in_use(void);
 unsigned long long vcp_fleet_cli_fd_limit(void);
 
-/* Ask every host of f->cfg (f->uris, f->res) in parallel. */
+/* A pool of workers (fleet.c) for @job on the hosts, within the
+ * descriptor limit; and every host of f->cfg asked so (f->uris, f->res). */
+struct vcp_fleet_pool vcp_fleet_cli_pool_for(const struct fctx *f,
+					     vcp_fleet_job job,
+					     void (*free_data)(void *),
+					     void *arg, bool readonly);
 int vcp_fleet_cli_collect(struct fctx *f, unsigned int sample_ms);
 
 static inline const struct vcp_fleet_view *view(const struct fctx *f,
@@ -134,7 +139,7 @@ void vcp_fleet_cli_power_wait(struct fctx *f, struct power_read *pr);
 struct power_sum vcp_fleet_cli_power_sum(const struct fctx *f,
 					 const struct vcp_fleet_power *p);
 
-/* ---- plan ---- */
+/* ---- cli-fleet-plan.c ---- */
 
 /* The planner's input: the hosts as collected, their CPU groups and
  * which group's guests can run on which. */
@@ -145,6 +150,8 @@ struct fleet_in {
 	bool *compat;
 };
 
+/* The planner's input from what vcp_fleet_cli_collect() found. */
+int vcp_fleet_cli_input(struct fctx *f, struct fleet_in *in);
 /* Collect, group CPUs, plan: what `plan` prints and `apply` carries out. */
 int vcp_fleet_cli_plan(struct fctx *f, struct fleet_in *in,
 		       struct vcp_fleet_plan **ret);
@@ -157,9 +164,10 @@ void vcp_fleet_cli_migration_text(const struct fctx *f, FILE *fp);
 
 /* ---- the commands: each returns the exit status ---- */
 
-int vcp_fleet_cli_status(struct fctx *f);	/* cli-fleet-status.c */
+int vcp_fleet_cli_cmd_status(struct fctx *f);	/* cli-fleet-status.c */
+int vcp_fleet_cli_cmd_plan(struct fctx *f);	/* cli-fleet-plan.c */
 /* cli-fleet-apply.c: the plan's migrations; a saved plan (--plan FILE) */
-int vcp_fleet_cli_apply(struct fctx *f);
-int vcp_fleet_cli_apply_saved(struct fctx *f);
+int vcp_fleet_cli_cmd_apply(struct fctx *f);
+int vcp_fleet_cli_cmd_apply_saved(struct fctx *f);
 
 #endif
