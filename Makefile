@@ -77,7 +77,8 @@ SRC := host-agent/src
 # Program files (they print; mains and the CLI's parts). Everything else
 # is the library.
 # `vcpack fleet ...`: cli-fleet.c and its commands' files (cli-fleet.h)
-CLI_FLEET := cli-fleet cli-fleet-status cli-fleet-plan cli-fleet-apply
+CLI_FLEET := cli-fleet cli-fleet-status cli-fleet-plan cli-fleet-apply \
+	cli-fleet-run
 MAINS := $(SRC)/cli.c $(CLI_FLEET:%=$(SRC)/%.c) $(SRC)/cli-trial.c $(SRC)/cli-watch.c $(SRC)/cli-list.c $(SRC)/powernice.c $(SRC)/daemon.c
 LIB_SRCS := $(filter-out $(MAINS),$(wildcard $(SRC)/*.c))
 LIB_OBJS := $(patsubst $(SRC)/%.c,$(B)/obj/%.o,$(LIB_SRCS))

@@ -5,7 +5,8 @@
  * helpers each command uses. cli-fleet.c parses the options, loads the
  * fleet file, selects the hosts, collects them and hands each command to
  * its file (status: cli-fleet-status.c; plan: cli-fleet-plan.c; apply:
- * cli-fleet-apply.c). Not library code: these print.
+ * cli-fleet-apply.c; run, clear and apply with a "standby" object:
+ * cli-fleet-run.c). Not library code: these print.
  */
 #ifndef VCP_CLI_FLEET_H
 #define VCP_CLI_FLEET_H
@@ -169,5 +170,9 @@ int vcp_fleet_cli_cmd_plan(struct fctx *f);	/* cli-fleet-plan.c */
 /* cli-fleet-apply.c: the plan's migrations; a saved plan (--plan FILE) */
 int vcp_fleet_cli_cmd_apply(struct fctx *f);
 int vcp_fleet_cli_cmd_apply_saved(struct fctx *f);
+/* cli-fleet-run.c: the standby loop, @rounds of it (0: until stopped);
+ * a host it marked failed made a candidate again (clear HOST) */
+int vcp_fleet_cli_cmd_run(struct fctx *f, unsigned int rounds);
+int vcp_fleet_cli_cmd_clear(struct fctx *f);
 
 #endif
