@@ -33,14 +33,14 @@
 
 struct mover {
 	struct fctx *f;
-	struct vcp_virt **conn;		/* by host, opened when first needed */
-	bool *failed;			/* by host: stop its migrations */
+	struct vcp_virt **conn; /* by host, opened when first needed */
+	bool *failed; /* by host: stop its migrations */
 	struct json_object *steps;
 	size_t moved, n_failed, skipped;
-	size_t k, n;			/* the step under way, of n */
+	size_t k, n; /* the step under way, of n */
 	const struct step *cur;
-	bool drawn;			/* a progress line is on the terminal */
-	double last_line;		/* s: the last plain progress line */
+	bool drawn; /* a progress line is on the terminal */
+	double last_line; /* s: the last plain progress line */
 };
 
 /* SIGINT/SIGTERM while apply migrates: the signal's number. The
@@ -54,8 +54,8 @@ static void on_stop(int sig)
 
 static struct vcp_virt *conn_of(struct mover *mv, size_t h, char **err)
 {
-	if (!mv->conn[h] &&
-	    vcp_virt_open(mv->f->cfg.hosts[h].uri, false, &mv->conn[h], err) < 0)
+	if (!mv->conn[h] && vcp_virt_open(mv->f->cfg.hosts[h].uri, false,
+					  &mv->conn[h], err) < 0)
 		mv->conn[h] = NULL;
 	return mv->conn[h];
 }
@@ -81,15 +81,14 @@ static void step_text(const struct mover *mv, const char *vm, size_t from,
 	fflush(stdout);
 }
 
-static void step_out(struct mover *mv, const char *vm, size_t from,
-		     size_t to, const char *outcome, const char *msg,
-		     double secs)
+static void step_out(struct mover *mv, const char *vm, size_t from, size_t to,
+		     const char *outcome, const char *msg, double secs)
 {
 	const struct vcp_fleet_cfg *cfg = &mv->f->cfg;
 	struct json_object *o;
 
 	if (mv->drawn) {
-		fputs("\r\033[K", stderr);	/* the progress line */
+		fputs("\r\033[K", stderr); /* the progress line */
 		fflush(stderr);
 		mv->drawn = false;
 	}
@@ -99,10 +98,13 @@ static void step_out(struct mover *mv, const char *vm, size_t from,
 	}
 	o = json_object_new_object();
 	json_object_object_add(o, "vm", json_object_new_string(vm));
-	json_object_object_add(o, "from", json_object_new_string(cfg->hosts[from].name));
-	json_object_object_add(o, "to", json_object_new_string(cfg->hosts[to].name));
+	json_object_object_add(o, "from",
+			       json_object_new_string(cfg->hosts[from].name));
+	json_object_object_add(o, "to",
+			       json_object_new_string(cfg->hosts[to].name));
 	json_object_object_add(o, "outcome", json_object_new_string(outcome));
-	json_object_object_add(o, "message", msg ? json_object_new_string(msg) : NULL);
+	json_object_object_add(o, "message",
+			       msg ? json_object_new_string(msg) : NULL);
 	json_object_object_add(o, "seconds", vcp_json_double3(secs));
 	json_object_array_add(mv->steps, o);
 }
@@ -165,7 +167,8 @@ static void one_move(struct mover *mv, const struct step *st)
 	const char *vm = st->vm;
 	struct vcp_migrate_opts o = vcp_fleet_cli_migrate_opts(mv->f, st->to);
 	struct vcp_mig_watch w = { .timeout_s = mv->f->cfg.migration_timeout_s,
-				   .stop = &stop_sig, .progress = on_progress,
+				   .stop = &stop_sig,
+				   .progress = on_progress,
 				   .opaque = mv };
 	struct vcp_mig_result res = { 0 };
 	char *err = NULL, why[256] = "";
@@ -189,9 +192,10 @@ static void one_move(struct mover *mv, const struct step *st)
 	if (r == 0)
 		bad = check_moved(mv, st->from, st->to, vm);
 	if (r == 0 && !bad && res.too_late)
-		snprintf(why, sizeof(why), "%s, but it completed before the abort took effect",
+		snprintf(why, sizeof(why),
+			 "%s, but it completed before the abort took effect",
 			 res.asked == VCP_MIG_STOPPED ? "interrupted" :
-			 "past its timeout");
+							"past its timeout");
 	if (r == -ECANCELED) {
 		vcp_mig_why(why, sizeof(why), &res, w.timeout_s,
 			    mv->f->cfg.hosts[st->from].name);
@@ -200,8 +204,11 @@ static void one_move(struct mover *mv, const struct step *st)
 		mv->failed[st->from] = true;
 		mv->n_failed++;
 	} else if (r < 0 || bad) {
-		step_out(mv, vm, st->from, st->to, "failed", bad ? bad :
-			 err ? err : strerror(-r), mono_s() - t0);
+		step_out(mv, vm, st->from, st->to, "failed",
+			 bad ? bad :
+			 err ? err :
+			       strerror(-r),
+			 mono_s() - t0);
 		mv->failed[st->from] = true;
 		mv->n_failed++;
 	} else {
@@ -219,7 +226,8 @@ static bool confirmed(const struct fctx *f, const struct step *st, size_t n)
 	struct cell hc, tc, vc;
 	char line[64];
 
-	fprintf(stderr, "fleet apply: %zu live migrations, one at a time:\n", n);
+	fprintf(stderr, "fleet apply: %zu live migrations, one at a time:\n",
+		n);
 	for (size_t k = 0; k < n; k++)
 		fprintf(stderr, "  %zu/%zu %-24s %s -> %s\n", k + 1, n,
 			vcp_fleet_cli_cut(f, st[k].vm, VM_W, &vc),
@@ -293,15 +301,21 @@ static int run_steps(struct mover *mv, const struct step *st, size_t n)
 	if (f->json) {
 		struct json_object *o = json_object_new_object();
 
-		json_object_object_add(o, "stopped_by", !stop_sig ? NULL :
-			json_object_new_string(stop_sig == SIGTERM ? "SIGTERM" :
-					       "SIGINT"));
+		json_object_object_add(
+			o, "stopped_by",
+			!stop_sig ? NULL :
+				    json_object_new_string(stop_sig == SIGTERM ?
+								   "SIGTERM" :
+								   "SIGINT"));
 		json_object_object_add(o, "not_started",
 				       json_object_new_int((int)(n - mv->k)));
 
-		json_object_object_add(o, "moved", json_object_new_int((int)mv->moved));
-		json_object_object_add(o, "failed", json_object_new_int((int)mv->n_failed));
-		json_object_object_add(o, "skipped", json_object_new_int((int)mv->skipped));
+		json_object_object_add(o, "moved",
+				       json_object_new_int((int)mv->moved));
+		json_object_object_add(o, "failed",
+				       json_object_new_int((int)mv->n_failed));
+		json_object_object_add(o, "skipped",
+				       json_object_new_int((int)mv->skipped));
 		json_object_object_add(o, "steps", mv->steps);
 		vcp_cli_json(o);
 	} else {
@@ -330,8 +344,10 @@ int vcp_fleet_cli_cmd_apply(struct fctx *f)
 			r = vcp_cli_err(EXIT_PARTIAL, "out of memory");
 	}
 	for (size_t k = 0; !r && k < p->n_moves; k++)
-		st[k] = (struct step){ in.hosts[p->moves[k].from].vms[p->moves[k].vm].name,
-				       p->moves[k].from, p->moves[k].to };
+		st[k] = (struct step){
+			in.hosts[p->moves[k].from].vms[p->moves[k].vm].name,
+			p->moves[k].from, p->moves[k].to
+		};
 	if (!r) {
 		r = run_steps(&mv, st, p->n_moves);
 		r = r ? r : p->hosts_unreachable ? EXIT_PARTIAL : 0;
@@ -345,8 +361,8 @@ int vcp_fleet_cli_cmd_apply(struct fctx *f)
 
 /* ---- apply --plan FILE: a saved plan, as saved ---- */
 
-__attribute__((format(printf, 2, 3)))
-static void changed(size_t *n, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void changed(size_t *n,
+							  const char *fmt, ...)
 {
 	char *line;
 	va_list ap;
@@ -391,19 +407,23 @@ static bool same_host(struct mover *mv, const struct vcp_saved_host *sh,
 		return false;
 	}
 	if (!conn_of(mv, i, &err)) {
-		changed(n, "host %s: unreachable: %s", sh->name, err ? err : "?");
+		changed(n, "host %s: unreachable: %s", sh->name,
+			err ? err : "?");
 		free(err);
 		return false;
 	}
-	if (sh->hostname && strcmp(vcp_virt_hostname(mv->conn[i]), sh->hostname))
-		changed(n, "host %s: its hostname is now %s (saved: %s)", sh->name,
-			vcp_virt_hostname(mv->conn[i]), sh->hostname);
+	if (sh->hostname &&
+	    strcmp(vcp_virt_hostname(mv->conn[i]), sh->hostname))
+		changed(n, "host %s: its hostname is now %s (saved: %s)",
+			sh->name, vcp_virt_hostname(mv->conn[i]), sh->hostname);
 	if (sh->host_uuid) {
 		caps = vcp_virt_capabilities(mv->conn[i]);
 		uuid = caps ? vcp_caps_host_uuid(caps) : NULL;
 		if (!uuid || strcmp(uuid, sh->host_uuid))
-			changed(n, "host %s: its host UUID is now %s (saved: %s)",
-				sh->name, uuid ? uuid : "unknown", sh->host_uuid);
+			changed(n,
+				"host %s: its host UUID is now %s (saved: %s)",
+				sh->name, uuid ? uuid : "unknown",
+				sh->host_uuid);
 		free(uuid);
 		free(caps);
 	}
@@ -420,12 +440,14 @@ static void same_vm(struct mover *mv, const struct vcp_saved_move *sm,
 	int r = vcp_virt_domain_uuid(mv->conn[from_i], sm->vm, uuid, &running);
 
 	if (r == -ENOENT)
-		changed(n, "VM %s: no longer on %s (moved or gone)", sm->vm, from);
+		changed(n, "VM %s: no longer on %s (moved or gone)", sm->vm,
+			from);
 	else if (r < 0)
 		changed(n, "VM %s on %s: cannot be read: %s", sm->vm, from,
 			strerror(-r));
 	else if (strcmp(uuid, sm->uuid))
-		changed(n, "VM %s on %s: another domain now (UUID %s, saved: %s)",
+		changed(n,
+			"VM %s on %s: another domain now (UUID %s, saved: %s)",
 			sm->vm, from, uuid, sm->uuid);
 	else if (!running)
 		changed(n, "VM %s on %s: not running", sm->vm, from);
@@ -443,8 +465,9 @@ static size_t saved_steps(struct mover *mv, const struct vcp_saved_plan *sp,
 
 		for (int j = 0; j < 2; j++)
 			if (idx[h[j]] == SIZE_MAX && !ok[h[j]]) {
-				ok[h[j]] = true;	/* checked */
-				if (!same_host(mv, &sp->hosts[h[j]], &idx[h[j]], &n))
+				ok[h[j]] = true; /* checked */
+				if (!same_host(mv, &sp->hosts[h[j]], &idx[h[j]],
+					       &n))
 					idx[h[j]] = SIZE_MAX;
 			}
 		if (idx[h[0]] != SIZE_MAX)
@@ -482,8 +505,10 @@ int vcp_fleet_cli_cmd_apply_saved(struct fctx *f)
 	if (!r)
 		n_changed = saved_steps(&mv, &sp, idx, checked, st);
 	if (!r && n_changed)
-		r = vcp_cli_err(EXIT_USAGE, "fleet apply: the saved plan %s no longer holds (%zu changes above); nothing done; make a new one with 'vcpack fleet plan --save'",
-				f->o.plan, n_changed);
+		r = vcp_cli_err(
+			EXIT_USAGE,
+			"fleet apply: the saved plan %s no longer holds (%zu changes above); nothing done; make a new one with 'vcpack fleet plan --save'",
+			f->o.plan, n_changed);
 	if (!r)
 		r = run_steps(&mv, st, sp.n_moves);
 	free(st);

@@ -32,13 +32,13 @@
 
 struct compat_work {
 	size_t n_groups;
-	char **cpu_xml;		/* per group */
-	size_t *rep;		/* per group: a host of that group */
+	char **cpu_xml; /* per group */
+	size_t *rep; /* per group: a host of that group */
 };
 
 /* On a host of group g: which other groups' guests can run here. */
-static int compat_job(struct vcp_virt *v, size_t g, void *arg,
-		      void **ret_data, char **ret_err)
+static int compat_job(struct vcp_virt *v, size_t g, void *arg, void **ret_data,
+		      char **ret_err)
 {
 	const struct compat_work *cw = arg;
 	bool *row = calloc(cw->n_groups, sizeof(bool));
@@ -91,7 +91,8 @@ static int group_hosts(const struct fctx *f, struct fleet_in *in,
 
 static int compat_matrix(struct fctx *f, struct fleet_in *in)
 {
-	static struct compat_work cw;	/* until exit: see vcp_fleet_cli_collect() */
+	static struct compat_work
+		cw; /* until exit: see vcp_fleet_cli_collect() */
 	struct vcp_fleet_result *res = NULL;
 	struct vcp_fleet_pool p;
 	const char **uris = NULL;
@@ -123,7 +124,7 @@ static int compat_matrix(struct fctx *f, struct fleet_in *in)
 		const bool *row = res[g].data;
 
 		for (size_t a = 0; row && a < ng; a++)
-			in->compat[a * ng + g] = row[a];	/* a's guests on g */
+			in->compat[a * ng + g] = row[a]; /* a's guests on g */
 	}
 	f->abandoned += ab;
 	if (!ab) {
@@ -175,7 +176,8 @@ static void plan_hosts_text(const struct fctx *f,
 	       "AWAKE", "VERDICT");
 	for (size_t i = 0; i < p->n_hosts; i++) {
 		const struct vcp_fleet_host_plan *hp = &p->hosts[i];
-		const char *name = vcp_fleet_cli_cut(f, in->hosts[i].name, HOST_W, &hc);
+		const char *name =
+			vcp_fleet_cli_cut(f, in->hosts[i].name, HOST_W, &hc);
 
 		if (!in->hosts[i].reachable) {
 			printf("  %-16s %7s %8s %9s  unreachable: %s\n", name,
@@ -219,9 +221,10 @@ static void plan_text(const struct fctx *f, const struct vcp_fleet_plan *p,
 
 		printf("  %-24s %s -> %s  %.2f CPUs  %llu MiB\n",
 		       vcp_fleet_cli_cut(f, vm->name, VM_W, &vc),
-		       vcp_fleet_cli_cut(f, in->hosts[m->from].name, HOST_W, &hc),
-		       vcp_fleet_cli_cut(f, in->hosts[m->to].name, HOST_W, &tc), m->demand,
-		       vm->mem_kib / 1024);
+		       vcp_fleet_cli_cut(f, in->hosts[m->from].name, HOST_W,
+					 &hc),
+		       vcp_fleet_cli_cut(f, in->hosts[m->to].name, HOST_W, &tc),
+		       m->demand, vm->mem_kib / 1024);
 	}
 	saving_of(f, p, &measured);
 	printf("fleet: %zu hosts could be emptied and sleep (%zu idle already), packages awake %zu -> %zu of %zu; saving %.0f W (%.0f W measured, %.0f W modelled)\n",
@@ -231,7 +234,7 @@ static void plan_text(const struct fctx *f, const struct vcp_fleet_plan *p,
 
 /* Collect, group CPUs, plan: what `plan` prints and `apply` carries out. */
 int vcp_fleet_cli_plan(struct fctx *f, struct fleet_in *in,
-		      struct vcp_fleet_plan **ret)
+		       struct vcp_fleet_plan **ret)
 {
 	struct vcp_fleet_opts opts;
 	int r = vcp_fleet_cli_collect(f, f->sample_ms);
@@ -240,8 +243,9 @@ int vcp_fleet_cli_plan(struct fctx *f, struct fleet_in *in,
 		return r;
 	r = vcp_fleet_cli_input(f, in);
 	opts = (struct vcp_fleet_opts){ .move_spread = f->cfg.move_spread,
-		.mem_reserve = f->cfg.mem_reserve, .n_groups = in->n_groups,
-		.compat = in->compat };
+					.mem_reserve = f->cfg.mem_reserve,
+					.n_groups = in->n_groups,
+					.compat = in->compat };
 	if (r == 0)
 		r = vcp_fleet_plan_compute(in->hosts, f->cfg.n_hosts,
 					   f->c->policy, &opts, ret);
@@ -333,10 +337,13 @@ static void standby_text(const struct fctx *f, const struct fleet_in *in,
 	       f->cfg.standby.low * 100, f->cfg.standby.high * 100, d->why);
 	for (size_t k = 0; k < d->n_moves; k++)
 		printf("  move %-24s %s -> %s  %.2f CPUs\n",
-		       vcp_fleet_cli_cut(f, h[d->moves[k].from].vms[d->moves[k].vm].name,
-			   VM_W, &vc),
-		       vcp_fleet_cli_cut(f, h[d->moves[k].from].name, HOST_W, &hc),
-		       vcp_fleet_cli_cut(f, h[d->moves[k].to].name, HOST_W, &tc),
+		       vcp_fleet_cli_cut(
+			       f, h[d->moves[k].from].vms[d->moves[k].vm].name,
+			       VM_W, &vc),
+		       vcp_fleet_cli_cut(f, h[d->moves[k].from].name, HOST_W,
+					 &hc),
+		       vcp_fleet_cli_cut(f, h[d->moves[k].to].name, HOST_W,
+					 &tc),
 		       d->moves[k].demand);
 	if (d->drain >= 0)
 		printf("  drain towards standby: %s\n", h[d->drain].name);
@@ -347,7 +354,8 @@ static void standby_text(const struct fctx *f, const struct fleet_in *in,
 	for (size_t i = 0; i < f->cfg.n_hosts; i++)
 		if (d->host_why[i])
 			printf("  stays on: %-16s %s\n",
-			       vcp_fleet_cli_cut(f, h[i].name, HOST_W, &hc), d->host_why[i]);
+			       vcp_fleet_cli_cut(f, h[i].name, HOST_W, &hc),
+			       d->host_why[i]);
 }
 
 /* The standby loop's decision as advice, when the fleet file has a
@@ -356,10 +364,12 @@ static int standby_advice(struct fctx *f, const struct fleet_in *in,
 			  struct json_object *o)
 {
 	struct vcp_fleet_opts opts = { .move_spread = f->cfg.move_spread,
-		.mem_reserve = f->cfg.mem_reserve, .n_groups = in->n_groups,
-		.compat = in->compat };
-	struct vcp_sb_round r = { in->hosts, f->cfg.n_hosts, f->c->policy,
-				  &opts, &f->cfg.standby, (long long)time(NULL) };
+				       .mem_reserve = f->cfg.mem_reserve,
+				       .n_groups = in->n_groups,
+				       .compat = in->compat };
+	struct vcp_sb_round r = { in->hosts,	   f->cfg.n_hosts,
+				  f->c->policy,	   &opts,
+				  &f->cfg.standby, (long long)time(NULL) };
 	struct vcp_sb_decision *d = NULL;
 	int e;
 
@@ -367,11 +377,13 @@ static int standby_advice(struct fctx *f, const struct fleet_in *in,
 		return 0;
 	e = vcp_sb_advise(&r, &d);
 	if (e < 0)
-		return vcp_cli_err(EXIT_PARTIAL, "fleet plan: standby advice failed: %s",
+		return vcp_cli_err(EXIT_PARTIAL,
+				   "fleet plan: standby advice failed: %s",
 				   strerror(-e));
 	if (o)
-		json_object_object_add(o, "standby", vcp_sb_decision_to_json(
-				       d, in->hosts, f->cfg.n_hosts));
+		json_object_object_add(o, "standby",
+				       vcp_sb_decision_to_json(d, in->hosts,
+							       f->cfg.n_hosts));
 	else
 		standby_text(f, in, d);
 	vcp_sb_decision_free(d);
@@ -379,13 +391,18 @@ static int standby_advice(struct fctx *f, const struct fleet_in *in,
 }
 
 /* What each migration to host @to passes to libvirt. */
-struct vcp_migrate_opts vcp_fleet_cli_migrate_opts(const struct fctx *f, size_t to)
+struct vcp_migrate_opts vcp_fleet_cli_migrate_opts(const struct fctx *f,
+						   size_t to)
 {
-	return (struct vcp_migrate_opts){ .p2p = f->cfg.p2p,
+	return (struct vcp_migrate_opts){
+		.p2p = f->cfg.p2p,
 		.address = to < f->cfg.n_hosts ?
-			   f->cfg.hosts[to].migration_address : NULL,
-		.tls = f->cfg.tls, .auto_converge = f->cfg.auto_converge,
-		.bandwidth_mib = f->cfg.bandwidth_mib };
+				   f->cfg.hosts[to].migration_address :
+				   NULL,
+		.tls = f->cfg.tls,
+		.auto_converge = f->cfg.auto_converge,
+		.bandwidth_mib = f->cfg.bandwidth_mib
+	};
 }
 
 /* The migration options, as passed to libvirt (`migration` in JSON). */
@@ -400,11 +417,15 @@ static struct json_object *migration_json(const struct fctx *f)
 	for (size_t k = 0; k < n && k < 16; k++)
 		json_object_array_add(fl, json_object_new_string(names[k]));
 	json_object_object_add(m, "flags", fl);
-	json_object_object_add(m, "bandwidth_mib_s", o.bandwidth_mib ?
-			       json_object_new_int64(o.bandwidth_mib) : NULL);
-	json_object_object_add(m, "timeout_s", f->cfg.migration_timeout_s ?
-			       json_object_new_int64(f->cfg.migration_timeout_s) :
-			       NULL);
+	json_object_object_add(m, "bandwidth_mib_s",
+			       o.bandwidth_mib ?
+				       json_object_new_int64(o.bandwidth_mib) :
+				       NULL);
+	json_object_object_add(
+		m, "timeout_s",
+		f->cfg.migration_timeout_s ?
+			json_object_new_int64(f->cfg.migration_timeout_s) :
+			NULL);
 	return m;
 }
 
@@ -431,9 +452,11 @@ static struct json_object *plan_json(const struct fctx *f,
 				     const struct fleet_in *in,
 				     const struct vcp_fleet_plan *p)
 {
-	static const char *const unknown[] = { "emptied", "packages",
-		"awake_before", "awake_after", "demand_before", "demand_after",
-		"capacity", "mem_before_mib", "mem_after_mib" };
+	static const char *const unknown[] = {
+		"emptied",     "packages",	 "awake_before",
+		"awake_after", "demand_before",	 "demand_after",
+		"capacity",    "mem_before_mib", "mem_after_mib"
+	};
 	struct json_object *o = vcp_fleet_plan_to_json(p, in->hosts);
 	struct json_object *hs = NULL;
 	double measured = 0;
@@ -443,18 +466,24 @@ static struct json_object *plan_json(const struct fctx *f,
 		struct json_object *h = json_object_array_get_idx(hs, i);
 		bool ok = in->hosts[i].reachable;
 
-		json_object_object_add(h, "reachable", json_object_new_boolean(ok));
-		json_object_object_add(h, "error", !ok && f->res[i].err ?
-				       json_object_new_string(f->res[i].err) : NULL);
-		for (size_t k = 0; !ok && k < sizeof(unknown) / sizeof(*unknown); k++)
+		json_object_object_add(h, "reachable",
+				       json_object_new_boolean(ok));
+		json_object_object_add(
+			h, "error",
+			!ok && f->res[i].err ?
+				json_object_new_string(f->res[i].err) :
+				NULL);
+		for (size_t k = 0;
+		     !ok && k < sizeof(unknown) / sizeof(*unknown); k++)
 			json_object_object_add(h, unknown[k], NULL);
 	}
 	for (size_t i = 0; i < p->n_hosts; i++) {
 		struct json_object *h = json_object_array_get_idx(hs, i);
 		struct vcp_watts w;
 
-		json_object_object_add(h, "vendor", json_object_new_string(
-				       vcp_vendor_name(host_vendor(f, i))));
+		json_object_object_add(h, "vendor",
+				       json_object_new_string(vcp_vendor_name(
+					       host_vendor(f, i))));
 		if (!in->hosts[i].reachable) {
 			json_object_object_add(h, "saving_watts", NULL);
 			json_object_object_add(h, "saving_measured", NULL);
@@ -462,7 +491,8 @@ static struct json_object *plan_json(const struct fctx *f,
 			continue;
 		}
 		w = host_saving(f, p, i);
-		json_object_object_add(h, "saving_watts", vcp_json_double3(w.watts));
+		json_object_object_add(h, "saving_watts",
+				       vcp_json_double3(w.watts));
 		json_object_object_add(h, "saving_measured",
 				       json_object_new_boolean(w.measured));
 		json_object_object_add(h, "saving_basis",
@@ -492,17 +522,23 @@ static struct json_object *saved_json(const struct fctx *f,
 		struct json_object *h = json_object_array_get_idx(hs, i);
 		const struct vcp_fleet_view *fv = view(f, i);
 
-		json_object_object_add(h, "uri",
-				       json_object_new_string(f->cfg.hosts[i].uri));
-		json_object_object_add(h, "hostname", fv ?
-				       json_object_new_string(fv->hostname) : NULL);
-		json_object_object_add(h, "host_uuid", fv && fv->host_uuid ?
-				       json_object_new_string(fv->host_uuid) : NULL);
+		json_object_object_add(
+			h, "uri", json_object_new_string(f->cfg.hosts[i].uri));
+		json_object_object_add(
+			h, "hostname",
+			fv ? json_object_new_string(fv->hostname) : NULL);
+		json_object_object_add(
+			h, "host_uuid",
+			fv && fv->host_uuid ?
+				json_object_new_string(fv->host_uuid) :
+				NULL);
 	}
 	for (size_t k = 0; k < p->n_moves; k++)
-		json_object_object_add(json_object_array_get_idx(ms, k), "uuid",
-				       json_object_new_string(
-				       in->hosts[p->moves[k].from].vms[p->moves[k].vm].uuid));
+		json_object_object_add(
+			json_object_array_get_idx(ms, k), "uuid",
+			json_object_new_string(in->hosts[p->moves[k].from]
+						       .vms[p->moves[k].vm]
+						       .uuid));
 	return o;
 }
 
@@ -519,8 +555,11 @@ static int write_json(const char *path, struct json_object *o)
 	fp = fopen(tmp, "w");
 	if (!fp)
 		return -errno;
-	bad = fputs(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-		    JSON_C_TO_STRING_NOSLASHESCAPE), fp) < 0 || fputc('\n', fp) < 0;
+	bad = fputs(json_object_to_json_string_ext(
+			    o, JSON_C_TO_STRING_PRETTY |
+				       JSON_C_TO_STRING_NOSLASHESCAPE),
+		    fp) < 0 ||
+	      fputc('\n', fp) < 0;
 	bad = fclose(fp) || bad;
 	if (bad || rename(tmp, path) < 0) {
 		int e = errno ? errno : EIO;
@@ -539,7 +578,8 @@ static int save_plan(const struct fctx *f, const struct fleet_in *in,
 
 	json_object_put(o);
 	if (r < 0)
-		return vcp_cli_err(EXIT_PARTIAL, "fleet plan: cannot save the plan to %s: %s",
+		return vcp_cli_err(EXIT_PARTIAL,
+				   "fleet plan: cannot save the plan to %s: %s",
 				   f->o.save, strerror(-r));
 	return 0;
 }

@@ -26,7 +26,7 @@ struct loopobs {
 	struct fctx *f;
 	struct fleet_in in;
 	const char **errs;
-	size_t stuck;		/* workers abandoned in all rounds so far */
+	size_t stuck; /* workers abandoned in all rounds so far */
 	/* this round's power_command readings, and the fleet's measured
 	 * power from them for the round's line */
 	struct power_read pr;
@@ -59,8 +59,7 @@ static void loop_power_clear(struct loopobs *lo)
 }
 
 /* The loop's observe op: the fleet as `fleet plan` sees it. */
-static int loop_observe(void *opaque, struct vcp_loop_obs *ret,
-			char **ret_err)
+static int loop_observe(void *opaque, struct vcp_loop_obs *ret, char **ret_err)
 {
 	struct loopobs *lo = opaque;
 	struct fctx *f = lo->f;
@@ -70,7 +69,7 @@ static int loop_observe(void *opaque, struct vcp_loop_obs *ret,
 	if (f->res)
 		vcp_fleet_results_clear(f->res, n, vcp_fleet_view_free);
 	free(f->res);
-	if (!lo->stuck)		/* stuck workers may still read them */
+	if (!lo->stuck) /* stuck workers may still read them */
 		free(f->uris);
 	f->res = NULL;
 	f->uris = NULL;
@@ -137,14 +136,19 @@ static volatile sig_atomic_t loop_stop, loop_kill;
 static int loop_setup(struct fctx *f, struct vcp_loop *l, struct loopobs *lo)
 {
 	if (!f->cfg.standby.enabled)
-		return vcp_cli_err(EXIT_USAGE, "fleet %s: the fleet file has no \"standby\" object (see vcpack(1), Host standby)",
-				   f->o.arg ? "clear" : "run");
+		return vcp_cli_err(
+			EXIT_USAGE,
+			"fleet %s: the fleet file has no \"standby\" object (see vcpack(1), Host standby)",
+			f->o.arg ? "clear" : "run");
 	lo->f = f;
 	lo->errs = calloc(f->cfg.n_hosts + 1, sizeof(*lo->errs));
-	*l = (struct vcp_loop){ .cfg = &f->cfg, .policy = f->c->policy,
-		.state_path = vcp_fleet_state_path(f->o.state),
-		.ops = &loop_ops, .opaque = lo, .stop = &loop_stop,
-		.kill = &loop_kill };
+	*l = (struct vcp_loop){ .cfg = &f->cfg,
+				.policy = f->c->policy,
+				.state_path = vcp_fleet_state_path(f->o.state),
+				.ops = &loop_ops,
+				.opaque = lo,
+				.stop = &loop_stop,
+				.kill = &loop_kill };
 	if (!lo->errs || vcp_loop_init(l) < 0)
 		return vcp_cli_err(EXIT_PARTIAL, "out of memory");
 	return 0;
@@ -156,7 +160,7 @@ int vcp_fleet_cli_cmd_run(struct fctx *f, unsigned int rounds)
 	struct loopobs lo = { 0 };
 	struct vcp_loop l;
 	unsigned int every = f->o.interval > 0 ? (unsigned int)f->o.interval :
-			     f->cfg.standby.interval_s;
+						 f->cfg.standby.interval_s;
 	char *err = NULL;
 	int r = loop_setup(f, &l, &lo);
 
@@ -167,12 +171,15 @@ int vcp_fleet_cli_cmd_run(struct fctx *f, unsigned int rounds)
 		loop_log(NULL, false, "standby loop started");
 	r = vcp_loop_run(&l, every, rounds, &err);
 	if (r < 0) {
-		r = vcp_cli_err(EXIT_USAGE, "fleet: %s", err ? err : strerror(-r));
+		r = vcp_cli_err(EXIT_USAGE, "fleet: %s",
+				err ? err : strerror(-r));
 	} else if (loop_stop) {
 		/* as apply's migrations: 130 (SIGINT) or 143 (SIGTERM) */
-		loop_log(NULL, false, loop_stop == SIGTERM ?
-			 "stopped by SIGTERM; the state file says where each host is" :
-			 "stopped by SIGINT; the state file says where each host is");
+		loop_log(
+			NULL, false,
+			loop_stop == SIGTERM ?
+				"stopped by SIGTERM; the state file says where each host is" :
+				"stopped by SIGINT; the state file says where each host is");
 		r = 128 + loop_stop;
 	} else
 		r = l.failures ? EXIT_PARTIAL : 0;
@@ -199,12 +206,17 @@ int vcp_fleet_cli_cmd_clear(struct fctx *f)
 		return r;
 	r = vcp_loop_clear_host(&l, f->o.arg, &power, &err);
 	if (r == -ENOENT)
-		r = vcp_cli_err(EXIT_USAGE, "fleet clear: no host '%s' in the fleet file", f->o.arg);
+		r = vcp_cli_err(EXIT_USAGE,
+				"fleet clear: no host '%s' in the fleet file",
+				f->o.arg);
 	else if (r == -EALREADY)
-		r = vcp_cli_err(EXIT_USAGE, "fleet clear: '%s' is not failed (it is %s): nothing to clear",
-				f->o.arg, power);
+		r = vcp_cli_err(
+			EXIT_USAGE,
+			"fleet clear: '%s' is not failed (it is %s): nothing to clear",
+			f->o.arg, power);
 	else if (r < 0)
-		r = vcp_cli_err(EXIT_USAGE, "fleet clear: %s", err ? err : strerror(-r));
+		r = vcp_cli_err(EXIT_USAGE, "fleet clear: %s",
+				err ? err : strerror(-r));
 	else
 		printf("fleet clear: '%s' is on again and may be chosen like any other host\n",
 		       f->o.arg);

@@ -31,7 +31,7 @@ struct hsum {
 	size_t by_class[C__N];
 	double saved_w;
 	const char *mode;
-	const struct vcp_vm *rec;	/* vcpackd's newest host record */
+	const struct vcp_vm *rec; /* vcpackd's newest host record */
 };
 
 /* The newest record a host's vcpackd left in its VMs, or NULL. */
@@ -74,14 +74,15 @@ static void summarise(const struct fctx *f, size_t i, struct hsum *s)
 	if (!fv)
 		return;
 	s->pkgs = fv->w.host->n_packages;
-	if (vcp_pkg_map_build(fv->w.host, fv->w.vms, fv->w.n_vms, NULL,
-			      &map) == 0)
+	if (vcp_pkg_map_build(fv->w.host, fv->w.vms, fv->w.n_vms, NULL, &map) ==
+	    0)
 		s->awake = map.n_awake;
 	vcp_pkg_map_clear(&map);
 	if (!s->awake && s->pkgs)
-		s->awake = 1;	/* the host itself runs somewhere */
+		s->awake = 1; /* the host itself runs somewhere */
 	for (size_t v = 0; v < fv->w.n_vms; v++)
-		s->by_class[vcp_fleet_cli_vm_class(&fv->w.vms[v], f->c->policy)]++;
+		s->by_class[vcp_fleet_cli_vm_class(&fv->w.vms[v],
+						   f->c->policy)]++;
 	s->saved_w = (double)(s->pkgs - s->awake) * f->cfg.package_watts;
 	s->mode = host_mode(fv, f->cfg.hosts[i].uri);
 	s->rec = newest_rec(fv);
@@ -97,37 +98,48 @@ static struct json_object *status_host_json(const struct fctx *f, size_t i,
 
 	json_object_object_add(o, "name", json_object_new_string(e->name));
 	json_object_object_add(o, "uri", json_object_new_string(e->uri));
-	json_object_object_add(o, "group", e->group ?
-			       json_object_new_string(e->group) : NULL);
-	json_object_object_add(o, "reachable", json_object_new_boolean(fv != NULL));
-	json_object_object_add(o, "error", f->res[i].err ?
-			       json_object_new_string(f->res[i].err) : NULL);
-	json_object_object_add(o, "seconds", vcp_json_double3(f->res[i].seconds));
+	json_object_object_add(
+		o, "group", e->group ? json_object_new_string(e->group) : NULL);
+	json_object_object_add(o, "reachable",
+			       json_object_new_boolean(fv != NULL));
+	json_object_object_add(
+		o, "error",
+		f->res[i].err ? json_object_new_string(f->res[i].err) : NULL);
+	json_object_object_add(o, "seconds",
+			       vcp_json_double3(f->res[i].seconds));
 	if (!fv) {
 		/* not known: null, not 0 */
-		static const char *const unknown[] = { "hostname", "driver",
-			"mode", "level", "recorded_at", "packages", "awake",
-			"asleep", "vms", "saved_watts", "untouched_issues" };
+		static const char *const unknown[] = {
+			"hostname",    "driver",	  "mode",
+			"level",       "recorded_at",	  "packages",
+			"awake",       "asleep",	  "vms",
+			"saved_watts", "untouched_issues"
+		};
 
 		for (size_t k = 0; k < sizeof(unknown) / sizeof(*unknown); k++)
 			json_object_object_add(o, unknown[k], NULL);
 		json_object_put(cls);
 		return o;
 	}
-	json_object_object_add(o, "hostname", json_object_new_string(fv->hostname));
+	json_object_object_add(o, "hostname",
+			       json_object_new_string(fv->hostname));
 	json_object_object_add(o, "driver", json_object_new_string(fv->driver));
 	json_object_object_add(o, "mode", json_object_new_string(s->mode));
-	json_object_object_add(o, "level", s->rec ?
-			       json_object_new_int(s->rec->host_rec_level) : NULL);
-	json_object_object_add(o, "recorded_at", s->rec ?
-			       json_object_new_int64(s->rec->host_rec_at) : NULL);
-	json_object_object_add(o, "packages", json_object_new_int((int)s->pkgs));
+	json_object_object_add(
+		o, "level",
+		s->rec ? json_object_new_int(s->rec->host_rec_level) : NULL);
+	json_object_object_add(
+		o, "recorded_at",
+		s->rec ? json_object_new_int64(s->rec->host_rec_at) : NULL);
+	json_object_object_add(o, "packages",
+			       json_object_new_int((int)s->pkgs));
 	json_object_object_add(o, "awake", json_object_new_int((int)s->awake));
 	json_object_object_add(o, "asleep",
 			       json_object_new_int((int)(s->pkgs - s->awake)));
 	for (int c = 0; c < C__N; c++)
-		json_object_object_add(cls, vcp_fleet_cli_class_label[c],
-				       json_object_new_int((int)s->by_class[c]));
+		json_object_object_add(
+			cls, vcp_fleet_cli_class_label[c],
+			json_object_new_int((int)s->by_class[c]));
 	json_object_object_add(o, "vms", cls);
 	json_object_object_add(o, "saved_watts", vcp_json_double3(s->saved_w));
 	json_object_object_add(o, "untouched_issues",
@@ -182,7 +194,8 @@ static struct json_object *totals_json(const struct totals *t)
 	json_object_object_add(o, "hosts", json_object_new_int((int)t->hosts));
 	json_object_object_add(o, "reachable",
 			       json_object_new_int((int)t->reachable));
-	json_object_object_add(o, "packages", json_object_new_int((int)t->pkgs));
+	json_object_object_add(o, "packages",
+			       json_object_new_int((int)t->pkgs));
 	json_object_object_add(o, "awake", json_object_new_int((int)t->awake));
 	json_object_object_add(o, "asleep",
 			       json_object_new_int((int)(t->pkgs - t->awake)));
@@ -223,16 +236,21 @@ static struct json_object *sb_host_json(const struct vcp_sb_host_state *h)
 {
 	struct json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "power", json_object_new_string(
-			       vcp_sb_power_name(h->power)));
-	json_object_object_add(o, "since", h->since == VCP_SB_NO_TIME ? NULL :
-			       json_object_new_int64(h->since));
-	json_object_object_add(o, "why", h->why ?
-			       json_object_new_string(h->why) : NULL);
-	json_object_object_add(o, "last_action", h->last_action ?
-			       json_object_new_string(h->last_action) : NULL);
-	json_object_object_add(o, "output", h->output ?
-			       json_object_new_string(h->output) : NULL);
+	json_object_object_add(
+		o, "power",
+		json_object_new_string(vcp_sb_power_name(h->power)));
+	json_object_object_add(o, "since",
+			       h->since == VCP_SB_NO_TIME ?
+				       NULL :
+				       json_object_new_int64(h->since));
+	json_object_object_add(o, "why",
+			       h->why ? json_object_new_string(h->why) : NULL);
+	json_object_object_add(
+		o, "last_action",
+		h->last_action ? json_object_new_string(h->last_action) : NULL);
+	json_object_object_add(o, "output",
+			       h->output ? json_object_new_string(h->output) :
+					   NULL);
 	return o;
 }
 
@@ -250,11 +268,16 @@ static const char *utc(long long t, char *buf, size_t size)
 static const char *sb_label(enum vcp_sb_power p)
 {
 	switch (p) {
-	case VCP_SB_STANDBY: return "standby (by vcpack)";
-	case VCP_SB_WAKING: return "waking (by vcpack)";
-	case VCP_SB_DRAINING: return "draining towards standby";
-	case VCP_SB_FAILED: return "failed (vcpack fleet clear HOST)";
-	default: return "on";
+	case VCP_SB_STANDBY:
+		return "standby (by vcpack)";
+	case VCP_SB_WAKING:
+		return "waking (by vcpack)";
+	case VCP_SB_DRAINING:
+		return "draining towards standby";
+	case VCP_SB_FAILED:
+		return "failed (vcpack fleet clear HOST)";
+	default:
+		return "on";
 	}
 }
 
@@ -351,7 +374,9 @@ void vcp_fleet_cli_power_start(struct fctx *f, struct power_read *pr)
 	for (size_t i = 0; i < n; i++)
 		f->uris[i] = f->cfg.hosts[i].uri;
 	/* the descriptors are shared with vcp_fleet_cli_collect()'s pool: half each */
-	pr->max_live = vcp_fleet_fd_budget(vcp_fleet_cli_fd_limit(), vcp_fleet_cli_fds_in_use()) / 2;
+	pr->max_live = vcp_fleet_fd_budget(vcp_fleet_cli_fd_limit(),
+					   vcp_fleet_cli_fds_in_use()) /
+		       2;
 	pr->max_live = pr->max_live ? pr->max_live : 1;
 	pr->started = true;
 	pr->threaded = pthread_create(&pr->t, NULL, power_thread, pr) == 0;
@@ -399,7 +424,7 @@ static struct json_object *power_host_json(const struct vcp_fleet_power *p)
 }
 
 struct power_sum vcp_fleet_cli_power_sum(const struct fctx *f,
-				  const struct vcp_fleet_power *p)
+					 const struct vcp_fleet_power *p)
 {
 	struct power_sum s = { 0 };
 
@@ -479,8 +504,8 @@ int vcp_fleet_cli_cmd_status(struct fctx *f)
 	}
 	have_st = status_state(f, &st);
 	if (!f->json)
-		printf("  %-16s %-8s %4s %5s %6s %4s  %-30s %8s\n", "HOST", "MODE",
-		       "PKGS", "AWAKE", "ASLEEP", "VMS",
+		printf("  %-16s %-8s %4s %5s %6s %4s  %-30s %8s\n", "HOST",
+		       "MODE", "PKGS", "AWAKE", "ASLEEP", "VMS",
 		       "spread/balanced/pack/untouched", "SAVED(W)");
 	for (size_t i = 0; i < f->cfg.n_hosts; i++) {
 		struct hsum s;
@@ -490,8 +515,9 @@ int vcp_fleet_cli_cmd_status(struct fctx *f)
 		asleep += sb_asleep(&st, have_st, i) && !view(f, i);
 		if (f->json) {
 			o = status_host_json(f, i, &s);
-			json_object_object_add(o, "standby", have_st ?
-					       sb_host_json(&st.hosts[i]) : NULL);
+			json_object_object_add(
+				o, "standby",
+				have_st ? sb_host_json(&st.hosts[i]) : NULL);
 			json_object_object_add(o, "power",
 					       power_host_json(&pr.p[i]));
 			json_object_array_add(arr, o);
@@ -520,13 +546,16 @@ int vcp_fleet_cli_cmd_status(struct fctx *f)
 		json_object_object_add(o, "totals", totals_json(&t));
 		power_totals_json(json_object_object_get(o, "totals"), f, pr.p);
 		if (have_st) {
-			struct json_object *tj = json_object_object_get(o, "totals");
+			struct json_object *tj =
+				json_object_object_get(o, "totals");
 
-			json_object_object_add(tj, "standby_hosts",
-					       json_object_new_int((int)sbp.hosts));
+			json_object_object_add(
+				tj, "standby_hosts",
+				json_object_new_int((int)sbp.hosts));
 			json_object_object_add(tj, "standby_saving_watts",
 					       vcp_json_double3(sbp.watts));
-			json_object_object_add(tj, "standby_saving_measured_watts",
+			json_object_object_add(tj,
+					       "standby_saving_measured_watts",
 					       vcp_json_double3(sbp.measured));
 		}
 		vcp_cli_json(o);

@@ -43,7 +43,10 @@
 #define DEFAULT_FLEET VCP_SYSCONFDIR "/vcpack/fleet.json"
 
 const char *const vcp_fleet_cli_class_label[C__N] = {
-	"spread", "balanced", "pack", "untouched",
+	"spread",
+	"balanced",
+	"pack",
+	"untouched",
 };
 
 static const char *const fleet_usage =
@@ -268,7 +271,8 @@ unsigned long long vcp_fleet_cli_fd_limit(void)
  */
 static int fd_budget(void)
 {
-	unsigned long long in_use = vcp_fleet_cli_fds_in_use(), limit = vcp_fleet_cli_fd_limit();
+	unsigned long long in_use = vcp_fleet_cli_fds_in_use(),
+			   limit = vcp_fleet_cli_fd_limit();
 
 	if (!vcp_fleet_fd_budget(limit, in_use))
 		return vcp_cli_err(EXIT_PARTIAL, "the file descriptor limit (%llu, %llu in use) leaves no room to contact any host; raise it (ulimit -n)",
@@ -276,11 +280,13 @@ static int fd_budget(void)
 	return 0;
 }
 
-struct vcp_fleet_pool vcp_fleet_cli_pool_for(const struct fctx *f, vcp_fleet_job job,
-				      void (*free_data)(void *), void *arg,
-				      bool readonly)
+struct vcp_fleet_pool vcp_fleet_cli_pool_for(const struct fctx *f,
+					     vcp_fleet_job job,
+					     void (*free_data)(void *),
+					     void *arg, bool readonly)
 {
-	unsigned int budget = vcp_fleet_fd_budget(vcp_fleet_cli_fd_limit(), vcp_fleet_cli_fds_in_use());
+	unsigned int budget = vcp_fleet_fd_budget(vcp_fleet_cli_fd_limit(),
+						  vcp_fleet_cli_fds_in_use());
 	struct vcp_fleet_pool p = {
 		.concurrency = f->cfg.concurrency,
 		.timeout_s = f->cfg.timeout_s,
@@ -308,8 +314,9 @@ int vcp_fleet_cli_collect(struct fctx *f, unsigned int sample_ms)
 	int r;
 
 	sample_ms_for_jobs = sample_ms;
-	p = vcp_fleet_cli_pool_for(f, vcp_fleet_observe_job, vcp_fleet_view_free,
-		     &sample_ms_for_jobs, true);
+	p = vcp_fleet_cli_pool_for(f, vcp_fleet_observe_job,
+				   vcp_fleet_view_free, &sample_ms_for_jobs,
+				   true);
 	if (!f->uris) /* status's vcp_fleet_cli_power_start() may have made them */
 		f->uris = calloc(n ? n : 1, sizeof(*f->uris));
 	f->res = calloc(n ? n : 1, sizeof(*f->res));
@@ -341,7 +348,7 @@ static struct vcp_names *names_of(const struct fctx *f, size_t w)
 }
 
 const char *vcp_fleet_cli_cut(const struct fctx *f, const char *name, size_t w,
-		       struct cell *c)
+			      struct cell *c)
 {
 	const char *s = vcp_render_cut(names_of(f, w), name);
 
@@ -351,7 +358,8 @@ const char *vcp_fleet_cli_cut(const struct fctx *f, const char *name, size_t w,
 	return c->s;
 }
 
-int vcp_fleet_cli_vm_class(const struct vcp_vm *vm, const struct vcp_policy *pol)
+int vcp_fleet_cli_vm_class(const struct vcp_vm *vm,
+			   const struct vcp_policy *pol)
 {
 	return vm->managed ? (int)vcp_plan_vm_class(vm, pol) : C_UNTOUCHED;
 }
@@ -362,7 +370,9 @@ static bool vm_matches(const struct fctx *f, size_t h, const struct vcp_vm *vm)
 {
 	const struct vcp_fleet_entry *e = &f->cfg.hosts[h];
 	struct vcp_rule_subject sub = {
-		e->name, e->group, vm, vcp_fleet_cli_class_label[vcp_fleet_cli_vm_class(vm, f->c->policy)]
+		e->name, e->group, vm,
+		vcp_fleet_cli_class_label[vcp_fleet_cli_vm_class(vm,
+								 f->c->policy)]
 	};
 
 	return vcp_rule_matches(&f->rule, &sub, false);
@@ -519,7 +529,7 @@ static size_t run_tags(struct fctx *f, struct tag_work *w,
 
 static int cmd_tag(struct fctx *f)
 {
-	static struct tag_work w;	/* until exit: see vcp_fleet_cli_collect() */
+	static struct tag_work w; /* until exit: see vcp_fleet_cli_collect() */
 	struct json_object *arr = json_object_new_array(), *o;
 	size_t n = 0, failed;
 	char *xml;
@@ -713,7 +723,8 @@ int vcp_cli_fleet(int argc, char **argv, const struct vcp_cli_common *c)
 	else if (!strcmp(cmd, "run") && f.json)
 		r = vcp_cli_err(EXIT_USAGE, "fleet run prints log lines, not JSON ('fleet status --json' shows the loop's state)");
 	else if (!strcmp(cmd, "run"))
-		r = vcp_fleet_cli_cmd_run(&f, f.o.rounds > 0 ? (unsigned int)f.o.rounds : 0);
+		r = vcp_fleet_cli_cmd_run(
+			&f, f.o.rounds > 0 ? (unsigned int)f.o.rounds : 0);
 	else if (!strcmp(cmd, "clear"))
 		r = vcp_fleet_cli_cmd_clear(&f);
 	else if (f.o.plan)
@@ -723,7 +734,7 @@ int vcp_cli_fleet(int argc, char **argv, const struct vcp_cli_common *c)
 	else if (f.cfg.standby.enabled && !f.o.yes)
 		r = vcp_cli_err(EXIT_USAGE, "fleet apply: with a \"standby\" object apply is one round of the standby loop (migrations, standby, wakes decided as it goes): pass --yes (or see it first with 'fleet plan')");
 	else if (f.cfg.standby.enabled)
-		r = vcp_fleet_cli_cmd_run(&f, 1);	/* one round of the loop */
+		r = vcp_fleet_cli_cmd_run(&f, 1); /* one round of the loop */
 	else
 		r = vcp_fleet_cli_cmd_apply(&f);
 	fflush(stdout);

@@ -32,23 +32,23 @@ extern const char *const vcp_fleet_cli_class_label[C__N];
 struct fopts {
 	const char *hosts;
 	const char *match;
-	int concurrency, timeout;	/* -1: from the file */
+	int concurrency, timeout; /* -1: from the file */
 	bool dry_run;
-	bool yes;		/* apply without asking */
-	const char *save;	/* plan --save FILE */
-	const char *plan;	/* apply --plan FILE */
-	bool tls, auto_converge;	/* or from the file */
-	int bandwidth;		/* MiB/s; -1: from the file */
-	int mig_timeout;	/* s per migration; -1: from the file */
+	bool yes; /* apply without asking */
+	const char *save; /* plan --save FILE */
+	const char *plan; /* apply --plan FILE */
+	bool tls, auto_converge; /* or from the file */
+	int bandwidth; /* MiB/s; -1: from the file */
+	int mig_timeout; /* s per migration; -1: from the file */
 	bool json;
-	int sample_ms;		/* -1: the global --sample */
+	int sample_ms; /* -1: the global --sample */
 	bool has_tag;
 	struct vcp_tag tag;
-	const char *state;	/* run, apply, status, clear: the state file */
-	int rounds;		/* run --rounds N; -1: until stopped */
-	int interval;		/* run --interval S; -1: from the file */
-	const char *arg;	/* clear HOST */
-	bool wide;		/* status: lines whole, not folded */
+	const char *state; /* run, apply, status, clear: the state file */
+	int rounds; /* run --rounds N; -1: until stopped */
+	int interval; /* run --interval S; -1: from the file */
+	const char *arg; /* clear HOST */
+	bool wide; /* status: lines whole, not folded */
 };
 
 struct fctx {
@@ -78,8 +78,7 @@ struct vcp_fleet_pool vcp_fleet_cli_pool_for(const struct fctx *f,
 					     void *arg, bool readonly);
 int vcp_fleet_cli_collect(struct fctx *f, unsigned int sample_ms);
 
-static inline const struct vcp_fleet_view *view(const struct fctx *f,
-						size_t i)
+static inline const struct vcp_fleet_view *view(const struct fctx *f, size_t i)
 {
 	return f->res[i].r == 0 ? f->res[i].data : NULL;
 }
@@ -100,8 +99,8 @@ static inline bool wide(const struct fctx *f)
 }
 
 /* @name cut to @w (HOST_W or VM_W) columns, in @c when cut. */
-const char *vcp_fleet_cli_cut(const struct fctx *f, const char *name,
-			      size_t w, struct cell *c);
+const char *vcp_fleet_cli_cut(const struct fctx *f, const char *name, size_t w,
+			      struct cell *c);
 
 static inline const char *host_cell(const struct fctx *f, size_t h,
 				    struct cell *c)
@@ -146,7 +145,7 @@ struct power_sum vcp_fleet_cli_power_sum(const struct fctx *f,
  * which group's guests can run on which. */
 struct fleet_in {
 	struct vcp_fleet_host *hosts;
-	char **keys;		/* distinct CPU keys, by group */
+	char **keys; /* distinct CPU keys, by group */
 	size_t n_groups;
 	bool *compat;
 };
@@ -165,8 +164,8 @@ void vcp_fleet_cli_migration_text(const struct fctx *f, FILE *fp);
 
 /* ---- the commands: each returns the exit status ---- */
 
-int vcp_fleet_cli_cmd_status(struct fctx *f);	/* cli-fleet-status.c */
-int vcp_fleet_cli_cmd_plan(struct fctx *f);	/* cli-fleet-plan.c */
+int vcp_fleet_cli_cmd_status(struct fctx *f); /* cli-fleet-status.c */
+int vcp_fleet_cli_cmd_plan(struct fctx *f); /* cli-fleet-plan.c */
 /* cli-fleet-apply.c: the plan's migrations; a saved plan (--plan FILE) */
 int vcp_fleet_cli_cmd_apply(struct fctx *f);
 int vcp_fleet_cli_cmd_apply_saved(struct fctx *f);
