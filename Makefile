@@ -76,7 +76,10 @@ endif
 SRC := host-agent/src
 # Program files (they print; mains and the CLI's parts). Everything else
 # is the library.
-MAINS := $(SRC)/cli.c $(SRC)/cli-fleet.c $(SRC)/cli-trial.c $(SRC)/cli-watch.c $(SRC)/cli-list.c $(SRC)/powernice.c $(SRC)/daemon.c
+# `vcpack fleet ...`: cli-fleet.c and its commands' files (cli-fleet.h)
+CLI_FLEET := cli-fleet cli-fleet-status cli-fleet-plan cli-fleet-apply \
+	cli-fleet-run
+MAINS := $(SRC)/cli.c $(CLI_FLEET:%=$(SRC)/%.c) $(SRC)/cli-trial.c $(SRC)/cli-watch.c $(SRC)/cli-list.c $(SRC)/powernice.c $(SRC)/daemon.c
 LIB_SRCS := $(filter-out $(MAINS),$(wildcard $(SRC)/*.c))
 LIB_OBJS := $(patsubst $(SRC)/%.c,$(B)/obj/%.o,$(LIB_SRCS))
 LIB := $(B)/libvcp.a
@@ -123,7 +126,7 @@ $(LIB): $(LIB_OBJS)
 	$(msg) AR $@
 	$(Q)$(AR) rcs $@ $^
 
-$(B)/vcpack: $(B)/obj/cli.o $(B)/obj/cli-fleet.o $(B)/obj/cli-trial.o $(B)/obj/cli-watch.o $(B)/obj/cli-list.o $(LIB)
+$(B)/vcpack: $(B)/obj/cli.o $(CLI_FLEET:%=$(B)/obj/%.o) $(B)/obj/cli-trial.o $(B)/obj/cli-watch.o $(B)/obj/cli-list.o $(LIB)
 	$(msg) LD $@
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -174,7 +177,7 @@ $(B)/man/powernice.1: host-agent/man/powernice.1
 	@mkdir -p $(@D)
 	$(Q)cp $< $@
 
--include $(LIB_OBJS:.o=.d) $(B)/obj/cli.d $(B)/obj/cli-fleet.d $(B)/obj/cli-trial.d $(B)/obj/cli-watch.d $(B)/obj/cli-list.d $(B)/obj/powernice.d \
+-include $(LIB_OBJS:.o=.d) $(B)/obj/cli.d $(CLI_FLEET:%=$(B)/obj/%.d) $(B)/obj/cli-trial.d $(B)/obj/cli-watch.d $(B)/obj/cli-list.d $(B)/obj/powernice.d \
 	$(B)/obj/daemon.d $(B)/obj/hook/hook.d
 
 # ---- the main job ----

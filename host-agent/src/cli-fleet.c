@@ -7,87 +7,46 @@
  * The desired state is written where libvirt keeps it (each VM's
  * metadata); `plan` changes nothing; `apply` carries the plan out with
  * live migrations, one at a time, checking each on both hosts.
+ *
+ * This file parses the options, loads the fleet file, selects and asks
+ * the hosts and hands each command to its code; what the files share is
+ * cli-fleet.h. `status` is cli-fleet-status.c, `plan` cli-fleet-plan.c,
+ * `apply` (the migration executor) cli-fleet-apply.c, the standby loop
+ * (`run`, `clear`, `apply` with a "standby" object) cli-fleet-run.c;
+ * `tag` is here.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <getopt.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <dirent.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <glib.h>
 #include <json-c/json.h>
 
 #include "cli.h"
-#include "errmsg.h"
+#include "cli-fleet.h"
 #include "fold.h"
 #include "render.h"
 #include "fleet.h"
 #include "fleetcfg.h"
-#include "fleetjson.h"
-#include "fleetloop.h"
-#include "fleetpower.h"
-#include "fleetplan.h"
 #include "fleetrule.h"
-#include "fleetsaved.h"
 #include "fleetstate.h"
-#include "fleetwatts.h"
-#include "kernel.h"
-#include "migprog.h"
-#include "migwatch.h"
 #include "planner.h"
 #include "policy.h"
-#include "report.h"
-#include "standby.h"
 #include "tags.h"
 
 #define DEFAULT_FLEET VCP_SYSCONFDIR "/vcpack/fleet.json"
 
-enum { C_SPREAD, C_BALANCED, C_PACK, C_UNTOUCHED, C__N };
-static const char *const class_label[C__N] = {
-	"spread", "balanced", "pack", "untouched",
-};
-
-struct fopts {
-	const char *hosts;
-	const char *match;
-	int concurrency, timeout;	/* -1: from the file */
-	bool dry_run;
-	bool yes;		/* apply without asking */
-	const char *save;	/* plan --save FILE */
-	const char *plan;	/* apply --plan FILE */
-	bool tls, auto_converge;	/* or from the file */
-	int bandwidth;		/* MiB/s; -1: from the file */
-	int mig_timeout;	/* s per migration; -1: from the file */
-	bool json;
-	int sample_ms;		/* -1: the global --sample */
-	bool has_tag;
-	struct vcp_tag tag;
-	const char *state;	/* run, apply, status, clear: the state file */
-	int rounds;		/* run --rounds N; -1: until stopped */
-	int interval;		/* run --interval S; -1: from the file */
-	const char *arg;	/* clear HOST */
-	bool wide;		/* status: lines whole, not folded */
-};
-
-struct fctx {
-	const struct vcp_cli_common *c;
-	bool json;
-	unsigned int sample_ms;
-	struct fopts o;
-	struct vcp_fleet_cfg cfg;
-	const char **uris;
-	struct vcp_fleet_result *res;
-	size_t abandoned;
-	struct vcp_rule rule; /* --match */
-	struct vcp_names *names; /* [0]: the hosts', [1]: the VMs' */
+const char *const vcp_fleet_cli_class_label[C__N] = {
+	"spread",
+	"balanced",
+	"pack",
+	"untouched",
 };
 
 static const char *const fleet_usage =
@@ -281,7 +240,7 @@ static void progress(void *opaque, size_t done, size_t total)
 }
 
 /* Descriptors open now (those of stuck workers of an earlier pass too). */
-static unsigned long long fds_in_use(void)
+unsigned long long vcp_fleet_cli_fds_in_use(void)
 {
 	DIR *d = opendir("/proc/self/fd");
 	unsigned long long n = 0;
@@ -294,7 +253,7 @@ static unsigned long long fds_in_use(void)
 	return n;
 }
 
-static unsigned long long fd_limit(void)
+unsigned long long vcp_fleet_cli_fd_limit(void)
 {
 	struct rlimit rl;
 
@@ -312,7 +271,8 @@ static unsigned long long fd_limit(void)
  */
 static int fd_budget(void)
 {
-	unsigned long long in_use = fds_in_use(), limit = fd_limit();
+	unsigned long long in_use = vcp_fleet_cli_fds_in_use(),
+			   limit = vcp_fleet_cli_fd_limit();
 
 	if (!vcp_fleet_fd_budget(limit, in_use))
 		return vcp_cli_err(EXIT_PARTIAL, "the file descriptor limit (%llu, %llu in use) leaves no room to contact any host; raise it (ulimit -n)",
@@ -320,11 +280,13 @@ static int fd_budget(void)
 	return 0;
 }
 
-static struct vcp_fleet_pool pool_for(const struct fctx *f, vcp_fleet_job job,
-				      void (*free_data)(void *), void *arg,
-				      bool readonly)
+struct vcp_fleet_pool vcp_fleet_cli_pool_for(const struct fctx *f,
+					     vcp_fleet_job job,
+					     void (*free_data)(void *),
+					     void *arg, bool readonly)
 {
-	unsigned int budget = vcp_fleet_fd_budget(fd_limit(), fds_in_use());
+	unsigned int budget = vcp_fleet_fd_budget(vcp_fleet_cli_fd_limit(),
+						  vcp_fleet_cli_fds_in_use());
 	struct vcp_fleet_pool p = {
 		.concurrency = f->cfg.concurrency,
 		.timeout_s = f->cfg.timeout_s,
@@ -345,16 +307,17 @@ static struct vcp_fleet_pool pool_for(const struct fctx *f, vcp_fleet_job job,
  * kept until exit (see vcp_fleet_run). */
 static unsigned int sample_ms_for_jobs;
 
-static int collect(struct fctx *f, unsigned int sample_ms)
+int vcp_fleet_cli_collect(struct fctx *f, unsigned int sample_ms)
 {
 	struct vcp_fleet_pool p;
 	size_t n = f->cfg.n_hosts;
 	int r;
 
 	sample_ms_for_jobs = sample_ms;
-	p = pool_for(f, vcp_fleet_observe_job, vcp_fleet_view_free,
-		     &sample_ms_for_jobs, true);
-	if (!f->uris) /* status's power_start() may have made them */
+	p = vcp_fleet_cli_pool_for(f, vcp_fleet_observe_job,
+				   vcp_fleet_view_free, &sample_ms_for_jobs,
+				   true);
+	if (!f->uris) /* status's vcp_fleet_cli_power_start() may have made them */
 		f->uris = calloc(n ? n : 1, sizeof(*f->uris));
 	f->res = calloc(n ? n : 1, sizeof(*f->res));
 	if (!f->uris || !f->res)
@@ -366,26 +329,6 @@ static int collect(struct fctx *f, unsigned int sample_ms)
 		return vcp_cli_err(EXIT_PARTIAL, "cannot query the hosts: %s",
 				   strerror(-r));
 	return 0;
-}
-
-static const struct vcp_fleet_view *view(const struct fctx *f, size_t i)
-{
-	return f->res[i].r == 0 ? f->res[i].data : NULL;
-}
-
-/* The fleet tables' name columns: a host's and a VM's name longer than
- * these lose their middle to "..." (as the host tables cut VM names)
- * unless --wide (fleet's or vcpack's). */
-#define HOST_W 16
-#define VM_W 24
-
-struct cell {
-	char s[VM_W + 1];
-};
-
-static bool wide(const struct fctx *f)
-{
-	return f->o.wide || f->c->wide;
 }
 
 /* The fleet's host (@w HOST_W) or VM names, each told apart from the
@@ -404,8 +347,8 @@ static struct vcp_names *names_of(const struct fctx *f, size_t w)
 	return nm;
 }
 
-static const char *cut(const struct fctx *f, const char *name, size_t w,
-		       struct cell *c)
+const char *vcp_fleet_cli_cut(const struct fctx *f, const char *name, size_t w,
+			      struct cell *c)
 {
 	const char *s = vcp_render_cut(names_of(f, w), name);
 
@@ -415,545 +358,10 @@ static const char *cut(const struct fctx *f, const char *name, size_t w,
 	return c->s;
 }
 
-static const char *host_cell(const struct fctx *f, size_t h, struct cell *c)
-{
-	return cut(f, f->cfg.hosts[h].name, HOST_W, c);
-}
-
-static int vm_class(const struct vcp_vm *vm, const struct vcp_policy *pol)
+int vcp_fleet_cli_vm_class(const struct vcp_vm *vm,
+			   const struct vcp_policy *pol)
 {
 	return vm->managed ? (int)vcp_plan_vm_class(vm, pol) : C_UNTOUCHED;
-}
-
-/* ---- status ---- */
-
-struct hsum {
-	size_t pkgs, awake;
-	size_t by_class[C__N];
-	double saved_w;
-	const char *mode;
-	const struct vcp_vm *rec;	/* vcpackd's newest host record */
-};
-
-/* The newest record a host's vcpackd left in its VMs, or NULL. */
-static const struct vcp_vm *newest_rec(const struct vcp_fleet_view *fv)
-{
-	const struct vcp_vm *best = NULL;
-
-	for (size_t i = 0; i < fv->w.n_vms; i++)
-		if (fv->w.vms[i].has_host_rec &&
-		    (!best || fv->w.vms[i].host_rec_at > best->host_rec_at))
-			best = &fv->w.vms[i];
-	return best;
-}
-
-/* Mode as the host's vcpackd recorded it; else what can be seen from
- * here (the test driver, this machine); else unknown. */
-static const char *host_mode(const struct vcp_fleet_view *fv, const char *uri)
-{
-	const struct vcp_vm *rec = newest_rec(fv);
-	struct vcp_kernel *k = NULL;
-	enum vcp_mode m;
-
-	if (rec)
-		return vcp_mode_name(rec->host_rec_mode);
-	if (!strcmp(fv->driver, "TEST") || !strcmp(fv->driver, "Test"))
-		return "pin";
-	if (!strstr(uri, ":///") || vcp_kernel_open("/", &k) < 0)
-		return "unknown";
-	m = vcp_kernel_mode(k);
-	vcp_kernel_free(k);
-	return m == VCP_MODE_KERNEL ? "kernel" : "pin";
-}
-
-static void summarise(const struct fctx *f, size_t i, struct hsum *s)
-{
-	const struct vcp_fleet_view *fv = view(f, i);
-	struct vcp_pkg_map map = { 0 };
-
-	memset(s, 0, sizeof(*s));
-	if (!fv)
-		return;
-	s->pkgs = fv->w.host->n_packages;
-	if (vcp_pkg_map_build(fv->w.host, fv->w.vms, fv->w.n_vms, NULL,
-			      &map) == 0)
-		s->awake = map.n_awake;
-	vcp_pkg_map_clear(&map);
-	if (!s->awake && s->pkgs)
-		s->awake = 1;	/* the host itself runs somewhere */
-	for (size_t v = 0; v < fv->w.n_vms; v++)
-		s->by_class[vm_class(&fv->w.vms[v], f->c->policy)]++;
-	s->saved_w = (double)(s->pkgs - s->awake) * f->cfg.package_watts;
-	s->mode = host_mode(fv, f->cfg.hosts[i].uri);
-	s->rec = newest_rec(fv);
-}
-
-static struct json_object *status_host_json(const struct fctx *f, size_t i,
-					    const struct hsum *s)
-{
-	const struct vcp_fleet_entry *e = &f->cfg.hosts[i];
-	const struct vcp_fleet_view *fv = view(f, i);
-	struct json_object *o = json_object_new_object();
-	struct json_object *cls = json_object_new_object();
-
-	json_object_object_add(o, "name", json_object_new_string(e->name));
-	json_object_object_add(o, "uri", json_object_new_string(e->uri));
-	json_object_object_add(o, "group", e->group ?
-			       json_object_new_string(e->group) : NULL);
-	json_object_object_add(o, "reachable", json_object_new_boolean(fv != NULL));
-	json_object_object_add(o, "error", f->res[i].err ?
-			       json_object_new_string(f->res[i].err) : NULL);
-	json_object_object_add(o, "seconds", vcp_json_double3(f->res[i].seconds));
-	if (!fv) {
-		/* not known: null, not 0 */
-		static const char *const unknown[] = { "hostname", "driver",
-			"mode", "level", "recorded_at", "packages", "awake",
-			"asleep", "vms", "saved_watts", "untouched_issues" };
-
-		for (size_t k = 0; k < sizeof(unknown) / sizeof(*unknown); k++)
-			json_object_object_add(o, unknown[k], NULL);
-		json_object_put(cls);
-		return o;
-	}
-	json_object_object_add(o, "hostname", json_object_new_string(fv->hostname));
-	json_object_object_add(o, "driver", json_object_new_string(fv->driver));
-	json_object_object_add(o, "mode", json_object_new_string(s->mode));
-	json_object_object_add(o, "level", s->rec ?
-			       json_object_new_int(s->rec->host_rec_level) : NULL);
-	json_object_object_add(o, "recorded_at", s->rec ?
-			       json_object_new_int64(s->rec->host_rec_at) : NULL);
-	json_object_object_add(o, "packages", json_object_new_int((int)s->pkgs));
-	json_object_object_add(o, "awake", json_object_new_int((int)s->awake));
-	json_object_object_add(o, "asleep",
-			       json_object_new_int((int)(s->pkgs - s->awake)));
-	for (int c = 0; c < C__N; c++)
-		json_object_object_add(cls, class_label[c],
-				       json_object_new_int((int)s->by_class[c]));
-	json_object_object_add(o, "vms", cls);
-	json_object_object_add(o, "saved_watts", vcp_json_double3(s->saved_w));
-	json_object_object_add(o, "untouched_issues",
-			       json_object_new_int((int)fv->w.n_issues));
-	return o;
-}
-
-static void status_host_text(const struct fctx *f, size_t i,
-			     const struct hsum *s)
-{
-	struct cell hc;
-
-	if (!view(f, i)) {
-		printf("  %-16s unreachable: %s\n", host_cell(f, i, &hc),
-		       f->res[i].err ? f->res[i].err : "?");
-		return;
-	}
-	char cls[96];
-
-	snprintf(cls, sizeof(cls), "%zu/%zu/%zu/%zu", s->by_class[0],
-		 s->by_class[1], s->by_class[2], s->by_class[3]);
-	printf("  %-16s %-8s %4zu %5zu %6zu %4zu  %-30s %8.0f\n",
-	       host_cell(f, i, &hc), s->mode, s->pkgs, s->awake,
-	       s->pkgs - s->awake,
-	       s->by_class[0] + s->by_class[1] + s->by_class[2] +
-		       s->by_class[3],
-	       cls, s->saved_w);
-}
-
-struct totals {
-	size_t hosts, reachable, pkgs, awake, vms;
-	double saved_w;
-};
-
-static void add_total(struct totals *t, const struct hsum *s, bool ok)
-{
-	t->hosts++;
-	if (!ok)
-		return;
-	t->reachable++;
-	t->pkgs += s->pkgs;
-	t->awake += s->awake;
-	for (int c = 0; c < C__N; c++)
-		t->vms += s->by_class[c];
-	t->saved_w += s->saved_w;
-}
-
-static struct json_object *totals_json(const struct totals *t)
-{
-	struct json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "hosts", json_object_new_int((int)t->hosts));
-	json_object_object_add(o, "reachable",
-			       json_object_new_int((int)t->reachable));
-	json_object_object_add(o, "packages", json_object_new_int((int)t->pkgs));
-	json_object_object_add(o, "awake", json_object_new_int((int)t->awake));
-	json_object_object_add(o, "asleep",
-			       json_object_new_int((int)(t->pkgs - t->awake)));
-	json_object_object_add(o, "vms", json_object_new_int((int)t->vms));
-	json_object_object_add(o, "saved_watts", vcp_json_double3(t->saved_w));
-	return o;
-}
-
-/* ---- status: the standby loop's state ---- */
-
-/* The loop's state file for status (read as it is, no lock: it is
- * replaced whole); false without a standby object or when it cannot be
- * read (said on stderr). */
-static bool status_state(const struct fctx *f, struct vcp_sb_state *st)
-{
-	const char *path = vcp_fleet_state_path(f->o.state);
-	const char **names;
-	char *err = NULL;
-	int r;
-
-	if (!f->cfg.standby.enabled)
-		return false;
-	names = calloc(f->cfg.n_hosts + 1, sizeof(*names));
-	if (!names)
-		return false;
-	for (size_t i = 0; i < f->cfg.n_hosts; i++)
-		names[i] = f->cfg.hosts[i].name;
-	r = vcp_fleet_state_load(path, names, f->cfg.n_hosts, st, &err);
-	free(names);
-	if (r < 0)
-		fprintf(stderr, "fleet status: the standby loop's state: %s\n",
-			err ? err : strerror(-r));
-	free(err);
-	return r == 0;
-}
-
-static struct json_object *sb_host_json(const struct vcp_sb_host_state *h)
-{
-	struct json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "power", json_object_new_string(
-			       vcp_sb_power_name(h->power)));
-	json_object_object_add(o, "since", h->since == VCP_SB_NO_TIME ? NULL :
-			       json_object_new_int64(h->since));
-	json_object_object_add(o, "why", h->why ?
-			       json_object_new_string(h->why) : NULL);
-	json_object_object_add(o, "last_action", h->last_action ?
-			       json_object_new_string(h->last_action) : NULL);
-	json_object_object_add(o, "output", h->output ?
-			       json_object_new_string(h->output) : NULL);
-	return o;
-}
-
-static const char *utc(long long t, char *buf, size_t size)
-{
-	time_t tt = (time_t)t;
-	struct tm tm;
-
-	if (t == VCP_SB_NO_TIME || !gmtime_r(&tt, &tm))
-		return "-";
-	strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
-	return buf;
-}
-
-static const char *sb_label(enum vcp_sb_power p)
-{
-	switch (p) {
-	case VCP_SB_STANDBY: return "standby (by vcpack)";
-	case VCP_SB_WAKING: return "waking (by vcpack)";
-	case VCP_SB_DRAINING: return "draining towards standby";
-	case VCP_SB_FAILED: return "failed (vcpack fleet clear HOST)";
-	default: return "on";
-	}
-}
-
-static void sb_text(const struct fctx *f, const struct vcp_sb_state *st)
-{
-	printf("standby loop (state %s):\n", vcp_fleet_state_path(f->o.state));
-	for (size_t i = 0; i < st->n_hosts; i++) {
-		const struct vcp_sb_host_state *h = &st->hosts[i];
-		struct cell hc;
-		char ts[32];
-
-		if (h->power == VCP_SB_ON && !view(f, i)) {
-			printf("  %-16s unreachable (not put to sleep by vcpack)\n",
-			       cut(f, h->name, HOST_W, &hc));
-			continue;
-		}
-		printf("  %-16s %s", cut(f, h->name, HOST_W, &hc),
-		       sb_label(h->power));
-		if (h->since != VCP_SB_NO_TIME)
-			printf(" since %s", utc(h->since, ts, sizeof(ts)));
-		if (h->why)
-			printf(": %s", h->why);
-		if (h->last_action && h->power != VCP_SB_ON)
-			printf(" [last: %s]", h->last_action);
-		putchar('\n');
-	}
-}
-
-/* What the hosts vcpack put in standby save: their idle draw, measured
- * (the fleet file's idle_watts) or modelled per vendor. */
-struct sb_power {
-	size_t hosts;
-	double watts, measured;
-};
-
-static struct sb_power sb_power_of(const struct fctx *f,
-				   const struct vcp_sb_state *st)
-{
-	struct sb_power p = { 0 };
-
-	for (size_t i = 0; i < st->n_hosts; i++) {
-		const struct vcp_fleet_entry *e = &f->cfg.hosts[i];
-		struct vcp_watts w;
-
-		if (st->hosts[i].power != VCP_SB_STANDBY)
-			continue;
-		w = vcp_watts_host((enum vcp_vendor)e->vendor,
-				   st->hosts[i].packages, true, e->idle_watts,
-				   f->cfg.package_watts, f->cfg.host_watts);
-		p.hosts++;
-		p.watts += w.watts;
-		p.measured += w.measured ? w.watts : 0;
-	}
-	return p;
-}
-
-static bool sb_asleep(const struct vcp_sb_state *st, bool have, size_t i)
-{
-	return have && (st->hosts[i].power == VCP_SB_STANDBY ||
-			st->hosts[i].power == VCP_SB_WAKING);
-}
-
-/* ---- status: each host's power now (its power_command) ---- */
-
-struct power_read {
-	struct fctx *f;
-	/* by host; all "none" when no host has a power_command */
-	struct vcp_fleet_power *p;
-	unsigned int max_live;
-	size_t abandoned;
-	int r;
-	pthread_t t;
-	bool started; /* read (in its thread, unless none could start) */
-	bool threaded;
-};
-
-static void *power_thread(void *arg)
-{
-	struct power_read *pr = arg;
-
-	pr->r = vcp_fleet_power_read(&pr->f->cfg, pr->f->uris, pr->max_live,
-				     pr->p, &pr->abandoned);
-	return NULL;
-}
-
-static bool any_power_command(const struct fctx *f)
-{
-	for (size_t i = 0; i < f->cfg.n_hosts; i++)
-		if (vcp_fleet_power_command(&f->cfg, i))
-			return true;
-	return false;
-}
-
-/* Start reading the hosts' power while collect() asks their libvirt;
- * none without a power_command anywhere. */
-static void power_start(struct fctx *f, struct power_read *pr)
-{
-	size_t n = f->cfg.n_hosts;
-
-	memset(pr, 0, sizeof(*pr));
-	pr->f = f;
-	pr->p = calloc(n ? n : 1, sizeof(*pr->p));
-	f->uris = calloc(n ? n : 1, sizeof(*f->uris));
-	if (!pr->p || !f->uris || !any_power_command(f))
-		return;
-	for (size_t i = 0; i < n; i++)
-		f->uris[i] = f->cfg.hosts[i].uri;
-	/* the descriptors are shared with collect()'s pool: half each */
-	pr->max_live = vcp_fleet_fd_budget(fd_limit(), fds_in_use()) / 2;
-	pr->max_live = pr->max_live ? pr->max_live : 1;
-	pr->started = true;
-	pr->threaded = pthread_create(&pr->t, NULL, power_thread, pr) == 0;
-	if (!pr->threaded) /* then before the libvirt queries */
-		power_thread(pr);
-}
-
-static void power_wait(struct fctx *f, struct power_read *pr)
-{
-	if (pr->threaded)
-		pthread_join(pr->t, NULL);
-	f->abandoned += pr->abandoned;
-}
-
-static const char *power_why(const struct vcp_fleet_power *p)
-{
-	if (p->why)
-		return p->why;
-	return p->state == VCP_FPOWER_NONE ? "no power_command" : NULL;
-}
-
-static struct json_object *power_host_json(const struct vcp_fleet_power *p)
-{
-	struct json_object *o = json_object_new_object();
-	bool m = p->state == VCP_FPOWER_MEASURED;
-
-	json_object_object_add(
-		o, "state",
-		json_object_new_string(vcp_fpower_state_name(p->state)));
-	json_object_object_add(o, "watts",
-			       m ? vcp_json_double3(p->reading.watts) : NULL);
-	json_object_object_add(o, "source",
-			       m ? json_object_new_string("power_command") :
-				   NULL);
-	json_object_object_add(
-		o, "format",
-		m ? json_object_new_string(
-			    vcp_reading_format_name(p->reading.format)) :
-		    NULL);
-	json_object_object_add(
-		o, "error",
-		power_why(p) ? json_object_new_string(power_why(p)) : NULL);
-	json_object_object_add(o, "seconds", vcp_json_double3(p->seconds));
-	return o;
-}
-
-struct power_sum {
-	size_t measured, none, failed;
-	double watts;
-};
-
-static struct power_sum power_sum(const struct fctx *f,
-				  const struct vcp_fleet_power *p)
-{
-	struct power_sum s = { 0 };
-
-	for (size_t i = 0; i < f->cfg.n_hosts; i++) {
-		if (p[i].state == VCP_FPOWER_MEASURED) {
-			s.measured++;
-			s.watts += p[i].reading.watts;
-		} else if (p[i].state == VCP_FPOWER_NONE) {
-			s.none++;
-		} else {
-			s.failed++;
-		}
-	}
-	return s;
-}
-
-static void power_text(const struct fctx *f, const struct vcp_fleet_power *p,
-		       const struct vcp_sb_state *st, bool have_st)
-{
-	struct power_sum s = power_sum(f, p);
-
-	if (s.none == f->cfg.n_hosts) {
-		printf("power: no host has a power_command (vcpack-fleet(5)): no power measured now\n");
-		return;
-	}
-	printf("power now (each host's power_command):\n");
-	for (size_t i = 0; i < f->cfg.n_hosts; i++) {
-		struct cell hc;
-
-		printf("  %-16s ", host_cell(f, i, &hc));
-		if (p[i].state == VCP_FPOWER_MEASURED)
-			printf("%8.1f W measured: power_command (%s)%s\n",
-			       p[i].reading.watts,
-			       vcp_reading_format_name(p[i].reading.format),
-			       have_st && st->hosts[i].power == VCP_SB_STANDBY ?
-				       ", in standby by vcpack" :
-				       "");
-		else
-			printf("       - W none: %s\n", power_why(&p[i]));
-	}
-	printf("power: %.1f W measured on %zu of %zu hosts; %zu without a reading (%zu failed, %zu without a power_command), not counted\n",
-	       s.watts, s.measured, f->cfg.n_hosts, s.none + s.failed, s.failed,
-	       s.none);
-}
-
-static void power_totals_json(struct json_object *tj, const struct fctx *f,
-			      const struct vcp_fleet_power *p)
-{
-	struct power_sum s = power_sum(f, p);
-
-	json_object_object_add(tj, "measured_watts",
-			       s.measured ? vcp_json_double3(s.watts) : NULL);
-	json_object_object_add(tj, "measured_hosts",
-			       json_object_new_int((int)s.measured));
-	json_object_object_add(tj, "unmeasured_hosts",
-			       json_object_new_int((int)(s.none + s.failed)));
-}
-
-static int cmd_status(struct fctx *f)
-{
-	struct json_object *arr = json_object_new_array(), *o;
-	struct totals t = { 0 };
-	struct vcp_sb_state st = { 0 };
-	struct sb_power sbp = { 0 };
-	struct power_read pr;
-	bool have_st;
-	size_t asleep = 0;
-	int r;
-
-	power_start(f, &pr);
-	r = collect(f, 0);
-	power_wait(f, &pr);
-	if (r || !pr.p) {
-		json_object_put(arr);
-		free(pr.p);
-		return r ? r : vcp_cli_err(EXIT_PARTIAL, "out of memory");
-	}
-	have_st = status_state(f, &st);
-	if (!f->json)
-		printf("  %-16s %-8s %4s %5s %6s %4s  %-30s %8s\n", "HOST", "MODE",
-		       "PKGS", "AWAKE", "ASLEEP", "VMS",
-		       "spread/balanced/pack/untouched", "SAVED(W)");
-	for (size_t i = 0; i < f->cfg.n_hosts; i++) {
-		struct hsum s;
-
-		summarise(f, i, &s);
-		add_total(&t, &s, view(f, i) != NULL);
-		asleep += sb_asleep(&st, have_st, i) && !view(f, i);
-		if (f->json) {
-			o = status_host_json(f, i, &s);
-			json_object_object_add(o, "standby", have_st ?
-					       sb_host_json(&st.hosts[i]) : NULL);
-			json_object_object_add(o, "power",
-					       power_host_json(&pr.p[i]));
-			json_object_array_add(arr, o);
-		} else {
-			status_host_text(f, i, &s);
-		}
-	}
-	if (have_st) {
-		sbp = sb_power_of(f, &st);
-		if (!f->json) {
-			sb_text(f, &st);
-			printf("standby: %zu hosts in standby by vcpack, saving %.0f W (%.0f W from idle_watts, %.0f W modelled)\n",
-			       sbp.hosts, sbp.watts, sbp.measured,
-			       sbp.watts - sbp.measured);
-		}
-	}
-	if (!f->json) {
-		power_text(f, pr.p, &st, have_st);
-		printf("fleet: %zu hosts, %zu reachable; packages %zu awake, %zu asleep of %zu; %zu VMs; modelled saving %.0f W (%.0f W per package asleep; awake = some vCPU may run there)\n",
-		       t.hosts, t.reachable, t.awake, t.pkgs - t.awake, t.pkgs,
-		       t.vms, t.saved_w, f->cfg.package_watts);
-		json_object_put(arr);
-	} else {
-		o = json_object_new_object();
-		json_object_object_add(o, "hosts", arr);
-		json_object_object_add(o, "totals", totals_json(&t));
-		power_totals_json(json_object_object_get(o, "totals"), f, pr.p);
-		if (have_st) {
-			struct json_object *tj = json_object_object_get(o, "totals");
-
-			json_object_object_add(tj, "standby_hosts",
-					       json_object_new_int((int)sbp.hosts));
-			json_object_object_add(tj, "standby_saving_watts",
-					       vcp_json_double3(sbp.watts));
-			json_object_object_add(tj, "standby_saving_measured_watts",
-					       vcp_json_double3(sbp.measured));
-		}
-		vcp_cli_json(o);
-	}
-	vcp_sb_state_clear(&st);
-	vcp_fleet_power_clear(pr.p, f->cfg.n_hosts);
-	free(pr.p);
-	/* a host vcpack put to sleep is not expected to answer */
-	return t.reachable + asleep == t.hosts ? 0 : EXIT_PARTIAL;
 }
 
 /* ---- tag ---- */
@@ -962,13 +370,15 @@ static bool vm_matches(const struct fctx *f, size_t h, const struct vcp_vm *vm)
 {
 	const struct vcp_fleet_entry *e = &f->cfg.hosts[h];
 	struct vcp_rule_subject sub = {
-		e->name, e->group, vm, class_label[vm_class(vm, f->c->policy)]
+		e->name, e->group, vm,
+		vcp_fleet_cli_class_label[vcp_fleet_cli_vm_class(vm,
+								 f->c->policy)]
 	};
 
 	return vcp_rule_matches(&f->rule, &sub, false);
 }
 
-/* Per host: the names to tag. Lives until exit (see collect()). */
+/* Per host: the names to tag. Lives until exit (see vcp_fleet_cli_collect()). */
 struct tag_work {
 	struct vcp_tag tag;
 	char ***names;		/* by host index */
@@ -1049,7 +459,7 @@ static void tag_line(const struct fctx *f, struct json_object *arr, size_t h,
 
 	if (!f->json) {
 		printf("  %-16s %-24s %s%s%s\n", host_cell(f, h, &hc),
-		       vm ? cut(f, vm, VM_W, &vc) : "-", outcome,
+		       vm ? vcp_fleet_cli_cut(f, vm, VM_W, &vc) : "-", outcome,
 		       msg ? ": " : "", msg ? msg : "");
 		return;
 	}
@@ -1092,7 +502,7 @@ static size_t run_tags(struct fctx *f, struct tag_work *w,
 			w->host_of[nj] = h;
 			uris[nj++] = f->cfg.hosts[h].uri;
 		}
-	p = pool_for(f, tag_job, tag_out_free, w, false);
+	p = vcp_fleet_cli_pool_for(f, tag_job, tag_out_free, w, false);
 	if (vcp_fleet_run(uris, nj, &p, res, &ab) < 0)
 		return SIZE_MAX;
 	f->abandoned += ab;
@@ -1119,7 +529,7 @@ static size_t run_tags(struct fctx *f, struct tag_work *w,
 
 static int cmd_tag(struct fctx *f)
 {
-	static struct tag_work w;	/* until exit: see collect() */
+	static struct tag_work w; /* until exit: see vcp_fleet_cli_collect() */
 	struct json_object *arr = json_object_new_array(), *o;
 	size_t n = 0, failed;
 	char *xml;
@@ -1130,7 +540,7 @@ static int cmd_tag(struct fctx *f)
 	else
 		r = 0;	/* parsed and hosts selected by filter_hosts() */
 	if (!r)
-		r = collect(f, 0);
+		r = vcp_fleet_cli_collect(f, 0);
 	if (!r && select_for_tag(f, &w, &n) < 0)
 		r = vcp_cli_err(EXIT_PARTIAL, "out of memory");
 	if (r) {
@@ -1163,1216 +573,6 @@ static int cmd_tag(struct fctx *f)
 		json_object_put(arr);
 	}
 	return failed ? EXIT_PARTIAL : 0;
-}
-
-/* ---- plan ---- */
-
-struct compat_work {
-	size_t n_groups;
-	char **cpu_xml;		/* per group */
-	size_t *rep;		/* per group: a host of that group */
-};
-
-/* On a host of group g: which other groups' guests can run here. */
-static int compat_job(struct vcp_virt *v, size_t g, void *arg,
-		      void **ret_data, char **ret_err)
-{
-	const struct compat_work *cw = arg;
-	bool *row = calloc(cw->n_groups, sizeof(bool));
-
-	if (!row)
-		return -ENOMEM;
-	for (size_t a = 0; a < cw->n_groups; a++) {
-		char *ignored = NULL;
-
-		if (a != g && cw->cpu_xml[a])
-			vcp_virt_cpu_runs_here(v, cw->cpu_xml[a], &row[a],
-					       &ignored);
-		free(ignored);
-	}
-	*ret_data = row;
-	return 0;
-}
-
-struct fleet_in {
-	struct vcp_fleet_host *hosts;
-	char **keys;		/* distinct CPU keys, by group */
-	size_t n_groups;
-	bool *compat;
-};
-
-static int group_hosts(const struct fctx *f, struct fleet_in *in,
-		       struct compat_work *cw)
-{
-	size_t n = f->cfg.n_hosts;
-
-	in->keys = calloc(n + 1, sizeof(char *));
-	cw->cpu_xml = calloc(n + 1, sizeof(char *));
-	cw->rep = calloc(n + 1, sizeof(size_t));
-	if (!in->keys || !cw->cpu_xml || !cw->rep)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		const struct vcp_fleet_view *fv = view(f, i);
-		size_t g;
-
-		in->hosts[i].cpu_group = -1;
-		if (!fv || !fv->cpu_key)
-			continue;
-		for (g = 0; g < in->n_groups; g++)
-			if (!strcmp(in->keys[g], fv->cpu_key))
-				break;
-		if (g == in->n_groups) {
-			in->keys[g] = fv->cpu_key;
-			cw->cpu_xml[g] = fv->cpu_xml;
-			cw->rep[g] = i;
-			in->n_groups++;
-		}
-		in->hosts[i].cpu_group = (int)g;
-	}
-	cw->n_groups = in->n_groups;
-	return 0;
-}
-
-static int compat_matrix(struct fctx *f, struct fleet_in *in)
-{
-	static struct compat_work cw;	/* until exit: see collect() */
-	struct vcp_fleet_result *res = NULL;
-	struct vcp_fleet_pool p;
-	const char **uris = NULL;
-	size_t ng, ab = 0;
-	int r;
-
-	/* fleet run comes here every round: last round's, unless a stuck
-	 * worker may still read them */
-	if (!f->abandoned) {
-		free(cw.cpu_xml);
-		free(cw.rep);
-	}
-	r = group_hosts(f, in, &cw);
-
-	ng = in->n_groups;
-	if (r < 0 || ng < 2)
-		return r;
-	in->compat = calloc(ng * ng, sizeof(bool));
-	uris = calloc(ng, sizeof(*uris));
-	res = calloc(ng, sizeof(*res));
-	if (!in->compat || !uris || !res)
-		return -ENOMEM;
-	for (size_t g = 0; g < ng; g++)
-		uris[g] = f->cfg.hosts[cw.rep[g]].uri;
-	p = pool_for(f, compat_job, free, &cw, true);
-	p.progress = NULL;
-	r = vcp_fleet_run(uris, ng, &p, res, &ab);
-	for (size_t g = 0; r == 0 && g < ng; g++) {
-		const bool *row = res[g].data;
-
-		for (size_t a = 0; row && a < ng; a++)
-			in->compat[a * ng + g] = row[a];	/* a's guests on g */
-	}
-	f->abandoned += ab;
-	if (!ab) {
-		vcp_fleet_results_clear(res, ng, free);
-		free(res);
-		free(uris);
-	}
-	return r;
-}
-
-static int fleet_input(struct fctx *f, struct fleet_in *in)
-{
-	size_t n = f->cfg.n_hosts;
-
-	in->hosts = calloc(n ? n : 1, sizeof(*in->hosts));
-	if (!in->hosts)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		const struct vcp_fleet_view *fv = view(f, i);
-		struct vcp_fleet_host *h = &in->hosts[i];
-
-		h->name = f->cfg.hosts[i].name;
-		h->accepts = f->cfg.hosts[i].accepts;
-		h->reachable = fv != NULL;
-		if (!fv)
-			continue;
-		h->host = fv->w.host;
-		h->vms = fv->w.vms;
-		h->n_vms = fv->w.n_vms;
-		h->mem_kib = fv->mem_kib;
-	}
-	return compat_matrix(f, in);
-}
-
-static struct vcp_watts host_saving(const struct fctx *f,
-				    const struct vcp_fleet_plan *p, size_t i);
-static enum vcp_vendor host_vendor(const struct fctx *f, size_t i);
-static double saving_of(const struct fctx *f, const struct vcp_fleet_plan *p,
-			double *ret_measured);
-
-/* The hosts' rows of the plan: demand, capacity, packages, verdict. */
-static void plan_hosts_text(const struct fctx *f,
-			    const struct vcp_fleet_plan *p,
-			    const struct fleet_in *in)
-{
-	struct cell hc;
-
-	printf("  %-16s %7s %8s %9s  %s\n", "HOST", "DEMAND", "CAPACITY",
-	       "AWAKE", "VERDICT");
-	for (size_t i = 0; i < p->n_hosts; i++) {
-		const struct vcp_fleet_host_plan *hp = &p->hosts[i];
-		const char *name = cut(f, in->hosts[i].name, HOST_W, &hc);
-
-		if (!in->hosts[i].reachable) {
-			printf("  %-16s %7s %8s %9s  unreachable: %s\n", name,
-			       "-", "-", "-",
-			       f->res[i].err ? f->res[i].err : "?");
-			continue;
-		}
-		printf("  %-16s %7.2f %8.2f %4zu -> %zu  %s\n", name,
-		       hp->demand_before, hp->capacity, hp->awake_before,
-		       hp->awake_after,
-		       hp->emptied ? "emptied: can sleep" :
-		       hp->kept	   ? hp->kept :
-				     "stays as it is");
-	}
-}
-
-static void plan_text(const struct fctx *f, const struct vcp_fleet_plan *p,
-		      const struct fleet_in *in, double saved)
-{
-	struct cell hc, tc, vc;
-	double measured;
-
-	plan_hosts_text(f, p, in);
-	printf("saving per host (vendor: the fleet file's, else libvirt's host CPU):\n");
-	for (size_t i = 0; i < p->n_hosts; i++) {
-		struct vcp_watts w;
-
-		if (!in->hosts[i].reachable)
-			continue;
-		w = host_saving(f, p, i);
-		printf("  %-16s %-7s %6.0f W  %s\n",
-		       cut(f, in->hosts[i].name, HOST_W, &hc),
-		       vcp_vendor_name(host_vendor(f, i)), w.watts, w.basis);
-	}
-	printf("migrations (in this order; plan changes nothing):\n");
-	if (!p->n_moves)
-		printf("  (none)\n");
-	for (size_t k = 0; k < p->n_moves; k++) {
-		const struct vcp_fleet_move *m = &p->moves[k];
-		const struct vcp_vm *vm = &in->hosts[m->from].vms[m->vm];
-
-		printf("  %-24s %s -> %s  %.2f CPUs  %llu MiB\n",
-		       cut(f, vm->name, VM_W, &vc),
-		       cut(f, in->hosts[m->from].name, HOST_W, &hc),
-		       cut(f, in->hosts[m->to].name, HOST_W, &tc), m->demand,
-		       vm->mem_kib / 1024);
-	}
-	saving_of(f, p, &measured);
-	printf("fleet: %zu hosts could be emptied and sleep (%zu idle already), packages awake %zu -> %zu of %zu; saving %.0f W (%.0f W measured, %.0f W modelled)\n",
-	       p->hosts_emptied, p->hosts_idle, p->awake_before, p->awake_after,
-	       p->packages, saved, measured, saved - measured);
-}
-
-/* Collect, group CPUs, plan: what `plan` prints and `apply` carries out. */
-static int fleet_plan(struct fctx *f, struct fleet_in *in,
-		      struct vcp_fleet_plan **ret)
-{
-	struct vcp_fleet_opts opts;
-	int r = collect(f, f->sample_ms);
-
-	if (r)
-		return r;
-	r = fleet_input(f, in);
-	opts = (struct vcp_fleet_opts){ .move_spread = f->cfg.move_spread,
-		.mem_reserve = f->cfg.mem_reserve, .n_groups = in->n_groups,
-		.compat = in->compat };
-	if (r == 0)
-		r = vcp_fleet_plan_compute(in->hosts, f->cfg.n_hosts,
-					   f->c->policy, &opts, ret);
-	if (r < 0)
-		return vcp_cli_err(EXIT_PARTIAL, "fleet plan failed: %s",
-				   strerror(-r));
-	return 0;
-}
-
-static void fleet_in_clear(struct fleet_in *in)
-{
-	free(in->hosts);
-	free(in->keys);
-	free(in->compat);
-}
-
-/* The power model's vendor of host @i: the fleet file's, else libvirt's
- * host CPU. */
-static enum vcp_vendor host_vendor(const struct fctx *f, size_t i)
-{
-	const struct vcp_fleet_view *fv = view(f, i);
-
-	if (f->cfg.hosts[i].vendor)
-		return (enum vcp_vendor)f->cfg.hosts[i].vendor;
-	return fv ? vcp_vendor_from_cpu_key(fv->cpu_key) : VCP_VENDOR_UNKNOWN;
-}
-
-/* Would the standby loop put host @i in standby once emptied? */
-static bool can_standby(const struct fctx *f, size_t i)
-{
-	const struct vcp_sb_cfg *s = &f->cfg.standby;
-
-	return s->enabled && s->hosts[i].action != VCP_SB_ACTION_NONE &&
-	       !s->hosts[i].stay_on;
-}
-
-/* What the plan saves on host @i, per its vendor (fleetwatts.c). */
-static struct vcp_watts host_saving(const struct fctx *f,
-				    const struct vcp_fleet_plan *p, size_t i)
-{
-	const struct vcp_fleet_host_plan *hp = &p->hosts[i];
-	enum vcp_vendor v = host_vendor(f, i);
-
-	if (hp->emptied && can_standby(f, i))
-		return vcp_watts_host(v, hp->n_packages, true,
-				      f->cfg.hosts[i].idle_watts,
-				      f->cfg.package_watts, f->cfg.host_watts);
-	if (hp->emptied)
-		return vcp_watts_host(v, hp->awake_before, false, -1,
-				      f->cfg.package_watts, f->cfg.host_watts);
-	return vcp_watts_packages(v, hp->awake_before - hp->awake_after,
-				  f->cfg.package_watts);
-}
-
-/* The fleet's saving; *ret_measured: the part from measured figures. */
-static double saving_of(const struct fctx *f, const struct vcp_fleet_plan *p,
-			double *ret_measured)
-{
-	double w = 0, m = 0;
-
-	for (size_t i = 0; i < p->n_hosts; i++) {
-		struct vcp_watts s;
-
-		if (!view(f, i))
-			continue;
-		s = host_saving(f, p, i);
-		w += s.watts;
-		m += s.measured ? s.watts : 0;
-	}
-	if (ret_measured)
-		*ret_measured = m;
-	return w;
-}
-
-static double saving(const struct fctx *f, const struct vcp_fleet_plan *p)
-{
-	return saving_of(f, p, NULL);
-}
-
-static void standby_text(const struct fctx *f, const struct fleet_in *in,
-			 const struct vcp_sb_decision *d)
-{
-	const struct vcp_fleet_host *h = in->hosts;
-	struct cell hc, tc, vc;
-
-	printf("standby (advice, as if demand had stayed so for the hold times; nothing is done):\n");
-	printf("  demand %.2f of %.2f CPUs on (%.0f%%), band %.0f%%-%.0f%%: %s\n",
-	       d->demand, d->capacity_on, d->util * 100,
-	       f->cfg.standby.low * 100, f->cfg.standby.high * 100, d->why);
-	for (size_t k = 0; k < d->n_moves; k++)
-		printf("  move %-24s %s -> %s  %.2f CPUs\n",
-		       cut(f, h[d->moves[k].from].vms[d->moves[k].vm].name,
-			   VM_W, &vc),
-		       cut(f, h[d->moves[k].from].name, HOST_W, &hc),
-		       cut(f, h[d->moves[k].to].name, HOST_W, &tc),
-		       d->moves[k].demand);
-	if (d->drain >= 0)
-		printf("  drain towards standby: %s\n", h[d->drain].name);
-	if (d->standby >= 0)
-		printf("  put in standby: %s\n", h[d->standby].name);
-	for (size_t k = 0; k < d->n_wake; k++)
-		printf("  wake: %s\n", h[d->wake[k]].name);
-	for (size_t i = 0; i < f->cfg.n_hosts; i++)
-		if (d->host_why[i])
-			printf("  stays on: %-16s %s\n",
-			       cut(f, h[i].name, HOST_W, &hc), d->host_why[i]);
-}
-
-/* The standby loop's decision as advice, when the fleet file has a
- * "standby" object: added to @o (JSON) or printed. */
-static int standby_advice(struct fctx *f, const struct fleet_in *in,
-			  struct json_object *o)
-{
-	struct vcp_fleet_opts opts = { .move_spread = f->cfg.move_spread,
-		.mem_reserve = f->cfg.mem_reserve, .n_groups = in->n_groups,
-		.compat = in->compat };
-	struct vcp_sb_round r = { in->hosts, f->cfg.n_hosts, f->c->policy,
-				  &opts, &f->cfg.standby, (long long)time(NULL) };
-	struct vcp_sb_decision *d = NULL;
-	int e;
-
-	if (!f->cfg.standby.enabled)
-		return 0;
-	e = vcp_sb_advise(&r, &d);
-	if (e < 0)
-		return vcp_cli_err(EXIT_PARTIAL, "fleet plan: standby advice failed: %s",
-				   strerror(-e));
-	if (o)
-		json_object_object_add(o, "standby", vcp_sb_decision_to_json(
-				       d, in->hosts, f->cfg.n_hosts));
-	else
-		standby_text(f, in, d);
-	vcp_sb_decision_free(d);
-	return 0;
-}
-
-/* What each migration to host @to passes to libvirt. */
-static struct vcp_migrate_opts migrate_opts(const struct fctx *f, size_t to)
-{
-	return (struct vcp_migrate_opts){ .p2p = f->cfg.p2p,
-		.address = to < f->cfg.n_hosts ?
-			   f->cfg.hosts[to].migration_address : NULL,
-		.tls = f->cfg.tls, .auto_converge = f->cfg.auto_converge,
-		.bandwidth_mib = f->cfg.bandwidth_mib };
-}
-
-/* The migration options, as passed to libvirt (`migration` in JSON). */
-static struct json_object *migration_json(const struct fctx *f)
-{
-	struct vcp_migrate_opts o = migrate_opts(f, SIZE_MAX);
-	const char *names[16];
-	size_t n = vcp_virt_migrate_flags(&o, names, 16);
-	struct json_object *m = json_object_new_object();
-	struct json_object *fl = json_object_new_array();
-
-	for (size_t k = 0; k < n && k < 16; k++)
-		json_object_array_add(fl, json_object_new_string(names[k]));
-	json_object_object_add(m, "flags", fl);
-	json_object_object_add(m, "bandwidth_mib_s", o.bandwidth_mib ?
-			       json_object_new_int64(o.bandwidth_mib) : NULL);
-	json_object_object_add(m, "timeout_s", f->cfg.migration_timeout_s ?
-			       json_object_new_int64(f->cfg.migration_timeout_s) :
-			       NULL);
-	return m;
-}
-
-static void migration_text(const struct fctx *f, FILE *fp)
-{
-	struct vcp_migrate_opts o = migrate_opts(f, SIZE_MAX);
-	const char *names[16];
-	size_t n = vcp_virt_migrate_flags(&o, names, 16);
-
-	fputs("migration options:", fp);
-	for (size_t k = 0; k < n && k < 16; k++)
-		fprintf(fp, " %s", names[k]);
-	if (o.bandwidth_mib)
-		fprintf(fp, "; bandwidth %u MiB/s", o.bandwidth_mib);
-	if (f->cfg.migration_timeout_s)
-		fprintf(fp, "; each aborted after %u s",
-			f->cfg.migration_timeout_s);
-	fputc('\n', fp);
-}
-
-/* The plan as `plan --json` prints it: an unreachable host's figures
- * are null (not known), with the error. */
-static struct json_object *plan_json(const struct fctx *f,
-				     const struct fleet_in *in,
-				     const struct vcp_fleet_plan *p)
-{
-	static const char *const unknown[] = { "emptied", "packages",
-		"awake_before", "awake_after", "demand_before", "demand_after",
-		"capacity", "mem_before_mib", "mem_after_mib" };
-	struct json_object *o = vcp_fleet_plan_to_json(p, in->hosts);
-	struct json_object *hs = NULL;
-	double measured = 0;
-
-	json_object_object_get_ex(o, "hosts", &hs);
-	for (size_t i = 0; i < p->n_hosts; i++) {
-		struct json_object *h = json_object_array_get_idx(hs, i);
-		bool ok = in->hosts[i].reachable;
-
-		json_object_object_add(h, "reachable", json_object_new_boolean(ok));
-		json_object_object_add(h, "error", !ok && f->res[i].err ?
-				       json_object_new_string(f->res[i].err) : NULL);
-		for (size_t k = 0; !ok && k < sizeof(unknown) / sizeof(*unknown); k++)
-			json_object_object_add(h, unknown[k], NULL);
-	}
-	for (size_t i = 0; i < p->n_hosts; i++) {
-		struct json_object *h = json_object_array_get_idx(hs, i);
-		struct vcp_watts w;
-
-		json_object_object_add(h, "vendor", json_object_new_string(
-				       vcp_vendor_name(host_vendor(f, i))));
-		if (!in->hosts[i].reachable) {
-			json_object_object_add(h, "saving_watts", NULL);
-			json_object_object_add(h, "saving_measured", NULL);
-			json_object_object_add(h, "saving_basis", NULL);
-			continue;
-		}
-		w = host_saving(f, p, i);
-		json_object_object_add(h, "saving_watts", vcp_json_double3(w.watts));
-		json_object_object_add(h, "saving_measured",
-				       json_object_new_boolean(w.measured));
-		json_object_object_add(h, "saving_basis",
-				       json_object_new_string(w.basis));
-	}
-	json_object_object_add(o, "saving_watts",
-			       vcp_json_double3(saving_of(f, p, &measured)));
-	json_object_object_add(o, "saving_measured_watts",
-			       vcp_json_double3(measured));
-	json_object_object_add(o, "migration", migration_json(f));
-	return o;
-}
-
-/* The plan as `plan --json` prints it, with who each host and VM is. */
-static struct json_object *saved_json(const struct fctx *f,
-				      const struct fleet_in *in,
-				      const struct vcp_fleet_plan *p)
-{
-	struct json_object *o = plan_json(f, in, p);
-	struct json_object *hs = NULL, *ms = NULL;
-
-	json_object_object_add(o, "format",
-			       json_object_new_string(VCP_SAVED_FORMAT));
-	json_object_object_get_ex(o, "hosts", &hs);
-	json_object_object_get_ex(o, "moves", &ms);
-	for (size_t i = 0; i < p->n_hosts; i++) {
-		struct json_object *h = json_object_array_get_idx(hs, i);
-		const struct vcp_fleet_view *fv = view(f, i);
-
-		json_object_object_add(h, "uri",
-				       json_object_new_string(f->cfg.hosts[i].uri));
-		json_object_object_add(h, "hostname", fv ?
-				       json_object_new_string(fv->hostname) : NULL);
-		json_object_object_add(h, "host_uuid", fv && fv->host_uuid ?
-				       json_object_new_string(fv->host_uuid) : NULL);
-	}
-	for (size_t k = 0; k < p->n_moves; k++)
-		json_object_object_add(json_object_array_get_idx(ms, k), "uuid",
-				       json_object_new_string(
-				       in->hosts[p->moves[k].from].vms[p->moves[k].vm].uuid));
-	return o;
-}
-
-/* Write @o to @path whole or not at all (a temporary file renamed). */
-static int write_json(const char *path, struct json_object *o)
-{
-	char tmp[4096];
-	FILE *fp;
-	int bad;
-
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp%ld", path, (long)getpid()) >=
-	    (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	fp = fopen(tmp, "w");
-	if (!fp)
-		return -errno;
-	bad = fputs(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-		    JSON_C_TO_STRING_NOSLASHESCAPE), fp) < 0 || fputc('\n', fp) < 0;
-	bad = fclose(fp) || bad;
-	if (bad || rename(tmp, path) < 0) {
-		int e = errno ? errno : EIO;
-
-		unlink(tmp);
-		return -e;
-	}
-	return 0;
-}
-
-static int save_plan(const struct fctx *f, const struct fleet_in *in,
-		     const struct vcp_fleet_plan *p)
-{
-	struct json_object *o = saved_json(f, in, p);
-	int r = write_json(f->o.save, o);
-
-	json_object_put(o);
-	if (r < 0)
-		return vcp_cli_err(EXIT_PARTIAL, "fleet plan: cannot save the plan to %s: %s",
-				   f->o.save, strerror(-r));
-	return 0;
-}
-
-static int cmd_plan(struct fctx *f)
-{
-	struct fleet_in in = { 0 };
-	struct vcp_fleet_plan *p = NULL;
-	int r = fleet_plan(f, &in, &p);
-
-	if (r) {
-		fleet_in_clear(&in);
-		return r;
-	}
-	if (f->json) {
-		struct json_object *o = plan_json(f, &in, p);
-
-		r = standby_advice(f, &in, o);
-		vcp_cli_json(o);
-	} else {
-		plan_text(f, p, &in, saving(f, p));
-		migration_text(f, stdout);
-		r = standby_advice(f, &in, NULL);
-	}
-	if (!r && f->o.save)
-		r = save_plan(f, &in, p);
-	r = r ? r : p->hosts_unreachable ? EXIT_PARTIAL : 0;
-	vcp_fleet_plan_free(p);
-	fleet_in_clear(&in);
-	return r;
-}
-
-/* ---- apply: the plan's migrations, one at a time ---- */
-
-struct mover {
-	struct fctx *f;
-	struct vcp_virt **conn;		/* by host, opened when first needed */
-	bool *failed;			/* by host: stop its migrations */
-	struct json_object *steps;
-	size_t moved, n_failed, skipped;
-	size_t k, n;			/* the step under way, of n */
-	const struct step *cur;
-	bool drawn;			/* a progress line is on the terminal */
-	double last_line;		/* s: the last plain progress line */
-};
-
-/* SIGINT/SIGTERM while apply migrates: the signal's number. The
- * migration in flight is aborted and no other starts. */
-static volatile sig_atomic_t stop_sig;
-
-static void on_stop(int sig)
-{
-	stop_sig = sig;
-}
-
-static struct vcp_virt *conn_of(struct mover *mv, size_t h, char **err)
-{
-	if (!mv->conn[h] &&
-	    vcp_virt_open(mv->f->cfg.hosts[h].uri, false, &mv->conn[h], err) < 0)
-		mv->conn[h] = NULL;
-	return mv->conn[h];
-}
-
-/* One migration's outcome, folded to 100 columns unless --wide (a
- * libvirt error can be long); printed as it happens. */
-static void step_text(const struct mover *mv, const char *vm, size_t from,
-		      size_t to, const char *outcome, const char *msg,
-		      double secs)
-{
-	const struct fctx *f = mv->f;
-	struct vcp_fold_capture fc;
-	struct cell hc, tc, vc;
-
-	vcp_fold_begin(&fc, wide(f) ? 0 : VCP_RENDER_COLS);
-	printf("  %zu/%zu %-24s %s -> %s: %s", mv->k + 1, mv->n,
-	       cut(f, vm, VM_W, &vc), host_cell(f, from, &hc),
-	       host_cell(f, to, &tc), outcome);
-	if (secs > 0)
-		printf(" (%.1f s)", secs);
-	printf("%s%s\n", msg ? ": " : "", msg ? msg : "");
-	vcp_fold_end(&fc);
-	fflush(stdout);
-}
-
-static void step_out(struct mover *mv, const char *vm, size_t from,
-		     size_t to, const char *outcome, const char *msg,
-		     double secs)
-{
-	const struct vcp_fleet_cfg *cfg = &mv->f->cfg;
-	struct json_object *o;
-
-	if (mv->drawn) {
-		fputs("\r\033[K", stderr);	/* the progress line */
-		fflush(stderr);
-		mv->drawn = false;
-	}
-	if (!mv->f->json) {
-		step_text(mv, vm, from, to, outcome, msg, secs);
-		return;
-	}
-	o = json_object_new_object();
-	json_object_object_add(o, "vm", json_object_new_string(vm));
-	json_object_object_add(o, "from", json_object_new_string(cfg->hosts[from].name));
-	json_object_object_add(o, "to", json_object_new_string(cfg->hosts[to].name));
-	json_object_object_add(o, "outcome", json_object_new_string(outcome));
-	json_object_object_add(o, "message", msg ? json_object_new_string(msg) : NULL);
-	json_object_object_add(o, "seconds", vcp_json_double3(secs));
-	json_object_array_add(mv->steps, o);
-}
-
-/* After libvirt said done: running on @to and gone from @from? */
-static const char *check_moved(struct mover *mv, size_t from, size_t to,
-			       const char *vm)
-{
-	bool run_to = false, run_from = false;
-	int a = vcp_virt_domain_state(mv->conn[to], vm, &run_to);
-	int b = vcp_virt_domain_state(mv->conn[from], vm, &run_from);
-
-	if (a < 0 || !run_to)
-		return "libvirt reported success but it is not running on the destination";
-	if (b == 0 && run_from)
-		return "libvirt reported success but it still runs on the source";
-	return NULL;
-}
-
-static double mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* One migration to carry out: fleet file host indices. */
-struct step {
-	const char *vm;
-	size_t from, to;
-};
-
-/* The migration's own progress on stderr: one line kept up to date on
- * a terminal, else a plain line every 5 s. */
-static void on_progress(void *opaque, const struct vcp_job_progress *p,
-			double secs)
-{
-	struct mover *mv = opaque;
-	const struct step *st = mv->cur;
-	bool tty = isatty(STDERR_FILENO);
-	struct cell hc, tc, vc;
-	char txt[160];
-
-	if (!tty && !vcp_mig_line_due(0, mv->last_line, secs, 5))
-		return;
-	vcp_mig_progress_text(txt, sizeof(txt), p, secs);
-	/* names cut: a progress line redrawn in place must fit one row */
-	fprintf(stderr, "%s  %zu/%zu %s %s -> %s: %s%s", tty ? "\r\033[K" : "",
-		mv->k + 1, mv->n, cut(mv->f, st->vm, VM_W, &vc),
-		host_cell(mv->f, st->from, &hc), host_cell(mv->f, st->to, &tc),
-		txt, tty ? "" : "\n");
-	fflush(stderr);
-	mv->drawn = tty;
-	mv->last_line = secs;
-}
-
-static void one_move(struct mover *mv, const struct step *st)
-{
-	const char *vm = st->vm;
-	struct vcp_migrate_opts o = migrate_opts(mv->f, st->to);
-	struct vcp_mig_watch w = { .timeout_s = mv->f->cfg.migration_timeout_s,
-				   .stop = &stop_sig, .progress = on_progress,
-				   .opaque = mv };
-	struct vcp_mig_result res = { 0 };
-	char *err = NULL, why[256] = "";
-	const char *bad = NULL;
-	double t0 = mono_s();
-	int r = 0;
-
-	if (mv->failed[st->from]) {
-		step_out(mv, vm, st->from, st->to, "skipped",
-			 "an earlier step from this host failed", 0);
-		mv->skipped++;
-		return;
-	}
-	if (!conn_of(mv, st->from, &err) || !conn_of(mv, st->to, &err))
-		r = -EIO;
-	mv->cur = st;
-	mv->last_line = -1;
-	if (r == 0)
-		r = vcp_mig_run(mv->conn[st->from], mv->conn[st->to], vm, &o,
-				&w, &res, &err);
-	if (r == 0)
-		bad = check_moved(mv, st->from, st->to, vm);
-	if (r == 0 && !bad && res.too_late)
-		snprintf(why, sizeof(why), "%s, but it completed before the abort took effect",
-			 res.asked == VCP_MIG_STOPPED ? "interrupted" :
-			 "past its timeout");
-	if (r == -ECANCELED) {
-		vcp_mig_why(why, sizeof(why), &res, w.timeout_s,
-			    mv->f->cfg.hosts[st->from].name);
-		step_out(mv, vm, st->from, st->to, "aborted", why,
-			 mono_s() - t0);
-		mv->failed[st->from] = true;
-		mv->n_failed++;
-	} else if (r < 0 || bad) {
-		step_out(mv, vm, st->from, st->to, "failed", bad ? bad :
-			 err ? err : strerror(-r), mono_s() - t0);
-		mv->failed[st->from] = true;
-		mv->n_failed++;
-	} else {
-		step_out(mv, vm, st->from, st->to, "moved", *why ? why : NULL,
-			 mono_s() - t0);
-		mv->moved++;
-	}
-	free(err);
-}
-
-/* On a terminal: list the migrations on stderr (stdout stays the
- * report) and ask. True only for an answer starting with y or Y. */
-static bool confirmed(const struct fctx *f, const struct step *st, size_t n)
-{
-	struct cell hc, tc, vc;
-	char line[64];
-
-	fprintf(stderr, "fleet apply: %zu live migrations, one at a time:\n", n);
-	for (size_t k = 0; k < n; k++)
-		fprintf(stderr, "  %zu/%zu %-24s %s -> %s\n", k + 1, n,
-			cut(f, st[k].vm, VM_W, &vc),
-			host_cell(f, st[k].from, &hc),
-			host_cell(f, st[k].to, &tc));
-	migration_text(f, stderr);
-	fputs("Proceed? [y/N] ", stderr);
-	fflush(stderr);
-	if (!fgets(line, sizeof(line), stdin))
-		return false;
-	return line[0] == 'y' || line[0] == 'Y';
-}
-
-static int mover_init(struct mover *mv, struct fctx *f)
-{
-	size_t n = f->cfg.n_hosts;
-
-	mv->f = f;
-	mv->conn = calloc(n ? n : 1, sizeof(*mv->conn));
-	mv->failed = calloc(n ? n : 1, sizeof(*mv->failed));
-	if (!mv->conn || !mv->failed)
-		return vcp_cli_err(EXIT_PARTIAL, "out of memory");
-	return 0;
-}
-
-static void mover_clear(struct mover *mv)
-{
-	for (size_t i = 0; mv->conn && i < mv->f->cfg.n_hosts; i++)
-		vcp_virt_close(mv->conn[i]);
-	free(mv->conn);
-	free(mv->failed);
-}
-
-/* SIGINT and SIGTERM set stop_sig while @on (no SA_RESTART); then back
- * to what they were. */
-static void catch_stop(bool on)
-{
-	static struct sigaction old_int, old_term;
-	struct sigaction sa = { .sa_handler = on_stop };
-
-	if (on) {
-		sigemptyset(&sa.sa_mask);
-		sigaction(SIGINT, &sa, &old_int);
-		sigaction(SIGTERM, &sa, &old_term);
-	} else {
-		sigaction(SIGINT, &old_int, NULL);
-		sigaction(SIGTERM, &old_term, NULL);
-	}
-}
-
-/* Ask (unless --yes), then carry @st out in order and report. */
-static int run_steps(struct mover *mv, const struct step *st, size_t n)
-{
-	struct fctx *f = mv->f;
-
-	if (n && !f->o.yes && !confirmed(f, st, n)) {
-		fprintf(stderr, "fleet apply: not confirmed; nothing done\n");
-		return EXIT_PARTIAL;
-	}
-	mv->steps = json_object_new_array();
-	if (!f->json)
-		printf("fleet apply: %zu migrations, one at a time\n", n);
-	catch_stop(true);
-	mv->n = n;
-	for (mv->k = 0; mv->k < n && !stop_sig; mv->k++)
-		one_move(mv, &st[mv->k]);
-	catch_stop(false);
-	if (stop_sig && !f->json)
-		printf("fleet apply: stopped by %s: %zu migrations not started\n",
-		       stop_sig == SIGTERM ? "SIGTERM" : "SIGINT", n - mv->k);
-	if (f->json) {
-		struct json_object *o = json_object_new_object();
-
-		json_object_object_add(o, "stopped_by", !stop_sig ? NULL :
-			json_object_new_string(stop_sig == SIGTERM ? "SIGTERM" :
-					       "SIGINT"));
-		json_object_object_add(o, "not_started",
-				       json_object_new_int((int)(n - mv->k)));
-
-		json_object_object_add(o, "moved", json_object_new_int((int)mv->moved));
-		json_object_object_add(o, "failed", json_object_new_int((int)mv->n_failed));
-		json_object_object_add(o, "skipped", json_object_new_int((int)mv->skipped));
-		json_object_object_add(o, "steps", mv->steps);
-		vcp_cli_json(o);
-	} else {
-		json_object_put(mv->steps);
-		printf("fleet apply: %zu moved, %zu failed, %zu skipped\n",
-		       mv->moved, mv->n_failed, mv->skipped);
-	}
-	if (stop_sig)
-		return 128 + stop_sig;
-	return mv->n_failed ? EXIT_PARTIAL : 0;
-}
-
-static int cmd_apply(struct fctx *f)
-{
-	struct fleet_in in = { 0 };
-	struct vcp_fleet_plan *p = NULL;
-	struct mover mv = { .f = f };
-	struct step *st = NULL;
-	int r = fleet_plan(f, &in, &p);
-
-	if (!r)
-		r = mover_init(&mv, f);
-	if (!r) {
-		st = calloc(p->n_moves ? p->n_moves : 1, sizeof(*st));
-		if (!st)
-			r = vcp_cli_err(EXIT_PARTIAL, "out of memory");
-	}
-	for (size_t k = 0; !r && k < p->n_moves; k++)
-		st[k] = (struct step){ in.hosts[p->moves[k].from].vms[p->moves[k].vm].name,
-				       p->moves[k].from, p->moves[k].to };
-	if (!r) {
-		r = run_steps(&mv, st, p->n_moves);
-		r = r ? r : p->hosts_unreachable ? EXIT_PARTIAL : 0;
-	}
-	free(st);
-	mover_clear(&mv);
-	vcp_fleet_plan_free(p);
-	fleet_in_clear(&in);
-	return r;
-}
-
-/* ---- apply --plan FILE: a saved plan, as saved ---- */
-
-__attribute__((format(printf, 2, 3)))
-static void changed(size_t *n, const char *fmt, ...)
-{
-	char *line;
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (vasprintf(&line, fmt, ap) < 0)
-		line = NULL;
-	va_end(ap);
-	/* URIs: folded as the error lines are */
-	vcp_fold_printf(stderr, vcp_cli_cols(), "  changed: %s\n",
-			line ? line : "?");
-	free(line);
-	(*n)++;
-}
-
-static int cfg_index(const struct fctx *f, const char *name, size_t *ret)
-{
-	for (size_t i = 0; i < f->cfg.n_hosts; i++)
-		if (!strcmp(f->cfg.hosts[i].name, name)) {
-			*ret = i;
-			return 0;
-		}
-	return -ENOENT;
-}
-
-/* Is the saved host still the same host? Sets *ret_i (fleet file
- * index) when it is; counts what changed in *n. */
-static bool same_host(struct mover *mv, const struct vcp_saved_host *sh,
-		      size_t *ret_i, size_t *n)
-{
-	const struct vcp_fleet_cfg *cfg = &mv->f->cfg;
-	char *err = NULL, *caps, *uuid;
-	size_t i, before = *n;
-
-	if (cfg_index(mv->f, sh->name, &i) < 0) {
-		changed(n, "host %s: no longer in the fleet file", sh->name);
-		return false;
-	}
-	if (strcmp(cfg->hosts[i].uri, sh->uri)) {
-		changed(n, "host %s: its URI is now %s (saved: %s)", sh->name,
-			cfg->hosts[i].uri, sh->uri);
-		return false;
-	}
-	if (!conn_of(mv, i, &err)) {
-		changed(n, "host %s: unreachable: %s", sh->name, err ? err : "?");
-		free(err);
-		return false;
-	}
-	if (sh->hostname && strcmp(vcp_virt_hostname(mv->conn[i]), sh->hostname))
-		changed(n, "host %s: its hostname is now %s (saved: %s)", sh->name,
-			vcp_virt_hostname(mv->conn[i]), sh->hostname);
-	if (sh->host_uuid) {
-		caps = vcp_virt_capabilities(mv->conn[i]);
-		uuid = caps ? vcp_caps_host_uuid(caps) : NULL;
-		if (!uuid || strcmp(uuid, sh->host_uuid))
-			changed(n, "host %s: its host UUID is now %s (saved: %s)",
-				sh->name, uuid ? uuid : "unknown", sh->host_uuid);
-		free(uuid);
-		free(caps);
-	}
-	*ret_i = i;
-	return *n == before;
-}
-
-/* Is the saved move's VM still running on its source as the same domain? */
-static void same_vm(struct mover *mv, const struct vcp_saved_move *sm,
-		    const char *from, size_t from_i, size_t *n)
-{
-	char uuid[37];
-	bool running = false;
-	int r = vcp_virt_domain_uuid(mv->conn[from_i], sm->vm, uuid, &running);
-
-	if (r == -ENOENT)
-		changed(n, "VM %s: no longer on %s (moved or gone)", sm->vm, from);
-	else if (r < 0)
-		changed(n, "VM %s on %s: cannot be read: %s", sm->vm, from,
-			strerror(-r));
-	else if (strcmp(uuid, sm->uuid))
-		changed(n, "VM %s on %s: another domain now (UUID %s, saved: %s)",
-			sm->vm, from, uuid, sm->uuid);
-	else if (!running)
-		changed(n, "VM %s on %s: not running", sm->vm, from);
-}
-
-/* Map the saved plan onto the fleet file as it is now: @st filled, the
- * number of changes returned (each on stderr). */
-static size_t saved_steps(struct mover *mv, const struct vcp_saved_plan *sp,
-			  size_t *idx, bool *ok, struct step *st)
-{
-	size_t n = 0;
-
-	for (size_t k = 0; k < sp->n_moves; k++) {
-		size_t h[2] = { sp->moves[k].from, sp->moves[k].to };
-
-		for (int j = 0; j < 2; j++)
-			if (idx[h[j]] == SIZE_MAX && !ok[h[j]]) {
-				ok[h[j]] = true;	/* checked */
-				if (!same_host(mv, &sp->hosts[h[j]], &idx[h[j]], &n))
-					idx[h[j]] = SIZE_MAX;
-			}
-		if (idx[h[0]] != SIZE_MAX)
-			same_vm(mv, &sp->moves[k], sp->hosts[h[0]].name,
-				idx[h[0]], &n);
-		st[k] = (struct step){ sp->moves[k].vm, idx[h[0]], idx[h[1]] };
-	}
-	return n;
-}
-
-static int cmd_apply_saved(struct fctx *f)
-{
-	struct vcp_saved_plan sp = { 0 };
-	struct mover mv = { .f = f };
-	struct step *st = NULL;
-	size_t *idx = NULL, n_changed = 0;
-	bool *checked = NULL;
-	char *err = NULL;
-	int r = vcp_saved_plan_load(f->o.plan, &sp, &err);
-
-	if (r < 0) {
-		r = vcp_cli_err(EXIT_USAGE, "Refusing saved plan: %s",
-				err ? err : strerror(-r));
-		free(err);
-		return r;
-	}
-	r = mover_init(&mv, f);
-	idx = malloc((sp.n_hosts ? sp.n_hosts : 1) * sizeof(*idx));
-	checked = calloc(sp.n_hosts ? sp.n_hosts : 1, sizeof(*checked));
-	st = calloc(sp.n_moves ? sp.n_moves : 1, sizeof(*st));
-	if (!r && (!idx || !checked || !st))
-		r = vcp_cli_err(EXIT_PARTIAL, "out of memory");
-	for (size_t i = 0; !r && i < sp.n_hosts; i++)
-		idx[i] = SIZE_MAX;
-	if (!r)
-		n_changed = saved_steps(&mv, &sp, idx, checked, st);
-	if (!r && n_changed)
-		r = vcp_cli_err(EXIT_USAGE, "fleet apply: the saved plan %s no longer holds (%zu changes above); nothing done; make a new one with 'vcpack fleet plan --save'",
-				f->o.plan, n_changed);
-	if (!r)
-		r = run_steps(&mv, st, sp.n_moves);
-	free(st);
-	free(idx);
-	free(checked);
-	mover_clear(&mv);
-	vcp_saved_plan_clear(&sp);
-	return r;
-}
-
-/* ---- the standby loop: run, apply with "standby", clear ---- */
-
-struct loopobs {
-	struct fctx *f;
-	struct fleet_in in;
-	const char **errs;
-	size_t stuck;		/* workers abandoned in all rounds so far */
-	/* this round's power_command readings, and the fleet's measured
-	 * power from them for the round's line */
-	struct power_read pr;
-	char *note;
-};
-
-/* The round's note: the fleet's measured power where hosts report it. */
-static void loop_power_note(struct loopobs *lo)
-{
-	struct power_sum s;
-
-	free(lo->note);
-	lo->note = NULL;
-	if (!lo->pr.started)
-		return;
-	s = power_sum(lo->f, lo->pr.p);
-	if (asprintf(&lo->note,
-		     "; measured %.1f W on %zu of %zu hosts (power_command)",
-		     s.watts, s.measured, lo->f->cfg.n_hosts) < 0)
-		lo->note = NULL;
-}
-
-static void loop_power_clear(struct loopobs *lo)
-{
-	vcp_fleet_power_clear(lo->pr.p, lo->f ? lo->f->cfg.n_hosts : 0);
-	free(lo->pr.p);
-	lo->pr.p = NULL;
-	free(lo->note);
-	lo->note = NULL;
-}
-
-/* The loop's observe op: the fleet as `fleet plan` sees it. */
-static int loop_observe(void *opaque, struct vcp_loop_obs *ret,
-			char **ret_err)
-{
-	struct loopobs *lo = opaque;
-	struct fctx *f = lo->f;
-	size_t n = f->cfg.n_hosts;
-	int r;
-
-	if (f->res)
-		vcp_fleet_results_clear(f->res, n, vcp_fleet_view_free);
-	free(f->res);
-	if (!lo->stuck)		/* stuck workers may still read them */
-		free(f->uris);
-	f->res = NULL;
-	f->uris = NULL;
-	fleet_in_clear(&lo->in);
-	memset(&lo->in, 0, sizeof(lo->in));
-	loop_power_clear(lo);
-	power_start(f, &lo->pr);
-	r = collect(f, f->sample_ms);
-	power_wait(f, &lo->pr);
-	loop_power_note(lo);
-	/* collect() counts this round's; the earlier ones still run */
-	f->abandoned += lo->stuck;
-	lo->stuck = f->abandoned;
-	if (r)
-		return vcp_err(ret_err, -EIO, "cannot query the hosts");
-	r = fleet_input(f, &lo->in);
-	lo->stuck = f->abandoned;
-	if (r < 0)
-		return vcp_err(ret_err, r, "cannot group the hosts' CPUs: %s",
-			       strerror(-r));
-	for (size_t i = 0; i < n; i++)
-		lo->errs[i] = f->res[i].err;
-	*ret = (struct vcp_loop_obs){ lo->in.hosts,
-				      n,
-				      { .move_spread = f->cfg.move_spread,
-					.mem_reserve = f->cfg.mem_reserve,
-					.n_groups = lo->in.n_groups,
-					.compat = lo->in.compat },
-				      lo->errs,
-				      lo->note };
-	return 0;
-}
-
-static void loop_log(void *opaque, bool error, const char *line)
-{
-	char ts[32], *text;
-	time_t t = time(NULL);
-	struct tm tm;
-	size_t lead;
-
-	(void)opaque;
-	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
-	/* folded under the text (names, URIs) on a terminal unless --wide;
-	 * whole where it is kept (the journal, a file): one entry a line */
-	if (asprintf(&text, "%s fleet: %s%s", ts, error ? "error: " : "",
-		     line) < 0)
-		return;
-	lead = strlen(ts) + strlen(" fleet: ");
-	vcp_fold_line(stdout, text, lead, lead,
-		      isatty(STDOUT_FILENO) ? vcp_cli_cols() : 0);
-	free(text);
-	fflush(stdout);
-}
-
-static const struct vcp_loop_ops loop_ops = {
-	.observe = loop_observe,
-	.log = loop_log,
-};
-
-/* the signal that stopped the loop, and a second one (kills a power
- * command in flight) */
-static volatile sig_atomic_t loop_stop, loop_kill;
-
-static int loop_setup(struct fctx *f, struct vcp_loop *l, struct loopobs *lo)
-{
-	if (!f->cfg.standby.enabled)
-		return vcp_cli_err(EXIT_USAGE, "fleet %s: the fleet file has no \"standby\" object (see vcpack(1), Host standby)",
-				   f->o.arg ? "clear" : "run");
-	lo->f = f;
-	lo->errs = calloc(f->cfg.n_hosts + 1, sizeof(*lo->errs));
-	*l = (struct vcp_loop){ .cfg = &f->cfg, .policy = f->c->policy,
-		.state_path = vcp_fleet_state_path(f->o.state),
-		.ops = &loop_ops, .opaque = lo, .stop = &loop_stop,
-		.kill = &loop_kill };
-	if (!lo->errs || vcp_loop_init(l) < 0)
-		return vcp_cli_err(EXIT_PARTIAL, "out of memory");
-	return 0;
-}
-
-/* `fleet run` (@rounds 0: until stopped), or one round for apply. */
-static int cmd_run(struct fctx *f, unsigned int rounds)
-{
-	struct loopobs lo = { 0 };
-	struct vcp_loop l;
-	unsigned int every = f->o.interval > 0 ? (unsigned int)f->o.interval :
-			     f->cfg.standby.interval_s;
-	char *err = NULL;
-	int r = loop_setup(f, &l, &lo);
-
-	if (r)
-		return r;
-	vcp_loop_catch_signals(&loop_stop, &loop_kill);
-	if (rounds != 1)
-		loop_log(NULL, false, "standby loop started");
-	r = vcp_loop_run(&l, every, rounds, &err);
-	if (r < 0) {
-		r = vcp_cli_err(EXIT_USAGE, "fleet: %s", err ? err : strerror(-r));
-	} else if (loop_stop) {
-		/* as apply's migrations: 130 (SIGINT) or 143 (SIGTERM) */
-		loop_log(NULL, false, loop_stop == SIGTERM ?
-			 "stopped by SIGTERM; the state file says where each host is" :
-			 "stopped by SIGINT; the state file says where each host is");
-		r = 128 + loop_stop;
-	} else
-		r = l.failures ? EXIT_PARTIAL : 0;
-	free(err);
-	/* probes stuck past their deadline hold the fleet file's URIs:
-	 * vcp_cli_fleet() then exits without freeing */
-	f->abandoned += l.abandoned;
-	vcp_loop_clear(&l);
-	fleet_in_clear(&lo.in);
-	loop_power_clear(&lo);
-	free(lo.errs);
-	return r;
-}
-
-static int cmd_clear(struct fctx *f)
-{
-	struct loopobs lo = { 0 };
-	const char *power = NULL;
-	struct vcp_loop l;
-	char *err = NULL;
-	int r = loop_setup(f, &l, &lo);
-
-	if (r)
-		return r;
-	r = vcp_loop_clear_host(&l, f->o.arg, &power, &err);
-	if (r == -ENOENT)
-		r = vcp_cli_err(EXIT_USAGE, "fleet clear: no host '%s' in the fleet file", f->o.arg);
-	else if (r == -EALREADY)
-		r = vcp_cli_err(EXIT_USAGE, "fleet clear: '%s' is not failed (it is %s): nothing to clear",
-				f->o.arg, power);
-	else if (r < 0)
-		r = vcp_cli_err(EXIT_USAGE, "fleet clear: %s", err ? err : strerror(-r));
-	else
-		printf("fleet clear: '%s' is on again and may be chosen like any other host\n",
-		       f->o.arg);
-	free(err);
-	vcp_loop_clear(&l);
-	free(lo.errs);
-	return r;
 }
 
 /* ---- entry ---- */
@@ -2467,11 +667,11 @@ static int folded(struct fctx *f, const char *cmd)
 
 	vcp_fold_begin(&fc, f->json || wide(f) ? 0 : VCP_RENDER_COLS);
 	if (!strcmp(cmd, "status"))
-		r = cmd_status(f);
+		r = vcp_fleet_cli_cmd_status(f);
 	else if (!strcmp(cmd, "tag"))
 		r = cmd_tag(f);
 	else
-		r = cmd_plan(f);
+		r = vcp_fleet_cli_cmd_plan(f);
 	vcp_fold_end(&fc);
 	return r;
 }
@@ -2523,19 +723,20 @@ int vcp_cli_fleet(int argc, char **argv, const struct vcp_cli_common *c)
 	else if (!strcmp(cmd, "run") && f.json)
 		r = vcp_cli_err(EXIT_USAGE, "fleet run prints log lines, not JSON ('fleet status --json' shows the loop's state)");
 	else if (!strcmp(cmd, "run"))
-		r = cmd_run(&f, f.o.rounds > 0 ? (unsigned int)f.o.rounds : 0);
+		r = vcp_fleet_cli_cmd_run(
+			&f, f.o.rounds > 0 ? (unsigned int)f.o.rounds : 0);
 	else if (!strcmp(cmd, "clear"))
-		r = cmd_clear(&f);
+		r = vcp_fleet_cli_cmd_clear(&f);
 	else if (f.o.plan)
-		r = cmd_apply_saved(&f);
+		r = vcp_fleet_cli_cmd_apply_saved(&f);
 	else if (f.cfg.standby.enabled && f.json)
 		r = vcp_cli_err(EXIT_USAGE, "fleet apply: with a \"standby\" object apply is a round of the standby loop, which prints log lines, not JSON ('fleet status --json' shows the loop's state)");
 	else if (f.cfg.standby.enabled && !f.o.yes)
 		r = vcp_cli_err(EXIT_USAGE, "fleet apply: with a \"standby\" object apply is one round of the standby loop (migrations, standby, wakes decided as it goes): pass --yes (or see it first with 'fleet plan')");
 	else if (f.cfg.standby.enabled)
-		r = cmd_run(&f, 1);	/* one round of the loop */
+		r = vcp_fleet_cli_cmd_run(&f, 1); /* one round of the loop */
 	else
-		r = cmd_apply(&f);
+		r = vcp_fleet_cli_cmd_apply(&f);
 	fflush(stdout);
 	if (f.abandoned)
 		_exit(r);	/* workers still inside libvirt use f's memory */
