@@ -372,8 +372,8 @@ __attribute__((format(printf, 2, 3))) static void changed(size_t *n,
 		line = NULL;
 	va_end(ap);
 	/* URIs: folded as the error lines are */
-	vcp_fold_printf(stderr, vcp_cli_cols(), "  changed: %s\n",
-			line ? line : "?");
+	vcp_fold_printf(stderr, vcp_cli_cols_for(STDERR_FILENO),
+			"  changed: %s\n", line ? line : "?");
 	free(line);
 	(*n)++;
 }

@@ -119,7 +119,7 @@ static void loop_log(void *opaque, bool error, const char *line)
 		return;
 	lead = strlen(ts) + strlen(" fleet: ");
 	vcp_fold_line(stdout, text, lead, lead,
-		      isatty(STDOUT_FILENO) ? vcp_cli_cols() : 0);
+		      vcp_cli_cols_for(STDOUT_FILENO));
 	free(text);
 	fflush(stdout);
 }

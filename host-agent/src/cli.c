@@ -82,12 +82,18 @@ size_t vcp_cli_cols(void)
 	return cli_cols;
 }
 
+size_t vcp_cli_cols_for(int fd)
+{
+	return isatty(fd) ? cli_cols : 0;
+}
+
 int vcp_cli_err(int code, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	code = vcp_fold_err(code, "vcpack", cli_cols, fmt, ap);
+	code = vcp_fold_err(code, "vcpack", vcp_cli_cols_for(STDERR_FILENO),
+			    fmt, ap);
 	va_end(ap);
 	return code;
 }

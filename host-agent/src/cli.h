@@ -17,13 +17,16 @@
 #define EXIT_USAGE 2
 
 /* "vcpack: MESSAGE" on stderr, folded to 100 columns under the message
- * (whole after vcp_cli_wide()); returns @code. */
+ * when stderr is a terminal (whole into a file or the journal, and after
+ * vcp_cli_wide()); returns @code. */
 __attribute__((format(printf, 2, 3)))
 int vcp_cli_err(int code, const char *fmt, ...);
 /* --wide: error and log lines whole from now on. */
 void vcp_cli_wide(void);
 /* The columns error and log lines fold to (0: whole). */
 size_t vcp_cli_cols(void);
+/* Those for lines written to @fd: 0 (whole) unless it is a terminal. */
+size_t vcp_cli_cols_for(int fd);
 /* Pretty JSON on stdout; consumes @o. */
 void vcp_cli_json(struct json_object *o);
 

@@ -12,8 +12,9 @@
 # are folded into one line with a vCPU range. Names that would cut alike
 # (tenant-a-00-... and tenant-a-04-..., the two compute-node-... hosts)
 # keep the part where they differ: no table shows two names the same way.
-# Error lines on stderr and `fleet run`'s log lines fold too (a long
-# socket path, a long host name, a long log line), whole with --wide.
+# Error lines on stderr and `fleet run`'s log lines fold too on a terminal
+# (a long socket path, a long host name, a long log line), whole with
+# --wide and into a file or a pipe.
 B=$1
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -185,16 +186,23 @@ fa=$(F apply --yes)
 fits "fleet apply --yes (the test driver cannot migrate)" "$fa"
 t_match "fleet apply: a step's line with the names cut, libvirt's error folded under it" \
 	"^  1/80 batch-b-02-...-warehouse $HBSHORT -> $HSHORT: failed" "$fa"
-# error lines on stderr: folded under the message, a word too long for
-# a line (a socket path) cut visibly; whole with --wide
+# error lines on stderr: on a terminal (script(1)) folded under the
+# message, a word too long for a line (a socket path) cut visibly; whole
+# with --wide, and into a file or a pipe (logs, grep)
 S=$T_TMP/the-control-socket-directory-of-vcpackd/vcpackd.sock
-er=$("$VCPACK" --daemon-socket "$S" level 1 2>&1 >/dev/null); t_eq "level, no vcpackd: exit 1" 1 $?
+export S VCPACK
+script -qec '"$VCPACK" --daemon-socket "$S" level 1 2>&1 >/dev/null' /dev/null \
+	</dev/null >"$T_TMP/er.tty"
+t_eq "level, no vcpackd: exit 1" 1 $?
+er=$(tr -d '\r' <"$T_TMP/er.tty")
 fits "an error line with a long socket path" "$er"
 t_match "the error folded under its message" '^ {8}[^ ]' "$er"
 ew=$("$VCPACK" --daemon-socket "$S" level 1 --wide 2>&1 >/dev/null)
 t_eq "--wide: the error on one line, the path whole" \
 	"vcpack: vcpackd is not running (no answer on $S); nothing set" "$ew"
 t_eq "folded, the same message" "$ew" "$(t_unfold "$er")"
+t_eq "stderr not a terminal: the error on one line, as --wide" "$ew" \
+	"$("$VCPACK" --daemon-socket "$S" level 1 2>&1 >/dev/null)"
 LN=$(printf 'no-such-host-%s' "$HA")
 # fleet run's log lines: a one-host fleet whose demand line is long
 cat >"$T_TMP/run.json" <<JSON
@@ -205,14 +213,18 @@ cat >"$T_TMP/run.json" <<JSON
 JSON
 R() { "$VCPACK" fleet --hosts "$T_TMP/run.json" --sample 0 \
 	--state "$T_TMP/run-state.json" "$@"; }
-er=$(R clear "$LN" 2>&1 >/dev/null); t_eq "fleet clear, no such host: exit 2" 2 $?
+export R_ARGS="--hosts $T_TMP/run.json --sample 0 --state $T_TMP/run-state.json" LN
+script -qec '"$VCPACK" fleet $R_ARGS clear "$LN" 2>&1 >/dev/null' /dev/null \
+	</dev/null >"$T_TMP/er.tty"
+t_eq "fleet clear, no such host: exit 2" 2 $?
+er=$(tr -d '\r' <"$T_TMP/er.tty")
 fits "fleet: an error line with a long host name" "$er"
 t_match "fleet: the name in it" "$HA'" "$er"
 t_eq "fleet --wide: the error on one line" 1 "$(R --wide clear "$LN" 2>&1 >/dev/null | wc -l)"
+t_eq "fleet, stderr not a terminal: the error on one line" 1 "$(R clear "$LN" 2>&1 >/dev/null | wc -l)"
 # on a terminal (script(1) gives it one; stderr's progress line left
 # out) the lines fold; into a file or the journal each entry stays one
 # whole line
-export R_ARGS="--hosts $T_TMP/run.json --sample 0 --state $T_TMP/run-state.json"
 lg=$(script -qec "\"$VCPACK\" fleet $R_ARGS run --rounds 1 2>/dev/null" /dev/null </dev/null | tr -d '\r')
 t_eq "fleet run --rounds 1 on a terminal: exit 0" 0 $?
 fits "fleet run's log lines on a terminal" "$lg"
