@@ -48,6 +48,11 @@ bool vcp_mig_line_due(double t0, double last, double now, double every_s)
 	return now - (last < 0 ? t0 : last) >= every_s;
 }
 
+bool vcp_mig_abort_due(double last, double now, double every_s)
+{
+	return last < 0 || now - last >= every_s;
+}
+
 int vcp_mig_why(char *buf, size_t n, const struct vcp_mig_result *res,
 		unsigned int timeout_s, const char *source)
 {

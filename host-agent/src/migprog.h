@@ -34,6 +34,13 @@ double vcp_mig_wait_s(unsigned int timeout_s, double secs, double tick_s);
  * of the migration, which started at @t0)? */
 bool vcp_mig_line_due(double t0, double last, double now, double every_s);
 
+/* Ask libvirt to abort (again) at @now? @last: when it was last asked
+ * (< 0: not yet). Once due, every @every_s until the migration answers:
+ * an abort that libvirt takes before QEMU's migration has begun (its
+ * Begin and Prepare phases) cancels nothing, and the migration then
+ * runs to its end. */
+bool vcp_mig_abort_due(double last, double now, double every_s);
+
 /* "timed out after 4 s: migration aborted; the guest stays running on
  * a" and the like for a result that is not MOVED/FAILED. */
 int vcp_mig_why(char *buf, size_t n, const struct vcp_mig_result *res,

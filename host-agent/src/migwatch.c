@@ -5,13 +5,16 @@
  * job's progress (virDomainGetJobStats, which libvirt may hold while
  * QEMU completes the migration), and the caller's, which never blocks on
  * either: every tick it checks the timeout and the stop flag, asks for
- * virDomainAbortJob once when either is due, and passes the latest
- * progress to the caller's callback. All libvirt calls go through
- * virt.c. The poll has a read-only connection of its own to the source:
- * on the connection that carries the migration, libvirt 9.0 answered a
- * job query only when the migration ended (seen: 8 s and more, while
- * another connection was answered in 0.1 s); without that connection
- * there is no progress, the rest works.
+ * virDomainAbortJob when either is due (and every second after until
+ * the migration answers: one taken before QEMU's migration has begun
+ * is lost), and passes the latest progress to the caller's callback.
+ * All libvirt calls go through
+ * virt.c. The poll and the abort have a connection of their own to the
+ * source: on the connection that carries the migration, libvirt 9.0
+ * answered a job query only when the migration ended (seen: 8 s and
+ * more, while another connection was answered in 0.1 s); without that
+ * connection there is no progress and the abort goes on the migration's
+ * own.
  */
 #include "migwatch.h"
 
@@ -23,6 +26,9 @@
 #include <time.h>
 
 #include "migprog.h"
+
+/* how often an abort is asked again while the migration runs on */
+#define ABORT_EVERY_S 1.0
 
 struct run {
 	struct vcp_virt *src, *dst;
@@ -105,6 +111,7 @@ static enum vcp_mig_end watch(struct run *rn, const struct vcp_mig_watch *w,
 {
 	enum vcp_mig_end why = VCP_MIG_MOVED;	/* no abort asked */
 	bool aborted = false;
+	double last_abort = -1;
 	unsigned long seen = 0;
 
 	pthread_mutex_lock(&rn->mu);
@@ -122,15 +129,21 @@ static enum vcp_mig_end watch(struct run *rn, const struct vcp_mig_watch *w,
 		else if (why == VCP_MIG_MOVED &&
 			 vcp_mig_past(w->timeout_s, secs))
 			why = VCP_MIG_TIMED_OUT;
-		/* until libvirt takes it: before QEMU's job starts there is
-		 * no job to abort yet */
-		if (why != VCP_MIG_MOVED && !aborted) {
+		/* again every second until the migration answers: before
+		 * QEMU's migration starts there is nothing to abort, and
+		 * libvirt 9.0 may take the abort then and go on (seen: a
+		 * SIGTERM 1 s into the job, the guest moved 30 s later) */
+		if (why != VCP_MIG_MOVED &&
+		    vcp_mig_abort_due(last_abort, secs, ABORT_EVERY_S)) {
 			char *err = NULL;
 
 			pthread_mutex_unlock(&rn->mu);
-			aborted = vcp_virt_abort_job(rn->src, rn->name, &err) == 0;
+			if (vcp_virt_abort_job(rn->query ? rn->query : rn->src,
+					       rn->name, &err) == 0)
+				aborted = true;
 			free(err);	/* its outcome is the migration's */
 			pthread_mutex_lock(&rn->mu);
+			last_abort = secs;
 		}
 		if (w->progress && rn->seq != seen && !rn->done) {
 			struct vcp_job_progress p = rn->p;
@@ -201,9 +214,11 @@ int vcp_mig_run(struct vcp_virt *src, struct vcp_virt *dst, const char *name,
 		*ret = res;
 		return r;
 	}
-	/* its own connection: libvirt holds a job query made on the
-	 * connection that carries the migration until the migration ends */
-	if (vcp_virt_open(vcp_virt_uri(src), true, &rn.query, &qerr) < 0)
+
+	/* the poll's and the abort's (read-write): libvirt holds a call
+	 * made on the connection that carries the migration until the
+	 * migration ends */
+	if (vcp_virt_open(vcp_virt_uri(src), false, &rn.query, &qerr) < 0)
 		rn.query = NULL;
 	free(qerr);
 	if (pthread_create(&mig, NULL, migrate_main, &rn)) {

@@ -87,6 +87,19 @@ static void test_line_due(void **state)
 	assert_true(vcp_mig_line_due(0, 5.1, 10.1, 5));
 }
 
+static void test_abort_due(void **state)
+{
+	(void)state;
+	/* at once the first time, then again every second until the
+	 * migration answers (an abort taken before QEMU's migration began
+	 * is lost) */
+	assert_true(vcp_mig_abort_due(-1, 0, 1));
+	assert_true(vcp_mig_abort_due(-1, 7.3, 1));
+	assert_false(vcp_mig_abort_due(7.3, 7.55, 1));
+	assert_false(vcp_mig_abort_due(7.3, 8.29, 1));
+	assert_true(vcp_mig_abort_due(7.3, 8.3, 1));
+}
+
 static void test_why(void **state)
 {
 	struct vcp_mig_result res = { .end = VCP_MIG_TIMED_OUT,
@@ -144,6 +157,7 @@ int main(void)
 		cmocka_unit_test(test_text_starting),
 		cmocka_unit_test(test_timeout),
 		cmocka_unit_test(test_line_due),
+		cmocka_unit_test(test_abort_due),
 		cmocka_unit_test(test_why),
 		cmocka_unit_test(test_run_test_driver),
 	};
