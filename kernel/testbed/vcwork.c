@@ -25,6 +25,10 @@
  *    instruction after the wakeup;
  *  - work done: bursts completed and missed, and `work`, the number of
  *    spin-loop chunks the thread executed (CPU work actually received);
+ *  - run_ms and wait_ms: the scheduler's own count of the thread's time
+ *    on a CPU and runnable but waiting for one (/proc/thread-self/
+ *    schedstat, CONFIG_SCHEDSTATS or SCHED_INFO; -1 without), from its
+ *    first sample in the window to its end;
  *  - per-package busy time from the guest's own accounting: /proc/stat
  *    per-CPU deltas summed by physical_package_id, busy percentage per
  *    slot, and the share of --mon-ms intervals in which no CPU of the
@@ -139,6 +143,9 @@ struct vcp_thread {
 	long long bursts, missed, work;
 	cpu_set_t pins;
 	bool pins_set;
+	/* the scheduler's own run and wait time (schedstat, ns) at the
+	 * thread's first sample in the window and at its end; -1: none */
+	long long ss_run0, ss_wait0, ss_run1, ss_wait1;
 };
 
 static long long vcp_now(void)
@@ -531,6 +538,19 @@ static bool vcp_in_window(long long t)
 	return t >= vcp_win_start && t < vcp_win_end;
 }
 
+/* This thread's time on a CPU and waiting for one (schedstat), in ns. */
+static void vcp_schedstat(long long *run, long long *wait)
+{
+	FILE *f = fopen("/proc/thread-self/schedstat", "r");
+
+	*run = *wait = -1;
+	if (!f)
+		return;
+	if (fscanf(f, "%lld %lld", run, wait) != 2)
+		*run = *wait = -1;
+	fclose(f);
+}
+
 static void vcp_sample(struct vcp_thread *t, long long now)
 {
 	int cpu = sched_getcpu();
@@ -546,6 +566,8 @@ static void vcp_sample(struct vcp_thread *t, long long now)
 		t->slot_pkg[slot][pkg]++;
 	if (!vcp_in_window(now))
 		return;
+	if (!t->samples)
+		vcp_schedstat(&t->ss_run0, &t->ss_wait0);
 	t->samples++;
 	t->cpu_samples[cpu]++;
 	t->pkg_samples[pkg]++;
@@ -672,6 +694,7 @@ static void *vcp_thread_main(void *arg)
 		vcp_spin(t, stop, &next_sample);
 	else
 		vcp_run_bursty(t, start, stop);
+	vcp_schedstat(&t->ss_run1, &t->ss_wait1);
 	return NULL;
 }
 
@@ -715,6 +738,8 @@ static void vcp_print_thread(const struct vcp_thread *t)
 	size_t len = 0, clen = 0;
 	int p, cpu, main_pkg = -1;
 	long long p50 = 0, p99 = 0, max = 0, sum = 0;
+	/* run and wait time over the window, by the scheduler's count */
+	bool ss = t->samples && t->ss_run0 >= 0 && t->ss_run1 >= 0;
 	int i;
 
 	for (p = 0; p < vcp_n_pkgs; p++) {
@@ -749,6 +774,7 @@ static void vcp_print_thread(const struct vcp_thread *t)
 		 "\"period_us\":%.1f,\"burst_us\":%.1f,\"phase_us\":%.1f,"
 		 "\"start_ms\":%lld,\"stop_ms\":%lld,\"cpu_work\":%s,"
 		 "\"bursts\":%lld,\"missed\":%lld,\"work\":%lld,"
+		 "\"run_ms\":%.1f,\"wait_ms\":%.1f,"
 		 "\"timeline\":\"%s\"}\n",
 		 t->vm->name, t->idx, t->vm->class[0] ? t->vm->class : "-",
 		 t->steady ? "true" : "false", t->samples, pk, cs, main_pkg,
@@ -759,7 +785,8 @@ static void vcp_print_thread(const struct vcp_thread *t)
 		 t->steady ? 0.0 : t->vm->burst_ns / 1000.0, t->phase_ns / 1000.0,
 		 t->vm->start_ns / NSEC_PER_MSEC, t->vm->stop_ns / NSEC_PER_MSEC,
 		 t->vm->cpu_work ? "true" : "false", t->bursts, t->missed,
-		 t->work, tl);
+		 t->work, ss ? (t->ss_run1 - t->ss_run0) / 1e6 : -1.0,
+		 ss ? (t->ss_wait1 - t->ss_wait0) / 1e6 : -1.0, tl);
 	/* one write per line: VM processes share the console */
 	if (write(STDOUT_FILENO, line, strlen(line)) < 0)
 		exit(1);
