@@ -265,6 +265,7 @@ static int load_policy(struct ctx *c)
 static int setup(struct ctx *c, bool readonly)
 {
 	char *err = NULL;
+	bool refused;
 	int r;
 
 	if (load_policy(c) < 0)
@@ -276,7 +277,11 @@ static int setup(struct ctx *c, bool readonly)
 		return EXIT_PARTIAL;
 	}
 	c->mode = vcp_mode_detect(c->v, c->root, c->force_mode, &c->k,
-				  c->mode_reason, sizeof(c->mode_reason));
+				  c->mode_reason, sizeof(c->mode_reason),
+				  &refused);
+	if (refused)
+		return vcp_cli_err(EXIT_USAGE, "%s; nothing changed",
+				   c->mode_reason);
 	return 0;
 }
 

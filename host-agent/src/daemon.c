@@ -69,6 +69,7 @@ struct daemon {
 	const char *socket_path;
 	const char *root;
 	int force_mode;
+	int exit_status; /* main's, once the loop ends */
 	bool foreground, debug, restore_on_exit;
 
 	GMainLoop *loop;
@@ -489,8 +490,10 @@ static void on_closed(void *opaque)
 	g_idle_add(on_lost, d);
 }
 
-/* The mode and why (mode.h); in scx mode scx_vcpack is loaded now. */
-static void detect_mode(struct daemon *d)
+/* The mode and why (mode.h); in scx mode scx_vcpack is loaded now.
+ * False: --mode asked for a mode this host cannot run (the reason says
+ * why). */
+static bool detect_mode(struct daemon *d)
 {
 	struct vcp_mode_choice c;
 
@@ -500,10 +503,11 @@ static void detect_mode(struct daemon *d)
 	if (vcp_scx_run_detect(&d->scx, d->v, d->root, d->force_mode, &d->k,
 			       &c) < 0) {
 		snprintf(d->mode_reason, sizeof(d->mode_reason), "out of memory");
-		return;
+		return true;
 	}
 	d->mode = c.mode;
 	snprintf(d->mode_reason, sizeof(d->mode_reason), "%s", c.reason);
+	return !c.refused;
 }
 
 /* scx mode, and scx_vcpack is gone (ejected, exited): pin mode now. */
@@ -536,7 +540,14 @@ static int connect_libvirt(struct daemon *d)
 		return r;
 	}
 	vcp_virt_keepalive(d->v, 5, 3);
-	detect_mode(d);
+	if (!detect_mode(d)) {
+		/* as a bad option: nothing touched, the unit fails */
+		log_msg(LOG_ERR, "%s; vcpackd stops, nothing changed",
+			d->mode_reason);
+		d->exit_status = 1;
+		g_main_loop_quit(d->loop);
+		return -EINVAL;
+	}
 	log_msg(LOG_INFO, "connected to '%s'; %s mode: %s", vcp_virt_uri(d->v),
 		vcp_mode_name(d->mode), d->mode_reason);
 	vcp_passnews_forget(&d->news);
@@ -944,9 +955,13 @@ int main(int argc, char **argv)
 	/* WatchdogSec=: WATCHDOG=1 at half the period while the loop runs */
 	if (vcp_sd_watchdog_usec(&wd_usec) == 0)
 		g_timeout_add(MAX(wd_usec / 2000, 1), on_watchdog, NULL);
-	log_msg(LOG_INFO, "vcpackd started (policy sample every %us, shrink after %us)",
-		d.policy.sample_interval_s, d.policy.shrink_after_s);
-	g_main_loop_run(d.loop);
+	/* a refusal at the first connection came before the loop ran */
+	if (!d.exit_status) {
+		log_msg(LOG_INFO,
+			"vcpackd started (policy sample every %us, shrink after %us)",
+			d.policy.sample_interval_s, d.policy.shrink_after_s);
+		g_main_loop_run(d.loop);
+	}
 	vcp_scx_run_stop(&d.scx);
 	vcp_ctl_server_free(d.server);
 	unlink(d.socket_path);
@@ -961,5 +976,5 @@ int main(int argc, char **argv)
 	vcp_passnews_clear(&d.news);
 	json_object_put(d.last_status);
 	g_main_loop_unref(d.loop);
-	return 0;
+	return d.exit_status;
 }

@@ -51,11 +51,43 @@ static bool decide_scx(const struct vcp_mode_facts *f,
 	return c->mode == VCP_MODE_SCX;
 }
 
+/* Why forced mode @m cannot run here (NULL: it can). */
+static const char *cannot_force(const struct vcp_mode_facts *f, enum vcp_mode m)
+{
+	if (m == VCP_MODE_PIN)
+		return NULL;
+	if (!f->local)
+		return f->test_driver ?
+			       "libvirt's test driver has no kernel to tune" :
+			       "a remote host's kernel is not reachable through libvirt";
+	if (m == VCP_MODE_KERNEL && !f->knobs)
+		return f->kernel_reason ? f->kernel_reason :
+					  "this kernel has no vcpack knobs";
+	if (m == VCP_MODE_SCX && (!f->scx || f->scx->state == VCP_SCX_ABSENT))
+		return "this kernel has no sched_ext (CONFIG_SCHED_CLASS_EXT)";
+	if (m == VCP_MODE_SCX && !f->cpu_cgroup)
+		return "no cgroup hierarchy has the cpu controller";
+	return NULL;
+}
+
 static void force_mode(const struct vcp_mode_facts *f,
 		       struct vcp_mode_choice *c)
 {
+	const char *why;
+
 	if (f->force < 0 || (enum vcp_mode)f->force == c->mode)
 		return;
+	why = cannot_force(f, (enum vcp_mode)f->force);
+	if (why) {
+		/* the kernel's reason without what auto mode does instead */
+		const char *cut = strstr(why, "; pins alone carry the plan");
+
+		c->refused = true;
+		snprintf(c->reason, sizeof(c->reason), "--mode %s: %.*s",
+			 vcp_mode_name((enum vcp_mode)f->force),
+			 cut ? (int)(cut - why) : (int)strlen(why), why);
+		return;
+	}
 	c->mode = (enum vcp_mode)f->force;
 	c->start_scx = c->mode == VCP_MODE_SCX && f->scx && f->may_start &&
 		       f->scx->state == VCP_SCX_DISABLED;
@@ -128,10 +160,11 @@ int vcp_mode_detect_full(const struct vcp_virt *v, const char *root,
 
 enum vcp_mode vcp_mode_detect(const struct vcp_virt *v, const char *root,
 			      int force, struct vcp_kernel **ret_k,
-			      char *reason, size_t len)
+			      char *reason, size_t len, bool *ret_refused)
 {
 	struct vcp_mode_choice c;
 
+	*ret_refused = false;
 	if (vcp_mode_detect_full(v, root, force, NULL, false, NULL, ret_k,
 				 &c) < 0) {
 		*ret_k = NULL;
@@ -139,6 +172,7 @@ enum vcp_mode vcp_mode_detect(const struct vcp_virt *v, const char *root,
 		return VCP_MODE_PIN;
 	}
 	snprintf(reason, len, "%s", c.reason);
+	*ret_refused = c.refused;
 	return c.mode;
 }
 

@@ -37,6 +37,10 @@ struct vcp_mode_facts {
 struct vcp_mode_choice {
 	enum vcp_mode mode;
 	bool start_scx;		/* scx mode, and scx_vcpack is to be started */
+	/* --mode asked for a mode this host cannot run (kernel without the
+	 * knobs, scx without sched_ext): @reason says why, @mode is what
+	 * was found instead; callers refuse to go on */
+	bool refused;
 	char reason[512];
 };
 
@@ -65,11 +69,12 @@ int vcp_mode_detect_full(const struct vcp_virt *v, const char *root,
 
 /*
  * The CLI's detection: never starts scx_vcpack (drives one that runs);
- * @reason (of @len bytes) says why in words.
+ * @reason (of @len bytes) says why in words; *@ret_refused as in struct
+ * vcp_mode_choice.
  */
 enum vcp_mode vcp_mode_detect(const struct vcp_virt *v, const char *root,
 			      int force, struct vcp_kernel **ret_k,
-			      char *reason, size_t len);
+			      char *reason, size_t len, bool *ret_refused);
 
 /* "auto", "pin", "kernel", "scx" -> -1, VCP_MODE_*; else -2. */
 int vcp_mode_parse(const char *s);

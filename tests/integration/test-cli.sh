@@ -20,6 +20,27 @@ out=$("$VCPACK" frobnicate 2>&1); t_eq "unknown command: exit 2" 2 $?
 t_match "unknown command named" "unknown command 'frobnicate'" "$out"
 out=$("$VCPACK" --mode turbo status 2>&1); t_eq "bad --mode: exit 2" 2 $?
 t_match "bad --mode named" "--mode 'turbo'" "$out"
+# --mode kernel or scx where the host cannot run it: refused with why,
+# before anything is read or changed (it used to go on in pin mode)
+out=$("$VCPACK" --connect "$TWO" --mode kernel apply 2>&1)
+t_eq "--mode kernel on the test driver: exit 2" 2 $?
+t_eq "--mode kernel on the test driver: why, nothing changed" \
+	"vcpack: --mode kernel: libvirt's test driver has no kernel to tune; nothing changed" "$out"
+KR=$top/tests/data/kroot
+out=$("$VCPACK" --connect "$TWO" --root "$KR/v1-stock" --mode kernel plan 2>&1)
+t_eq "--mode kernel on a stock kernel: exit 2" 2 $?
+t_match "--mode kernel on a stock kernel: the missing knob named" \
+	"^vcpack: --mode kernel: stock kernel: no /sys/devices/system/cpu/sched_mc_power_savings" "$out"
+out=$("$VCPACK" --connect "$TWO" --root "$KR/v1-stock" --mode scx status 2>&1)
+t_eq "--mode scx without sched_ext: exit 2" 2 $?
+t_match "--mode scx without sched_ext: why" "--mode scx: this kernel has no sched_ext" "$out"
+"$VCPACK" --connect "$TWO" --root "$KR/v1" --mode kernel plan >/dev/null 2>&1
+t_eq "--mode kernel with the knobs: exit 0" 0 $?
+out=$(timeout 30 "$B/vcpackd" --foreground --connect "$TWO" \
+	--socket "$T_TMP/refused.sock" --mode kernel 2>&1)
+t_eq "vcpackd --mode kernel on the test driver: exits 1" 1 $?
+t_eq "vcpackd --mode kernel: why, and nothing else" \
+	"--mode kernel: libvirt's test driver has no kernel to tune; vcpackd stops, nothing changed" "$out"
 for c in status plan apply tag restore; do
 	out=$("$VCPACK" $c --help); t_eq "$c --help: exit 0" 0 $?
 	t_match "$c --help text" "Usage: vcpack .*$c" "$out"

@@ -162,6 +162,67 @@ static void test_decide(void **state)
 	}
 }
 
+/* --mode asking for what this host cannot run: refused, the mode found
+ * kept, the reason says what is missing */
+static const struct dcase refusals[] = {
+	{ "scx, no sched_ext",
+	  { .force = VCP_MODE_SCX,
+	    .local = true,
+	    .cpu_cgroup = true,
+	    .scx = &S_ABSENT,
+	    .may_start = true },
+	  VCP_MODE_PIN,
+	  false,
+	  "--mode scx: this kernel has no sched_ext" },
+	{ "scx, no cpu controller",
+	  { .force = VCP_MODE_SCX,
+	    .local = true,
+	    .scx = &S_OFF,
+	    .may_start = true },
+	  VCP_MODE_PIN,
+	  false,
+	  "--mode scx: no cgroup hierarchy has the cpu controller" },
+	{ "kernel, no knobs",
+	  { .force = VCP_MODE_KERNEL,
+	    .local = true,
+	    .cpu_cgroup = true,
+	    .scx = &S_OURS,
+	    .kernel_reason =
+		    "stock kernel: no level; pins alone carry the plan" },
+	  VCP_MODE_SCX,
+	  false,
+	  "--mode kernel: stock kernel: no level" },
+	{ "kernel, remote",
+	  { .force = VCP_MODE_KERNEL, .knobs = true },
+	  VCP_MODE_PIN,
+	  false,
+	  "--mode kernel: a remote host's kernel" },
+};
+
+static void test_decide_refused(void **state)
+{
+	for (size_t i = 0; i < sizeof(refusals) / sizeof(refusals[0]); i++) {
+		const struct dcase *c = &refusals[i];
+		struct vcp_mode_choice ch;
+
+		memset(&ch, 0x5a, sizeof(ch));
+		vcp_mode_decide(&c->f, &ch);
+		if (ch.mode != c->mode || !ch.refused ||
+		    strstr(ch.reason, "pins alone") ||
+		    strncmp(ch.reason, c->reason, strlen(c->reason)))
+			fail_msg("%s: got mode %s refused %d '%s'", c->name,
+				 vcp_mode_name(ch.mode), ch.refused, ch.reason);
+	}
+	/* what can run is not refused */
+	for (size_t i = 0; i < sizeof(dcases) / sizeof(dcases[0]); i++) {
+		struct vcp_mode_choice ch;
+
+		vcp_mode_decide(&dcases[i].f, &ch);
+		if (ch.refused)
+			fail_msg("%s: refused '%s'", dcases[i].name, ch.reason);
+	}
+}
+
 static void test_mode_names(void **state)
 {
 	assert_int_equal(vcp_mode_parse("scx"), VCP_MODE_SCX);
@@ -370,6 +431,7 @@ int main(void)
 		cmocka_unit_test(test_read_disabled_ejected_absent),
 		cmocka_unit_test(test_read_refusals),
 		cmocka_unit_test(test_decide),
+		cmocka_unit_test(test_decide_refused),
 		cmocka_unit_test(test_mode_names),
 		cmocka_unit_test(test_commands),
 		cmocka_unit_test(test_get_class),
