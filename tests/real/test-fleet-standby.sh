@@ -10,11 +10,11 @@
 # nothing (the host never comes back). Cases: a host emptied by live
 # migration, then put in standby; the loop stopped by SIGTERM and started
 # again while a host sleeps (the state file remembers it); a wake when
-# capacity is needed; a wake that never answers (failed, not chosen again
-# until `fleet clear`); an evacuation whose second migration fails (the
-# host stays on, its guests running, nothing put to sleep). Checked on the
-# daemons and the QEMU processes, not only on what vcpack says. Nothing
-# of this machine is suspended or powered.
+# demand rises (a new 8-vCPU guest); a wake that never answers (failed,
+# not chosen again until `fleet clear`); an evacuation whose second
+# migration fails (the host stays on, its guests running, nothing put to
+# sleep). Checked on the daemons and the QEMU processes, not only on what
+# vcpack says. Nothing of this machine is suspended or powered.
 B=$1
 KERNEL=$2
 here=$(cd "$(dirname "$0")" && pwd)
@@ -183,9 +183,17 @@ echo "$out" | sed 's/^/  | run again: /'
 t_eq "run again: a still in standby (remembered), still not answering" "a:standby b:on c:on 1" \
 	"$(power) $(answers a; echo $?)"
 
-# ---- capacity needed (one spare host wanted, c kept busy): a woken ----
-fleet 2 wake true
+# ---- demand rises (a new 8-vCPU guest on c): a woken ----
+# b and c carry 3.2 CPUs; the three guests' 0.75 CPUs of assumed demand
+# (0.25 a vCPU) become 2.75 with the new guest's 8 vCPUs: 86%, above the
+# band's 81% (high_hold 0), so a is woken (2.75 of 4.8 CPUs, 57%, at
+# most the 63% target)
+fleet 0 wake true
+LVD_RUN=$RUN_c; define_guest "$U_c" surge 8 "priority='low'" && start_guest "$U_c" surge ||
+	t_fail "the 8-vCPU guest did not start on c"
 round "wake"
+t_match "wake: demand above the band with the new guest" \
+	"demand 2\.75 of 3\.20 CPUs on \(86%\)" "$out"
 t_eq "wake: exit 0" 0 $rc
 t_eq "wake: the wake command was asked for a" "wake a a" "$(tail -n 1 "$T_TMP/asked")"
 t_match "wake: a answered again" "a: woken: its libvirt answers again" "$out"
@@ -193,8 +201,9 @@ t_eq "wake: every host on" "a:on b:on c:on" "$(power)"
 t_eq "wake: a's libvirtd answers, a new one" "0 yes" \
 	"$(answers a; echo $?) $(kill -0 "$(lvd_pid a)" 2>/dev/null && echo yes)"
 t_match "wake: last_wake recorded" "^[0-9]+$" "$(jq -r '.last_wake' "$ST")"
-t_eq "wake: the guests run where they ran" "b b b" \
-	"$(where mover) $(where stay1) $(where stay2)"
+t_eq "wake: the guests run where they ran" "b b b c" \
+	"$(where mover) $(where stay1) $(where stay2) $(where surge)"
+virsh -q -c "$U_c" destroy surge >/dev/null; virsh -q -c "$U_c" undefine surge >/dev/null
 
 # ---- a wake that never answers: c to standby, then asked back ----
 rm -rf "$T_TMP/state"
