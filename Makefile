@@ -397,6 +397,7 @@ bench-daemon: $(PROGS)
 # plots/*.svg). bench-kernel: about 105 min on 2 cores (2 passes x 3
 # repeats) before the scx configs, which add a third guest per topology;
 # bench-kernel-quick: 2x4 only, 2 repeats, about 5 min (12 with scx).
+# Both print a progress line on stderr as each guest boot ends.
 # KBENCH_CONFIGS="stock stock-pin L0 L1 L2" leaves the scx runs out.
 KBENCH := $(abspath $(B))/bench/kernel
 KBENCH_K := $(abspath $(B))/kernel

@@ -38,12 +38,20 @@
 #
 # Writes DIR/results.jsonl (every JSON line of every job, tagged with
 # topo, config, scenario, load, pass, rep), DIR/boots.txt, DIR/raw/*.
-# Exit 1 if a boot or a job failed (the rest are still written).
+# On stderr, a line before the first boot and one as each boot ends (run
+# k of N, how long it took, elapsed, an estimate of the time left:
+# progress.sh). Exit 1 if a boot or a job failed (the rest are still
+# written).
+#
+# BENCH_RUN_GUEST=FILE: the script that boots a guest, in place of
+# kernel/testbed/run-guest.sh (same arguments and environment; it writes
+# $OUT.result). tests/bench/run.sh runs this script with a stand-in.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 . "$here/scenarios.sh"
+. "$here/progress.sh"
 
 out= stock= patched= initrd= vcpack= quick=0
 all_configs="stock stock-pin L0 L1 L2 scx-L1 scx-L2"
@@ -209,7 +217,7 @@ run_boot() {
 	to=$((120 + n * (warmup + duration + 2) * 8))
 	rc=0
 	APPEND=$append INITRD=$out/raw/$name.cpio OUT=$out/raw/$name MEM=512 TIMEOUT=$to \
-		LABEL="$3 kernel" sh "$top/kernel/testbed/run-guest.sh" \
+		LABEL="$3 kernel" sh "${BENCH_RUN_GUEST:-$top/kernel/testbed/run-guest.sh}" \
 		"$img" bench "$1" 2>>"$out/raw/$name.run" || rc=$?
 	# /init's "VCP-SCX state=S enable_seq=N" (kernels with sched_ext)
 	scx=$(sed -n 's/^VCP-SCX //p' "$out/raw/$name.result" 2>/dev/null | tr ' ' ,)
@@ -220,6 +228,23 @@ run_boot() {
 	echo "$name rc=$rc jobs=$n sched_ext=${scx:-none} $(tail -1 "$out/raw/$name.run")" >>"$out/boots.txt"
 	rm -f "$out/raw/$name.cpio"
 	return $rc
+}
+
+# boot_progress TOPO PASS KIND: run_boot, then the boot's "NAME SECONDS"
+# line appended to raw/progress (its line number is its k, even when two
+# boots end at once) and its progress line on stderr
+boot_progress() {
+	_start=$(date +%s) _rc=0
+	run_boot "$1" "$2" "$3" || _rc=$?
+	_end=$(date +%s)
+	echo "$1-p$2-$3 $((_end - _start))" >>"$out/raw/progress"
+	_k=$(grep -n "^$1-p$2-$3 " "$out/raw/progress" | cut -d: -f1)
+	_c=$(kind_configs "$3")
+	# shellcheck disable=SC2046
+	progress_line "$_k" "$nboots" $((_end - started)) "$parallel" "$_rc" \
+		"$1 pass $2, ${_c% }: $(wc -l <"$out/raw/$1-p$2-$3.jobs") jobs" \
+		$(awk -v k="$_k" 'NR <= k { print $2 }' "$out/raw/progress") >&2
+	return $_rc
 }
 
 boots=
@@ -234,6 +259,11 @@ for pass in $(seq "$passes"); do
 done
 
 # run the boots, --parallel at a time (one TCG thread each)
+: >"$out/raw/progress"
+# shellcheck disable=SC2086
+nboots=$(($(echo $boots | wc -w)))
+started=$(date +%s)
+progress_line 0 "$nboots" 0 "$parallel" 0 - >&2
 fail=0
 pids=
 running=0
@@ -241,7 +271,7 @@ for b in $boots; do
 	IFS=: read -r t p k <<EOF
 $b
 EOF
-	run_boot "$t" "$p" "$k" &
+	boot_progress "$t" "$p" "$k" &
 	pids="$pids $!"
 	running=$((running + 1))
 	if [ $running -ge "$parallel" ]; then

@@ -9,6 +9,10 @@
 #                    limit, modelled power and saving per vendor profile,
 #                    target verdicts
 #   restate.jq       published savings under the system-scope Xeon model
+#   progress.sh      run.sh's progress line: run k of N, durations, the
+#                    estimate of the time left; and run.sh itself with a
+#                    stand-in for run-guest.sh (BENCH_RUN_GUEST): one line
+#                    per boot, numbered in the order the boots end
 # Last line: "bench: N passed, N failed"; exit 1 on any failure.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -331,6 +335,78 @@ eq "restate: L2 and scx-L2 rows" \
 m2=$(echo "$m" | sed 's/"awake_idle_w": 40/"awake_idle_w": 45/')
 jq -r --argjson model "$m2" -f "$top/bench/kernel/restate.jq" "$tmp/pub.json" >/dev/null 2>"$tmp/jq.err"
 eq "restate: other parameters refused" "$? $(grep -c 'differs from the model' "$tmp/jq.err")" "5 1"
+
+# ---- progress.sh: run.sh's progress lines ----
+. "$top/bench/kernel/progress.sh"
+eq "progress: before the first run" "$(progress_line 0 24 0 2 0 -)" \
+	"bench-kernel: 24 runs (guest boots), 2 at a time; estimate after the first run"
+# 40 + 45 + 41 = 126 s for 3 runs: mean 42 s; 21 left, one at a time:
+# 882 s, 14.7 min; two at a time 441 s, 7.35 min
+eq "progress: one at a time" "$(progress_line 3 24 125 1 0 "2x4 pass 1, L0 L1 L2: 24 jobs" 40 45 41)" \
+	"bench-kernel: run 3/24 done (2x4 pass 1, L0 L1 L2: 24 jobs): 41 s; elapsed 2 min 05 s, about 15 min left"
+eq "progress: two at a time" "$(progress_line 3 24 125 2 0 x 40 45 41)" \
+	"bench-kernel: run 3/24 done (x): 41 s; elapsed 2 min 05 s, about 7 min left"
+# one left: it runs alone, mean 150 s (2.5 min, shown 3)
+eq "progress: fewer left than run at once" "$(progress_line 2 3 200 2 0 x 100 200)" \
+	"bench-kernel: run 2/3 done (x): 3 min 20 s; elapsed 3 min 20 s, about 3 min left"
+# 400 * 23 / 2 = 4600 s: 76.7 min, shown 1 h 17 min
+eq "progress: hours left" "$(progress_line 1 24 400 2 0 x 400)" \
+	"bench-kernel: run 1/24 done (x): 6 min 40 s; elapsed 6 min 40 s, about 1 h 17 min left"
+# (20 + 31) / 2 = 25.5 s for the one left: 26 s
+eq "progress: seconds left, rounded" "$(progress_line 2 3 51 1 0 x 20 31)" \
+	"bench-kernel: run 2/3 done (x): 31 s; elapsed 51 s, about 26 s left"
+eq "progress: the last run, failed" "$(progress_line 3 3 6300 2 2 x 100 200 3725)" \
+	"bench-kernel: run 3/3 failed with exit 2 (x): 1 h 02 min; elapsed 1 h 45 min, all 3 done"
+eq "progress: durations at the unit boundaries" \
+	"$(dur_text 59)|$(dur_text 60)|$(dur_text 3599)|$(dur_text 3600)" \
+	"59 s|1 min 00 s|59 min 59 s|1 h 00 min"
+eq "progress: estimates at the unit boundaries" \
+	"$(left_text 59)|$(left_text 60)|$(left_text 3569)|$(left_text 3570)" \
+	"about 59 s left|about 1 min left|about 59 min left|about 1 h 00 min left"
+
+# ---- run.sh with a stand-in guest ----
+# Three boots (stock, patched, scx), two at a time. The stand-in writes
+# what /init and bench.sh print (every job of OUT.jobs ok, the sched_ext
+# line) and run-guest's summary line; the stock boot takes 3 s, so the
+# patched one, started beside it, ends first and is run 1/3; the scx
+# boot, started when the stock one ends, says its scenario failed (exit
+# 1): run 3/3 failed, and run.sh exits 1 with every job written.
+cat >"$tmp/guest.sh" <<'EOF'
+#!/bin/sh
+[ "$LABEL" != "stock kernel" ] || sleep 3
+{
+	echo "VCP-SCX state=disabled enable_seq=0"
+	while read -r id level rest; do
+		echo "VCB-JOB-BEGIN $id level=$level"
+		echo "VCB-JOB-END $id ok=1"
+	done <"$OUT.jobs"
+} >"$OUT.result"
+echo "stand-in: $LABEL: $2 on $3" >&2
+[ "$LABEL" != "scx kernel" ]
+EOF
+mkdir -p "$tmp/img"
+for f in stock patched base; do echo "$f" >"$tmp/img/$f"; done
+BENCH_RUN_GUEST=$tmp/guest.sh sh "$top/bench/kernel/run.sh" --out "$tmp/kb" \
+	--stock "$tmp/img/stock" --patched "$tmp/img/patched" --initrd "$tmp/img/base" \
+	--quick --topos 2x4 --repeats 1 --configs "stock L1 scx-L1" --parallel 2 \
+	>/dev/null 2>"$tmp/kb.err"
+eq "run.sh with a stand-in: exit status (scx boot failed)" $? 1
+eq "run.sh with a stand-in: every job written" \
+	"$(jq -r 'select(.type == "job" and .ok) | .config' "$tmp/kb/results.jsonl" | sort | uniq -c | tr -s ' ' | tr '\n' '#')" \
+	" 8 L1# 8 scx-L1# 8 stock#"
+eq "run.sh with a stand-in: the first line" "$(sed -n 1p "$tmp/kb.err")" \
+	"bench-kernel: 3 runs (guest boots), 2 at a time; estimate after the first run"
+grep '^bench-kernel: run ' "$tmp/kb.err" >"$tmp/kb.progress"
+eq "run.sh with a stand-in: one progress line per boot" "$(wc -l <"$tmp/kb.progress")" 3
+sec='[0-9][0-9]* s'
+i=0
+for want in "1/3 done (2x4 pass 1, L1: 8 jobs): $sec; elapsed $sec, about $sec left" \
+	"2/3 done (2x4 pass 1, stock: 8 jobs): [3-9] s; elapsed $sec, about $sec left" \
+	"3/3 failed with exit 1 (2x4 pass 1, scx-L1: 8 jobs): $sec; elapsed $sec, all 3 done"; do
+	i=$((i + 1))
+	sed -n "${i}p" "$tmp/kb.progress" | grep -q "^bench-kernel: run $want\$" && ok ||
+		ko "run.sh with a stand-in: progress line $i: '$(sed -n "${i}p" "$tmp/kb.progress")'"
+done
 
 echo "bench: $passed passed, $failed failed"
 [ "$failed" = 0 ]
