@@ -1,0 +1,188 @@
+#!/bin/sh
+# test-man-coverage.sh BUILD_DIR - the man pages document every key the
+# file parsers accept and every command vcpack dispatches (issues 14 and
+# 16), read from the source so that a new key or command without its
+# documentation fails here:
+# - each key of the fleet file (fleetcfg.c, standbycfg.c) is named, as
+#   *KEY*, in its section of vcpack-fleet.5.scd (a host's keys under
+#   KEYS OF EACH HOST, and so on); each key of the policy file (policy.c)
+#   under KEYS of vcpack-policy.5.scd. A key is what a parser compares
+#   a JSON object's key with: strcmp(key, "NAME") (or dkey), and
+#   json_object_object_get_ex(OBJ, "NAME"). Every function there that
+#   refuses an "unknown key" must give at least one such key, and every
+#   function that gives keys must be in the section map below: a parser
+#   rewritten another way (a table of names, say) fails here rather than
+#   leaving the check empty. A key starting with "_" (the ignored
+#   "_comment") is looked for as *\_KEY* (scdoc's escape) in DESCRIPTION,
+#   which says where it is accepted.
+# - each vcpack command (cli.c's commands[] table, the ones main
+#   compares argv[0] with, and those `vcpack help` lists) is in the
+#   SYNOPSIS and in COMMANDS of vcpack.1.md; each `vcpack fleet` command
+#   (the ones cli-fleet.c compares its cmd with, and those `vcpack fleet
+#   --help` lists) is in a **fleet** line of the SYNOPSIS and begins a
+#   **fleet COMMAND** entry in COMMANDS.
+# Not checked, deliberately (files no man page describes key by key;
+# each checked in the code): fleetjson.c (the fleet snapshots of the
+# unit tests and benchmarks: its "options" and "policy" keys are no
+# fleet file's), fleetsaved.c (reads back the plan `fleet plan --save`
+# wrote), standbystate.c (the fleet loop's --state file), modeljson.c
+# (the model JSON of the tests' fixtures and of --json). Neither are the
+# values of keys ("auto", "on", "respect", "none", "intel", day names:
+# compared with s or a table, not with a key) nor the keys of
+# "priorities" (high, normal, low: tag priorities, model.c's table by
+# vcp_priority_from_name, named in vcpack-policy(5)'s priorities entry).
+B=$1
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+. "$here/lib.sh"
+t_setup
+SRC=$top/host-agent/src
+MAN=$top/host-agent/man
+
+# keys_of FILE: "FILE FUNCTION KEY", a line for each key FILE compares a
+# JSON object key with (FUNCTION: the C function it is in)
+keys_of() {
+	awk -v f="$(basename "$1")" '
+	/^[a-z].*[a-z0-9_]\(/ && !/;$/ {
+		fn = $0; sub(/\(.*/, "", fn); sub(/.*[ *]/, "", fn) }
+	{
+		s = $0
+		while (match(s, /strcmp\([a-z]*key, "[^"]*"\)|json_object_object_get_ex\([a-z_]+, "[^"]*"/)) {
+			m = substr(s, RSTART, RLENGTH)
+			s = substr(s, RSTART + RLENGTH)
+			sub(/^[^"]*"/, "", m); sub(/".*/, "", m)
+			print f, fn, m
+		}
+	}' "$1"
+}
+
+# refusers_of FILE: "FILE FUNCTION" for each function of FILE that
+# refuses an unknown key
+refusers_of() {
+	awk -v f="$(basename "$1")" '
+	/^[a-z].*[a-z0-9_]\(/ && !/;$/ {
+		fn = $0; sub(/\(.*/, "", fn); sub(/.*[ *]/, "", fn) }
+	fn != "" && /"[^"]*unknown key/ { print f, fn }' "$1" | sort -u
+}
+
+# section PAGE HEADING: the lines of PAGE's "# HEADING" section
+section() {
+	awk -v h="# $2" '$0 == h { on = 1; next } /^# / { on = 0 } on' "$1"
+}
+
+# section_of FILE FUNCTION: the fleet or policy page section whose keys
+# FUNCTION parses ("" when the map does not know it)
+section_of() {
+	case "$1 $2" in
+	"fleetcfg.c parse_obj" | "standbycfg.c vcp_sb_cfg_parse_fleet")
+		echo "TOP-LEVEL KEYS" ;;
+	"fleetcfg.c host_key") echo "KEYS OF EACH HOST" ;;
+	"fleetcfg.c default_key") echo "KEYS OF DEFAULTS" ;;
+	"standbycfg.c policy_key" | "standbycfg.c parse_hosts" | \
+	"standbycfg.c host_key") echo "STANDBY KEYS" ;;
+	"policy.c parse_key" | "policy.c parse_window") echo "KEYS" ;;
+	*) echo "" ;;
+	esac
+}
+
+# check_keys PAGE SOURCE...: each key of the SOURCEs named in its
+# section of PAGE
+check_keys() {
+	page=$1
+	shift
+	for s; do
+		keys_of "$SRC/$s"
+	done | sort -u >"$T_TMP/keys"
+	for s; do
+		refusers_of "$SRC/$s" >>"$T_TMP/refusers"
+	done
+	n=$(wc -l <"$T_TMP/keys")
+	if [ "$n" -ge 10 ]; then t_pass "$*: $n keys found in the source"
+	else t_fail "$*: only $n keys found in the source: does keys_of still read the parsers?"; fi
+	missing=""
+	while read -r f fn key; do
+		sec=$(section_of "$f" "$fn")
+		if [ -z "$sec" ]; then
+			t_fail "$f: $fn() compares key \"$key\", and this test does not know which section of $(basename "$page") documents its keys (section_of)"
+			continue
+		fi
+		case $key in
+		_*) sec=DESCRIPTION; doc="*\\$key*" ;;
+		*) doc="*$key*" ;;
+		esac
+		if ! section "$page" "$sec" | grep -qF -- "$doc"; then
+			t_fail "$(basename "$page"): key \"$key\" ($f $fn) is not documented under $sec"
+			missing="$missing $key"
+		fi
+	done <"$T_TMP/keys"
+	cat "$T_TMP/keys" >>"$T_TMP/allkeys"
+	[ -z "$missing" ] && t_pass "$(basename "$page"): all $n keys of $* documented"
+}
+
+: >"$T_TMP/refusers"
+: >"$T_TMP/allkeys"
+check_keys "$MAN/vcpack-fleet.5.scd" fleetcfg.c standbycfg.c
+check_keys "$MAN/vcpack-policy.5.scd" policy.c
+# a parser that refuses unknown keys must give its keys to keys_of
+while read -r f fn; do
+	if grep -q "^$f $fn " "$T_TMP/allkeys"; then
+		t_pass "$f: $fn() refuses unknown keys, and its keys are read"
+	else
+		t_fail "$f: $fn() refuses unknown keys but compares none as strcmp(key, \"NAME\"): this test no longer sees its keys"
+	fi
+done <"$T_TMP/refusers"
+
+# ---- commands ----
+P1=$MAN/vcpack.1.md
+
+"$B/vcpack" help >"$T_TMP/help" 2>&1
+t_eq "vcpack help: exit 0" 0 $?
+"$B/vcpack" fleet --help >"$T_TMP/fleet-help" 2>&1
+t_eq "vcpack fleet --help: exit 0" 0 $?
+# the vcpack commands: cli.c's table, main's own, and vcpack help's
+{
+	awk '/^} commands\[\] = \{/ { on = 1; next } on && /^};/ { on = 0 }
+		on' "$SRC/cli.c" | grep -o '{ "[a-z-]*"' | cut -d'"' -f2
+	grep -o 'strcmp(argv\[0\], "[a-z-]*")' "$SRC/cli.c" | cut -d'"' -f2
+	awk '/^Commands:/ { on = 1; next } /^$/ { on = 0 }
+		on && /^  [a-z]/ { print $1; if ($2 == "|") print $3 }' \
+		"$T_TMP/help"
+} | sort -u >"$T_TMP/cmds"
+# vcpack fleet's: those cli-fleet.c compares its command with, and its
+# --help's (lines "  COMMAND ...")
+{
+	grep -oE 'strcmp\((cmd|argv\[optind\]), "[a-z-]*")' "$SRC/cli-fleet.c" |
+		cut -d'"' -f2
+	awk '/^  [a-z]/ { print $1 }' "$T_TMP/fleet-help"
+} | sort -u >"$T_TMP/fleet"
+n=$(wc -l <"$T_TMP/cmds")
+if [ "$n" -ge 12 ]; then t_pass "$n vcpack commands found"
+else t_fail "only $n vcpack commands found: $(tr '\n' ' ' <"$T_TMP/cmds")"; fi
+n=$(wc -l <"$T_TMP/fleet")
+if [ "$n" -ge 6 ]; then t_pass "$n vcpack fleet commands found"
+else t_fail "only $n vcpack fleet commands found: $(tr '\n' ' ' <"$T_TMP/fleet")"; fi
+
+# check_cmds LIST WHO SYN ENTRY: each command C of the file LIST is
+# **C** in a SYNOPSIS line with SYN in it, and in a line of COMMANDS that
+# matches ENTRY (grep -E, @ for C); WHO + C is how messages name it
+check_cmds() {
+	missing=""
+	while read -r c; do
+		if ! grep -F -- "$3" "$T_TMP/synopsis" | grep -qF -- "**$c**"; then
+			t_fail "vcpack.1.md: '$2$c' is not in SYNOPSIS"
+			missing="$missing $c"
+		fi
+		if ! grep -qE -- "$(echo "$4" | sed "s/@/$c/")" "$T_TMP/commands"; then
+			t_fail "vcpack.1.md: '$2$c' is not described under COMMANDS"
+			missing="$missing $c"
+		fi
+	done <"$1"
+	[ -z "$missing" ] &&
+		t_pass "vcpack.1.md: every ${2% } command documented: $(tr '\n' ' ' <"$1")"
+}
+
+section "$P1" SYNOPSIS >"$T_TMP/synopsis"
+section "$P1" COMMANDS >"$T_TMP/commands"
+check_cmds "$T_TMP/cmds" "vcpack " "**vcpack**" '\*\*@(\*\*| )'
+check_cmds "$T_TMP/fleet" "vcpack fleet " "**fleet**" '^\*\*fleet @(\*\*| )'
+t_done
