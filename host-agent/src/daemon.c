@@ -170,6 +170,12 @@ static void notify_plan(struct daemon *d, const struct vcp_cycle *cy)
 
 static gboolean on_watchdog(gpointer data)
 {
+	struct daemon *d = data;
+
+	/* none after STOPPING=1: the loop may still dispatch this source in
+	 * the iteration whose SIGTERM quit it */
+	if (!g_main_loop_is_running(d->loop))
+		return G_SOURCE_REMOVE;
 	vcp_sd_notify("WATCHDOG=1");
 	return G_SOURCE_CONTINUE;
 }
@@ -954,7 +960,7 @@ int main(int argc, char **argv)
 	g_unix_signal_add(SIGHUP, on_hup, &d);
 	/* WatchdogSec=: WATCHDOG=1 at half the period while the loop runs */
 	if (vcp_sd_watchdog_usec(&wd_usec) == 0)
-		g_timeout_add(MAX(wd_usec / 2000, 1), on_watchdog, NULL);
+		g_timeout_add(MAX(wd_usec / 2000, 1), on_watchdog, &d);
 	/* a refusal at the first connection came before the loop ran */
 	if (!d.exit_status) {
 		log_msg(LOG_INFO,
