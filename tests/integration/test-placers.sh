@@ -90,5 +90,25 @@ sleep 1
 kill -HUP "$DPID"
 sleep 1
 t_eq "vcpackd: each change said once" 3 "$(n_of "^other placers: ")"
-[ $FAIL -gt 0 ] && sed 's/^/  vcpackd: /' "$LOG"
+kill -TERM "$DPID"
+
+# and when none is found any more: said so, once (no VM asks for NUMA
+# placement on the shipped host; tuned's profile goes)
+R=$T_TMP/root2
+mkdir -p "$R/etc/tuned" && echo balanced >"$R/etc/tuned/active_profile"
+LOG=$T_TMP/vcpackd2.log
+"$B/vcpackd" --foreground --connect "$TWO" --root "$R" --policy "$T_TMP/policy.json" \
+	--socket "$T_TMP/vcpackd2.sock" --state "$T_TMP/state2.json" >"$LOG" 2>&1 &
+DPID=$!
+T_PIDS="$T_PIDS $DPID"
+i=0; until [ "$(n_of "^plan: ")" -ge 1 ] || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
+t_match "vcpackd: tuned alone" "^other placers: tuned profile 'balanced' active: the plan does not take it into account$" "$(cat "$LOG")"
+rm "$R/etc/tuned/active_profile"
+kill -HUP "$DPID"
+i=0; until [ "$(n_of "^other placers: ")" -ge 2 ] || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
+kill -HUP "$DPID"
+sleep 1
+t_eq "vcpackd: none any more, said once" 1 "$(n_of "^other placers: none found any more$")"
+t_eq "vcpackd: nothing else said of placers" 2 "$(n_of "^other placers: ")"
+[ $FAIL -gt 0 ] && cat "$T_TMP"/vcpackd*.log | sed 's/^/  vcpackd: /'
 t_done
