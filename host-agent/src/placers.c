@@ -172,7 +172,7 @@ static size_t numa_vms(const struct vcp_vm *vms, size_t n)
 
 /* What vcpack does beside them: the same words in status and the log. */
 #define NUMAD_WHAT \
-	"it re-places VMs too; vcpack's pins override its CPU choices, so stop numad or mark the VMs numad should place unmanaged"
+	"it re-places VMs too; vcpack's pins override its CPU choices, so stop numad where vcpack manages the host (the two would move the same threads)"
 #define NUMA_WHAT \
 	"libvirt/numad place them; vcpack's pins override the CPU part"
 #define NUMA_SHOWN 8

@@ -42,7 +42,7 @@ t_nomatch "test driver without --root: no numad, tuned or irqs lines" "^(numad|t
 # plan and apply: one warning line, the same object as status in --json
 # (no vcpackd of the machine's asked: a socket nobody listens on)
 P() { "$VCPACK" --daemon-socket "$T_TMP/none.sock" "$@"; }
-WARN="^warning: other placers: numad running \(pid 77\): it re-places VMs too; vcpack's pins override its CPU choices, so stop numad or mark the VMs numad should place unmanaged\. tuned profile 'virtual-host' active: the plan does not take it into account\. 2 VMs with placement='auto' or numatune \(libvirt/numad place them; vcpack's pins override the CPU part\): 'batch', 'latency'$"
+WARN="^warning: other placers: numad running \(pid 77\): it re-places VMs too; vcpack's pins override its CPU choices, so stop numad where vcpack manages the host \(the two would move the same threads\)\. tuned profile 'virtual-host' active: the plan does not take it into account\. 2 VMs with placement='auto' or numatune \(libvirt/numad place them; vcpack's pins override the CPU part\): 'batch', 'latency'$"
 txt=$(P --wide --connect "$N" --root "$FIX/numad-tuned" plan 2>/dev/null)
 t_eq "plan: exit 0" 0 $?
 t_match "plan: warns of numad, tuned, the NUMA VMs" "$WARN" "$txt"

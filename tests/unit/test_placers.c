@@ -154,7 +154,7 @@ static void test_lines(void **state)
 	vcp_placers_detect(DATA "numad-tuned", &p);
 	t = text_of(&p, vms, 3);
 	assert_string_equal(t,
-		"numad:  running (pid 77): it re-places VMs too; vcpack's pins override its CPU choices, so stop numad or mark the VMs numad should place unmanaged\n"
+		"numad:  running (pid 77): it re-places VMs too; vcpack's pins override its CPU choices, so stop numad where vcpack manages the host (the two would move the same threads)\n"
 		"tuned:  active profile 'virtual-host'\n"
 		"numa:   2 VMs with placement='auto' or numatune (libvirt/numad place them; vcpack's pins override the CPU part): 'a', 'c'\n");
 	free(t);
@@ -183,7 +183,7 @@ static void test_say(void **state)
 	t = vcp_placers_say(&p, vms, 2);
 	assert_string_equal(
 		t,
-		"other placers: numad running (pid 77): it re-places VMs too; vcpack's pins override its CPU choices, so stop numad or mark the VMs numad should place unmanaged. "
+		"other placers: numad running (pid 77): it re-places VMs too; vcpack's pins override its CPU choices, so stop numad where vcpack manages the host (the two would move the same threads). "
 		"tuned profile 'virtual-host' active: the plan does not take it into account. "
 		"1 VM with placement='auto' or numatune (libvirt/numad place them; vcpack's pins override the CPU part): 'a'");
 	free(t);
