@@ -618,6 +618,13 @@ static void power_show(const struct ctx *c, struct vcp_power_probe *p,
 	vcp_power_probe_clear(p);
 }
 
+/* The root whose /proc is the host's: --root, or "/" for a local QEMU
+ * host; NULL otherwise (IRQs, numad, tuned not looked at). */
+static const char *host_root(const struct ctx *c)
+{
+	return c->root ? c->root : c->k ? c->k->root : NULL;
+}
+
 /* One status: what vcpackd does, the map, the VMs, the power figures. */
 static int status_once(struct ctx *c)
 {
@@ -630,7 +637,7 @@ static int status_once(struct ctx *c)
 	const char *why = NULL;
 	int r = 0;
 
-	vcp_irqview_begin(&iv, c->root ? c->root : c->k ? c->k->root : NULL);
+	vcp_irqview_begin(&iv, host_root(c));
 	vcp_placers_detect(iv.root, &pl);
 	if (power_start(c, &probe, &why) == -EINVAL)
 		r = vcp_cli_err(EXIT_USAGE, "--power-root '%s': %s",
@@ -811,6 +818,7 @@ struct planned {
 	struct vcp_cycle cy;
 	struct vcp_pkg_map before, after;
 	struct vcp_irq_report irq;	/* apply: device IRQs */
+	struct vcp_placers placers; /* numad, tuned (placers.h) */
 };
 
 static void planned_clear(struct planned *p)
@@ -845,6 +853,7 @@ static int make_plan(struct ctx *c, struct planned *p)
 	}
 	for (size_t i = 0; i < w->n_issues; i++)
 		vcp_cli_err(0, "'%s': %s", w->issues[i].vm, w->issues[i].msg);
+	vcp_placers_detect(host_root(c), &p->placers);
 	r = vcp_pkg_map_build(w->host, w->vms, w->n_vms, NULL, &p->before);
 	if (r == 0)
 		r = vcp_pkg_map_build(w->host, w->vms, w->n_vms, p->cy.plan,
@@ -896,6 +905,16 @@ static void plan_summary_text(const struct planned *p)
 			       pl->vms[i].degraded);
 }
 
+/* numad, tuned, VMs asking for NUMA placement: vcpackd logs the same. */
+static void placers_text(const struct planned *p)
+{
+	char *said = vcp_placers_say(&p->placers, p->cy.w.vms, p->cy.w.n_vms);
+
+	if (said && *said)
+		printf("warning: %s\n", said);
+	free(said);
+}
+
 static int report_plan(struct ctx *c, struct planned *p,
 		       const struct vcp_apply_result *res,
 		       const struct vcp_world *after_w,
@@ -926,6 +945,10 @@ static int report_plan(struct ctx *c, struct planned *p,
 		if (p->irq.acted)
 			json_object_object_add(o, "irqs",
 					       vcp_irq_report_json(&p->irq));
+		json_object_object_add(o, "placers",
+				       vcp_placers_json(&p->placers,
+							p->cy.w.vms,
+							p->cy.w.n_vms));
 		vcp_cli_json(o);
 		return 0;
 	}
@@ -934,6 +957,7 @@ static int report_plan(struct ctx *c, struct planned *p,
 	header_text(c, &p->cy.w);
 	plan_summary_text(p);
 	plan_figures_text(c, p);
+	placers_text(p);
 	printf("before:\n");
 	vcp_render_map_fit(stdout, p->cy.w.host, p->cy.w.vms, &p->before,
 			   c->wide);
@@ -962,7 +986,7 @@ static int report_plan(struct ctx *c, struct planned *p,
  * done (@dry); only where this machine's /proc is the host's. */
 static int follow_irqs(struct ctx *c, struct planned *p, bool dry)
 {
-	const char *root = c->root ? c->root : c->k ? c->k->root : NULL;
+	const char *root = host_root(c);
 	int r;
 
 	if (!root)
@@ -1493,7 +1517,7 @@ static int cmd_restore(struct ctx *c, int argc, char **argv)
 				    &res) < 0)
 		r = vcp_cli_err(EXIT_PARTIAL, "out of memory");
 	/* Every VM: also the device IRQs vcpack moved. */
-	root = c->root ? c->root : c->k ? c->k->root : NULL;
+	root = host_root(c);
 	if (!r && argc <= 1 && root &&
 	    vcp_irq_follow(root, w.host, NULL, false, &irq) < 0)
 		vcp_cli_err(0, "Failed to restore device IRQs");

@@ -48,6 +48,7 @@
 #include "passcut.h"
 #include "passnews.h"
 #include "pinmemo.h"
+#include "placers.h"
 #include "policy.h"
 #include "render.h"
 #include "scxrun.h"
@@ -87,6 +88,7 @@ struct daemon {
 	struct vcp_backoff reconnect; /* when to try libvirt again */
 	int listen_fd;
 	bool irq_advised;	/* irqbalance advice logged */
+	char *placers_said; /* other placers as last logged; NULL: none */
 	struct vcp_passnews news; /* the last decision, to log changes */
 	struct vcp_declog *declog;	/* one line per VM decision */
 	unsigned long n_replans;
@@ -313,6 +315,30 @@ static void follow_irqs(struct daemon *d, const struct vcp_host *host,
 			rep.res.failed);
 }
 
+/* numad, tuned's profile, VMs asking libvirt for NUMA placement
+ * (placers.h): logged at the first pass that finds one, and again when
+ * what is found changes. */
+static void say_placers(struct daemon *d, const struct vcp_cycle *cy)
+{
+	struct vcp_placers p;
+	char *said;
+
+	vcp_placers_detect(irq_root(d), &p);
+	said = vcp_placers_say(&p, cy->w.vms, cy->w.n_vms);
+	if (!said)
+		return;
+	if (!*said) {
+		free(said);
+		said = NULL;
+	}
+	if (said && (!d->placers_said || strcmp(said, d->placers_said)))
+		log_msg(LOG_NOTICE, "%s", said);
+	else if (!said && d->placers_said)
+		log_msg(LOG_NOTICE, "other placers: none found any more");
+	free(d->placers_said);
+	d->placers_said = said;
+}
+
 static bool connection_alive(void *opaque)
 {
 	return vcp_virt_alive(opaque);
@@ -347,6 +373,7 @@ static void replan(struct daemon *d)
 	r = vcp_cycle_observe(d->v, d->k, d->mode, 0, d->tracker, &cy, &err);
 	if (r == 0) {
 		foreign_pins(d, &cy);
+		say_placers(d, &cy);
 		r = vcp_cycle_finish(&pol, time(NULL), &cy, &err);
 	}
 	if (r == 0 && d->metrics)
@@ -981,6 +1008,7 @@ int main(int argc, char **argv)
 	vcp_policy_clear(&d.policy);
 	vcp_passnews_clear(&d.news);
 	json_object_put(d.last_status);
+	free(d.placers_said);
 	g_main_loop_unref(d.loop);
 	return d.exit_status;
 }

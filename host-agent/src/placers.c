@@ -2,8 +2,9 @@
 /*
  * placers.c - other placers on the host (see placers.h): numad, tuned,
  * and VMs that ask libvirt for automatic NUMA placement. vcpack pins
- * over whatever they decide, so `vcpack status` says each one plainly;
- * nothing here changes anything or logs.
+ * over whatever they decide, so `vcpack status`, `plan`, `apply` and
+ * vcpackd's log say each one plainly; nothing here changes anything or
+ * logs.
  */
 #include "placers.h"
 
@@ -169,15 +170,38 @@ static size_t numa_vms(const struct vcp_vm *vms, size_t n)
 	return k;
 }
 
+/* What vcpack does beside them: the same words in status and the log. */
+#define NUMAD_WHAT \
+	"it re-places VMs too; vcpack's pins override its CPU choices, so stop numad where vcpack manages the host (the two would move the same threads)"
+#define NUMA_WHAT \
+	"libvirt/numad place them; vcpack's pins override the CPU part"
+#define NUMA_SHOWN 8
+
+/* "N VM(s) with ... (NUMA_WHAT): 'a', 'b'", the first NUMA_SHOWN named
+ * and ", ..." for more; @k of them (numa_vms()). */
+static void put_numa_vms(FILE *f, const struct vcp_vm *vms, size_t n_vms,
+			 size_t k)
+{
+	size_t shown = 0;
+
+	fprintf(f,
+		"%zu VM%s with placement='auto' or numatune (" NUMA_WHAT "):",
+		k, k == 1 ? "" : "s");
+	for (size_t i = 0; i < n_vms && shown < NUMA_SHOWN; i++)
+		if (vms[i].placement_auto || vms[i].numatune)
+			fprintf(f, "%s '%s'", shown++ ? "," : "", vms[i].name);
+	fprintf(f, "%s", k > shown ? ", ..." : "");
+}
+
 void vcp_placers_text(FILE *f, const struct vcp_placers *p,
 		      const struct vcp_vm *vms, size_t n_vms)
 {
-	size_t k = numa_vms(vms, n_vms), shown = 0;
+	size_t k = numa_vms(vms, n_vms);
 
 	if (!p->checked)
 		fprintf(f, "local:  IRQ rates, numad and tuned not shown: this host's /proc is not on this machine (test driver or remote URI)\n");
 	else if (p->numad_pid)
-		fprintf(f, "numad:  running (pid %d): it re-places VMs too; vcpack's pins override its CPU choices, so stop numad or mark the VMs numad should place unmanaged\n",
+		fprintf(f, "numad:  running (pid %d): " NUMAD_WHAT "\n",
 			p->numad_pid);
 	else
 		fprintf(f, "numad:  not running\n");
@@ -191,12 +215,41 @@ void vcp_placers_text(FILE *f, const struct vcp_placers *p,
 		fprintf(f, "numa:   no VM asks for placement='auto' or numatune\n");
 		return;
 	}
-	fprintf(f, "numa:   %zu VM%s with placement='auto' or numatune (libvirt/numad place them; vcpack's pins override the CPU part):",
-		k, k == 1 ? "" : "s");
-	for (size_t i = 0; i < n_vms && shown < 8; i++)
-		if (vms[i].placement_auto || vms[i].numatune)
-			fprintf(f, "%s '%s'", shown++ ? "," : "", vms[i].name);
-	fprintf(f, "%s\n", k > shown ? ", ..." : "");
+	fprintf(f, "numa:   ");
+	put_numa_vms(f, vms, n_vms, k);
+	fputc('\n', f);
+}
+
+char *vcp_placers_say(const struct vcp_placers *p, const struct vcp_vm *vms,
+		      size_t n_vms)
+{
+	size_t k = numa_vms(vms, n_vms), len = 0;
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, &len);
+	const char *sep = "other placers: ";
+
+	if (!f)
+		return NULL;
+	if (p->numad_pid) {
+		fprintf(f, "%snumad running (pid %d): " NUMAD_WHAT, sep,
+			p->numad_pid);
+		sep = ". ";
+	}
+	if (p->tuned_profile[0]) {
+		fprintf(f,
+			"%stuned profile '%s' active: the plan does not take it into account",
+			sep, p->tuned_profile);
+		sep = ". ";
+	}
+	if (k) {
+		fputs(sep, f);
+		put_numa_vms(f, vms, n_vms, k);
+	}
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
 }
 
 struct json_object *vcp_placers_json(const struct vcp_placers *p,

@@ -3,7 +3,8 @@
  * placers.h - other placers on the host, so that vcpack never fights
  * one silently: numad running, tuned's active profile, and VMs whose
  * domain XML asks libvirt (and numad) to place them (<vcpu
- * placement='auto'>, <numatune>). Said in `vcpack status`.
+ * placement='auto'>, <numatune>). Said in `vcpack status`, `plan`,
+ * `apply` and vcpackd's log.
  */
 #ifndef VCP_PLACERS_H
 #define VCP_PLACERS_H
@@ -50,6 +51,13 @@ void vcp_placers_detect(const char *root, struct vcp_placers *ret);
  * are not shown, instead of the first two. */
 void vcp_placers_text(FILE *f, const struct vcp_placers *p,
 		      const struct vcp_vm *vms, size_t n_vms);
+/* One line for vcpackd's log and the plan's warning: "other placers: "
+ * then each one found (numad's pid, tuned's profile, the VMs asking for
+ * NUMA placement, the first 8 by name) and what vcpack does beside it,
+ * ". " between them; "" when none is found. NULL: out of memory; the
+ * caller frees. Pure. */
+char *vcp_placers_say(const struct vcp_placers *p, const struct vcp_vm *vms,
+		      size_t n_vms);
 struct json_object *vcp_placers_json(const struct vcp_placers *p,
 				     const struct vcp_vm *vms, size_t n_vms);
 

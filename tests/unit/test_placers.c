@@ -154,7 +154,7 @@ static void test_lines(void **state)
 	vcp_placers_detect(DATA "numad-tuned", &p);
 	t = text_of(&p, vms, 3);
 	assert_string_equal(t,
-		"numad:  running (pid 77): it re-places VMs too; vcpack's pins override its CPU choices, so stop numad or mark the VMs numad should place unmanaged\n"
+		"numad:  running (pid 77): it re-places VMs too; vcpack's pins override its CPU choices, so stop numad where vcpack manages the host (the two would move the same threads)\n"
 		"tuned:  active profile 'virtual-host'\n"
 		"numa:   2 VMs with placement='auto' or numatune (libvirt/numad place them; vcpack's pins override the CPU part): 'a', 'c'\n");
 	free(t);
@@ -170,13 +170,46 @@ static void test_lines(void **state)
 	free(t);
 }
 
+/* The one line for vcpackd's log and the plan: each placer found, the
+ * VMs capped at 8 names; "" when none. */
+static void test_say(void **state)
+{
+	struct vcp_vm vms[10] = { { .name = "a", .placement_auto = true },
+				  { .name = "b" } };
+	struct vcp_placers p;
+	char *t;
+
+	vcp_placers_detect(DATA "numad-tuned", &p);
+	t = vcp_placers_say(&p, vms, 2);
+	assert_string_equal(
+		t,
+		"other placers: numad running (pid 77): it re-places VMs too; vcpack's pins override its CPU choices, so stop numad where vcpack manages the host (the two would move the same threads). "
+		"tuned profile 'virtual-host' active: the plan does not take it into account. "
+		"1 VM with placement='auto' or numatune (libvirt/numad place them; vcpack's pins override the CPU part): 'a'");
+	free(t);
+	vcp_placers_detect(DATA "none", &p);
+	t = vcp_placers_say(&p, vms + 1, 1);
+	assert_string_equal(t, "");
+	free(t);
+	for (size_t i = 0; i < 10; i++)
+		vms[i] = (struct vcp_vm){ .name = "v", .numatune = i != 1 };
+	vms[8].name = "eighth";
+	vms[9].name = "ninth";
+	vcp_placers_detect(NULL, &p); /* not this machine: VMs only */
+	t = vcp_placers_say(&p, vms, 10);
+	assert_string_equal(
+		t,
+		"other placers: 9 VMs with placement='auto' or numatune (libvirt/numad place them; vcpack's pins override the CPU part): "
+		"'v', 'v', 'v', 'v', 'v', 'v', 'v', 'eighth', ...");
+	free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_domxml),
-		cmocka_unit_test(test_numatune),
-		cmocka_unit_test(test_detect),
-		cmocka_unit_test(test_lines),
+		cmocka_unit_test(test_domxml), cmocka_unit_test(test_numatune),
+		cmocka_unit_test(test_detect), cmocka_unit_test(test_lines),
+		cmocka_unit_test(test_say),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
