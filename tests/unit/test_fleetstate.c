@@ -2,7 +2,9 @@
 /* test_fleetstate.c - the fleet loop's state file: written and read back
  * (standby, failed with the last action and its output), no file = every
  * host on, a bad record refused by name with the file left as it was, a
- * sleeping host the fleet file dropped refused, the path's override. */
+ * sleeping host the fleet file dropped refused, saved atomically (a new
+ * file renamed over the old, which a failed save leaves intact), the
+ * path's override. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -116,6 +118,53 @@ static void test_bad_records(void **state)
 	refused("{\"version\": 2, \"hosts\": []}", "\"version\": 1");
 }
 
+/* Saved atomically: a reader of the old file keeps reading it whole
+ * (a new file renamed over it, not the old one rewritten), no temporary
+ * file is left, and a save that cannot write leaves the old file as it
+ * was. */
+static void test_atomic(void **state)
+{
+	struct vcp_sb_state s;
+	char *err = NULL, *before, tmp[4300], cmd[8800], buf[65536];
+	FILE *old;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(vcp_fleet_state_load(path, names, 3, &s, &err), 0);
+	assert_int_equal(vcp_fleet_state_save(path, &s), 0);
+	before = slurp();
+	old = fopen(path, "r");
+	assert_non_null(old);
+	assert_int_equal(vcp_sb_note_standby(&s, 0, 1000, "empty"), 0);
+	assert_int_equal(vcp_fleet_state_save(path, &s), 0);
+	n = fread(buf, 1, sizeof(buf) - 1, old);
+	buf[n] = '\0';
+	fclose(old);
+	assert_string_equal(buf, before);
+	assert_null(strstr(buf, "standby"));
+	free(before);
+	before = slurp();
+	assert_non_null(strstr(before, "\"standby\""));
+	/* nothing but the file (and no lock: save does not take it) */
+	snprintf(cmd, sizeof(cmd),
+		 "test \"$(ls -A '%s/lib')\" = fleet-state.json", dir);
+	assert_int_equal(system(cmd), 0);
+	/* the temporary file cannot be made: refused, the old file intact */
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
+	snprintf(cmd, sizeof(cmd), "mkdir '%s'", tmp);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(vcp_sb_note_failed(&s, 2, 2000, "gone"), 0);
+	assert_true(vcp_fleet_state_save(path, &s) < 0);
+	{
+		char *after = slurp();
+
+		assert_string_equal(after, before);
+		free(after);
+	}
+	free(before);
+	vcp_sb_state_clear(&s);
+}
+
 static void test_path(void **state)
 {
 	(void)state;
@@ -130,8 +179,11 @@ static void test_path(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_roundtrip, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bad_records, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_roundtrip, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_bad_records, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_atomic, setup, teardown),
 		cmocka_unit_test(test_path),
 	};
 
