@@ -153,7 +153,8 @@ static void test_lines(void **state)
 
 	vcp_placers_detect(DATA "numad-tuned", &p);
 	t = text_of(&p, vms, 3);
-	assert_string_equal(t,
+	assert_string_equal(
+		t,
 		"numad:  running (pid 77): it re-places VMs too; vcpack's pins override its CPU choices, so stop numad where vcpack manages the host (the two would move the same threads)\n"
 		"tuned:  active profile 'virtual-host'\n"
 		"numa:   2 VMs with placement='auto' or numatune (libvirt/numad place them; vcpack's pins override the CPU part): 'a', 'c'\n");
