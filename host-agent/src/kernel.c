@@ -476,6 +476,7 @@ static int make_reason(struct vcp_kernel *k)
 {
 	char level_txt[128], class_txt[PATH_MAX + 64];
 	const char *what = "stock kernel";
+	int r;
 
 	if (k->has_level && k->has_class)
 		return asprintf(&k->reason,
@@ -495,8 +496,13 @@ static int make_reason(struct vcp_kernel *k)
 			 k->has_class ? "" : "no ", VCP_KERNEL_CLASS_FILE,
 			 k->has_class ? " present" : "", k->cpu_mount,
 			 k->cgroup_v2 ? "v2" : "v1");
-	return asprintf(&k->reason, "%s: %s, %s; pins alone carry the plan",
-			what, level_txt, class_txt);
+	r = asprintf(&k->missing, "%s: %s, %s", what, level_txt, class_txt);
+	if (r < 0) {
+		k->missing = NULL;
+		return r;
+	}
+	return asprintf(&k->reason, "%s; pins alone carry the plan",
+			k->missing);
 }
 
 int vcp_kernel_open(const char *root, struct vcp_kernel **ret)
@@ -538,6 +544,7 @@ void vcp_kernel_free(struct vcp_kernel *k)
 	free(k->cpu_mount);
 	free(k->cpu_mount_root);
 	free(k->reason);
+	free(k->missing);
 	vcp_scx_free(k->scx);
 	free(k);
 }

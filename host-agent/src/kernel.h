@@ -44,6 +44,9 @@ struct vcp_kernel {
 	/* the cgroup that mount shows as its top (mountinfo field 4): "/" */
 	char *cpu_mount_root;
 	char *reason;		/* human text: why kernel or pin mode */
+	/* human text: what kernel mode lacks here ("stock kernel: no ...,
+	 * no ..."), the start of @reason; NULL with both knobs */
+	char *missing;
 	/*
 	 * scx mode: the level and classes go to scx_vcpack through this
 	 * driver (scx.h) instead of the patched kernel's files

@@ -61,8 +61,8 @@ static const char *cannot_force(const struct vcp_mode_facts *f, enum vcp_mode m)
 			       "libvirt's test driver has no kernel to tune" :
 			       "a remote host's kernel is not reachable through libvirt";
 	if (m == VCP_MODE_KERNEL && !f->knobs)
-		return f->kernel_reason ? f->kernel_reason :
-					  "this kernel has no vcpack knobs";
+		return f->kernel_missing ? f->kernel_missing :
+					   "this kernel has no vcpack knobs";
 	if (m == VCP_MODE_SCX && (!f->scx || f->scx->state == VCP_SCX_ABSENT))
 		return "this kernel has no sched_ext (CONFIG_SCHED_CLASS_EXT)";
 	if (m == VCP_MODE_SCX && !f->cpu_cgroup)
@@ -79,13 +79,9 @@ static void force_mode(const struct vcp_mode_facts *f,
 		return;
 	why = cannot_force(f, (enum vcp_mode)f->force);
 	if (why) {
-		/* the kernel's reason without what auto mode does instead */
-		const char *cut = strstr(why, "; pins alone carry the plan");
-
 		c->refused = true;
-		snprintf(c->reason, sizeof(c->reason), "--mode %s: %.*s",
-			 vcp_mode_name((enum vcp_mode)f->force),
-			 cut ? (int)(cut - why) : (int)strlen(why), why);
+		snprintf(c->reason, sizeof(c->reason), "--mode %s: %s",
+			 vcp_mode_name((enum vcp_mode)f->force), why);
 		return;
 	}
 	c->mode = (enum vcp_mode)f->force;
@@ -140,6 +136,7 @@ int vcp_mode_detect_full(const struct vcp_virt *v, const char *root,
 		f.knobs = vcp_kernel_mode(k) == VCP_MODE_KERNEL;
 		f.cpu_cgroup = k->cpu_mount != NULL;
 		f.kernel_reason = k->reason;
+		f.kernel_missing = k->missing;
 		if (vcp_scx_read(k->root, conf ? conf->pindir : NULL, &si) == 0)
 			f.scx = &si;
 	}

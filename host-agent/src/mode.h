@@ -29,6 +29,7 @@ struct vcp_mode_facts {
 	bool knobs;		/* sched_mc_power_savings and cpu.consolidate */
 	bool cpu_cgroup;	/* a hierarchy has the cpu controller */
 	const char *kernel_reason; /* kernel.c's words on the knobs */
+	const char *kernel_missing; /* ... on what kernel mode lacks */
 	const struct vcp_scx_info *scx;	/* NULL: not looked at */
 	bool may_start;		/* the caller would start scx_vcpack */
 	const char *scx_failed;	/* scx_vcpack failed or was ejected: why */

@@ -171,8 +171,8 @@ static const struct dcase refusals[] = {
 	    .local = true,
 	    .cpu_cgroup = true,
 	    .scx = &S_OURS,
-	    .kernel_reason =
-		    "stock kernel: no level; pins alone carry the plan" },
+	    .kernel_reason = "stock kernel: no level; pins alone carry the plan",
+	    .kernel_missing = "stock kernel: no level" },
 	  VCP_MODE_SCX,
 	  false,
 	  "--mode kernel: stock kernel: no level" },
