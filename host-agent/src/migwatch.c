@@ -8,13 +8,12 @@
  * virDomainAbortJob when either is due (and every second after until
  * the migration answers: one taken before QEMU's migration has begun
  * is lost), and passes the latest progress to the caller's callback.
- * All libvirt calls go through
- * virt.c. The poll and the abort have a connection of their own to the
- * source: on the connection that carries the migration, libvirt 9.0
- * answered a job query only when the migration ended (seen: 8 s and
- * more, while another connection was answered in 0.1 s); without that
- * connection there is no progress and the abort goes on the migration's
- * own.
+ * All libvirt calls go through virt.c. The poll and the abort have a
+ * connection of their own to the source: on the connection that carries
+ * the migration, libvirt 9.0 answered a job query only when the
+ * migration ended (seen: 8 s and more, while another connection was
+ * answered in 0.1 s); without that connection there is no progress and
+ * the abort goes on the migration's own.
  */
 #include "migwatch.h"
 
@@ -214,7 +213,6 @@ int vcp_mig_run(struct vcp_virt *src, struct vcp_virt *dst, const char *name,
 		*ret = res;
 		return r;
 	}
-
 	/* the poll's and the abort's (read-write): libvirt holds a call
 	 * made on the connection that carries the migration until the
 	 * migration ends */
