@@ -28,6 +28,9 @@ PKGS="$PKGS clang-format"
 PKGS="$PKGS tmux bash-completion"
 # make coverage (line coverage of the unit and integration suites)
 PKGS="$PKGS gcovr"
+# python3: test-hostile.sh's tag file, both ends of irqbalance's socket
+# in test-irq.sh and test-irqbalance.sh (tests/integration/irqbsock.py)
+PKGS="$PKGS python3"
 
 check=0
 for a in "$@"; do

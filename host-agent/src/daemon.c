@@ -42,6 +42,7 @@
 #include "hostrec.h"
 #include "hyst.h"
 #include "irq.h"
+#include "irqview.h"
 #include "kernel.h"
 #include "metricspub.h"
 #include "mode.h"
@@ -87,7 +88,7 @@ struct daemon {
 	guint replan_src, sample_src;
 	struct vcp_backoff reconnect; /* when to try libvirt again */
 	int listen_fd;
-	bool irq_advised;	/* irqbalance advice logged */
+	bool irq_advised; /* irqbalance failure logged */
 	char *placers_said; /* other placers as last logged; NULL: none */
 	struct vcp_passnews news; /* the last decision, to log changes */
 	struct vcp_declog *declog;	/* one line per VM decision */
@@ -284,7 +285,8 @@ static const char *irq_root(const struct daemon *d)
 }
 
 /* Device IRQs after the pins (policy irq_affinity); @plan NULL puts
- * back everything recorded. Logs what changed, irqbalance advice once. */
+ * back everything recorded. Logs what changed and what irqbalance was
+ * asked (a failed request once, until one works). */
 static void follow_irqs(struct daemon *d, const struct vcp_host *host,
 			const struct vcp_plan *plan, bool enabled)
 {
@@ -300,14 +302,17 @@ static void follow_irqs(struct daemon *d, const struct vcp_host *host,
 			strerror(-r));
 		return;
 	}
-	if (b->running && enabled && !d->irq_advised) {
-		char want[1024] = "";
+	/* what irqbalance was asked; a failure said once until it works */
+	if (b->running && (rep.told.asked || rep.told.error) &&
+	    !(rep.told.error && d->irq_advised)) {
+		char *said = vcp_irqbalance_said(&rep);
 
-		vcp_cpuset_format(&rep.idle, want, sizeof(want));
-		log_msg(LOG_NOTICE, "irqbalance (pid %d) steers IRQs; vcpackd writes no affinity: set IRQBALANCE_BANNED_CPULIST=\"%s\" in /etc/default/irqbalance and restart irqbalance to keep IRQs off the idle packages",
-			b->pid, want);
+		if (said)
+			log_msg(rep.told.error ? LOG_NOTICE : LOG_INFO, "%s",
+				said);
+		free(said);
 	}
-	d->irq_advised = b->running;
+	d->irq_advised = b->running && rep.told.error;
 	if (rep.res.moved || rep.res.restored || rep.res.failed)
 		log_msg(rep.res.failed ? LOG_WARNING : LOG_INFO,
 			"device IRQs: %zu moved off idle packages, %zu restored, %zu managed left alone, %zu failed",

@@ -34,16 +34,6 @@
 
 /* ---- files ---- */
 
-static char *path_at(const char *root, const char *fmt, unsigned int n)
-{
-	char rel[128], *s;
-
-	snprintf(rel, sizeof(rel), fmt, n);
-	if (asprintf(&s, "%s%s", strcmp(root, "/") ? root : "", rel) < 0)
-		return NULL;
-	return s;
-}
-
 /* The whole of a /proc file (st_size says 0 there). */
 static int read_text(const char *path, char **ret)
 {
@@ -259,7 +249,7 @@ int vcp_irq_counts_parse(const char *text, struct vcp_irq_counts *ret)
 /* The text of ROOT/proc/interrupts. */
 static int read_interrupts(const char *root, char **ret)
 {
-	char *path = path_at(root, "/proc/interrupts", 0);
+	char *path = vcp_root_path(root, "/proc/interrupts");
 	int r;
 
 	if (!path)
@@ -363,7 +353,7 @@ static int add_irq(void *arg, long num, const unsigned long long *vals,
 
 	if (num < 0)
 		return 0;
-	path = path_at(l->root, "/proc/irq/%u/smp_affinity_list", q.irq);
+	path = vcp_root_path(l->root, "/proc/irq/%u/smp_affinity_list", q.irq);
 	if (!path)
 		return -ENOMEM;
 	r = read_cpulist(path, &q.affinity);
@@ -372,7 +362,8 @@ static int add_irq(void *arg, long num, const unsigned long long *vals,
 		return 0;	/* no affinity file: not steerable */
 	if (r < 0)
 		return r;
-	path = path_at(l->root, "/proc/irq/%u/effective_affinity_list", q.irq);
+	path = vcp_root_path(l->root, "/proc/irq/%u/effective_affinity_list",
+			     q.irq);
 	if (!path)
 		return -ENOMEM;
 	if (read_cpulist(path, &q.effective) < 0)
@@ -482,7 +473,8 @@ int vcp_irq_saved_parse(const char *text, struct vcp_irq_saved **ret,
 int vcp_irq_saved_load(const char *root, struct vcp_irq_saved **ret,
 		       size_t *ret_n)
 {
-	char *path = path_at(root, VCP_IRQ_STATE_PATH, 0), *text = NULL;
+	char *path = vcp_root_path(root, "%s", VCP_IRQ_STATE_PATH);
+	char *text = NULL;
 	int r;
 
 	if (!path)
@@ -534,7 +526,8 @@ static int write_saved(FILE *f, const struct vcp_irq_saved *s, size_t n)
 int vcp_irq_saved_store(const char *root, const struct vcp_irq_saved *s,
 			size_t n)
 {
-	char *path = path_at(root, VCP_IRQ_STATE_PATH, 0), *tmp = NULL, *slash;
+	char *path = vcp_root_path(root, "%s", VCP_IRQ_STATE_PATH);
+	char *tmp = NULL, *slash;
 	FILE *f;
 	int r;
 
@@ -725,101 +718,6 @@ int vcp_irq_apply(const char *root, const struct vcp_irq_plan *p,
 	return 0;
 }
 
-/* ---- irqbalance ---- */
-
-static bool pid_exists(const char *root, int pid)
-{
-	char *path = path_at(root, "/proc/%u", (unsigned int)pid);
-	bool ok = path && access(path, F_OK) == 0;
-
-	free(path);
-	return ok;
-}
-
-int vcp_proc_find_comm(const char *root, const char *comm)
-{
-	char *dir = path_at(root, "/proc", 0);
-	DIR *d = dir ? opendir(dir) : NULL;
-	struct dirent *e;
-	int found = 0;
-
-	while (d && !found && (e = readdir(d))) {
-		char *end, *path, buf[32];
-		long pid = strtol(e->d_name, &end, 10);
-
-		if (*end || pid <= 0 || pid > 1 << 30)
-			continue;
-		path = path_at(root, "/proc/%u/comm", (unsigned int)pid);
-		if (path && vcp_read_line(path, buf, sizeof(buf)) == 0 &&
-		    strcmp(buf, comm) == 0)
-			found = (int)pid;
-		free(path);
-	}
-	if (d)
-		closedir(d);
-	free(dir);
-	return found;
-}
-
-/* IRQBALANCE_BANNED_CPULIST=... (quoted or not) in the defaults file. */
-static void read_banned(const char *root, struct vcp_irqbalance *b)
-{
-	static const char key[] = "IRQBALANCE_BANNED_CPULIST=";
-	char *path = path_at(root, "/etc/default/irqbalance", 0), *text = NULL;
-
-	if (!path || read_text(path, &text) < 0) {
-		free(path);
-		return;
-	}
-	for (char *sp, *line = strtok_r(text, "\n", &sp); line;
-	     line = strtok_r(NULL, "\n", &sp)) {
-		char *v;
-		size_t len;
-
-		while (*line == ' ' || *line == '\t')
-			line++;
-		if (strncmp(line, key, sizeof(key) - 1))
-			continue;
-		v = line + sizeof(key) - 1;
-		len = strcspn(v, " \t#");
-		v[len] = '\0';
-		if (len >= 2 && (*v == '"' || *v == '\'') && v[len - 1] == *v) {
-			v[len - 1] = '\0';
-			v++;
-		}
-		b->has_banned = vcp_cpuset_parse(v, &b->banned) == 0;
-	}
-	free(text);
-	free(path);
-}
-
-int vcp_irqbalance_detect(const char *root, struct vcp_irqbalance *ret)
-{
-	struct vcp_irqbalance b = { 0 };
-	char *path = path_at(root, "/run/irqbalance.pid", 0), buf[32];
-
-	if (!path)
-		return -ENOMEM;
-	if (vcp_read_line(path, buf, sizeof(buf)) == 0) {
-		char *end;
-		long pid = strtol(buf, &end, 10);
-
-		if (!*end && pid > 0 && pid < 1 << 30 &&
-		    pid_exists(root, (int)pid)) {
-			b.running = true;
-			b.pid = (int)pid;
-		}
-	}
-	free(path);
-	if (!b.running) {
-		b.pid = vcp_proc_find_comm(root, "irqbalance");
-		b.running = b.pid > 0;
-	}
-	read_banned(root, &b);
-	*ret = b;
-	return 0;
-}
-
 /* ---- following a plan ---- */
 
 /* What vcp_irq_apply() would count, without writing. */
@@ -836,6 +734,14 @@ static void preview(const struct vcp_irq_plan *p, struct vcp_irq_result *ret)
 	*ret = res;
 }
 
+/* Is a ban of ours recorded as told to irqbalance? */
+static bool told_any(const char *root)
+{
+	struct vcp_irqbal_told t;
+
+	return vcp_irqbal_told_load(root, &t) != 0 || t.pid != 0;
+}
+
 static int follow(const char *root, const struct vcp_host *host,
 		  const struct vcp_plan *plan, bool enabled, bool dry,
 		  struct vcp_irq_report *ret)
@@ -850,16 +756,19 @@ static int follow(const char *root, const struct vcp_host *host,
 	if (enabled && plan)
 		vcp_irq_idle_cpus(host, plan, &rep.idle);
 	r = vcp_irq_saved_load(root, &s, &ns);
-	if (r == 0 && !enabled && !ns) {
+	if (r == 0 && !enabled && !ns && !told_any(root)) {
 		*ret = rep;	/* off, and nothing of ours to put back */
 		return 0;
 	}
 	rep.acted = true;
 	if (r == 0)
 		r = vcp_irqbalance_detect(root, &rep.irqbalance);
+	if (r == 0 && (rep.irqbalance.running || told_any(root)))
+		r = vcp_irqbal_follow(root, &rep.irqbalance, &rep.idle, dry,
+				      &rep.told);
 	if (r == 0 && rep.irqbalance.running) {
 		free(s);
-		*ret = rep;	/* irqbalance owns affinity: advice only */
+		*ret = rep; /* irqbalance owns affinity */
 		return 0;
 	}
 	if (r == 0)

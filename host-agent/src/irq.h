@@ -3,7 +3,8 @@
  * irq.h - device interrupts and sleeping packages: read /proc/interrupts
  * and /proc/irq/N/ under a root, decide (purely) which device IRQs to
  * steer off the packages the plan idles and what to restore when they
- * wake, carry that out through kernel.c, notice irqbalance, and turn two
+ * wake, carry that out through kernel.c (or through irqbalance where it
+ * runs: irqbal.h), and turn two
  * reads of /proc/interrupts into interrupts per package per second.
  *
  * Every path is under a root ("/" in production, a fixture tree in
@@ -16,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "irqbal.h"
 #include "model.h"
 
 /* ---- /proc/interrupts counts ---- */
@@ -139,25 +141,6 @@ struct vcp_irq_result {
 int vcp_irq_apply(const char *root, const struct vcp_irq_plan *p,
 		  struct vcp_irq_result *ret);
 
-/* ---- irqbalance ---- */
-
-struct vcp_irqbalance {
-	bool running;
-	int pid;			/* the irqbalance process */
-	bool has_banned;		/* the setting is present */
-	struct vcp_cpuset banned;	/* IRQBALANCE_BANNED_CPULIST */
-};
-
-/*
- * Is irqbalance running under @root: ROOT/run/irqbalance.pid naming a
- * process that exists (ROOT/proc/PID), or a ROOT/proc/N/comm reading
- * "irqbalance". And what ROOT/etc/default/irqbalance bans now.
- */
-int vcp_irqbalance_detect(const char *root, struct vcp_irqbalance *ret);
-
-/* A pid under ROOT/proc whose comm is @comm (the first found), or 0. */
-int vcp_proc_find_comm(const char *root, const char *comm);
-
 /* ---- following a plan ---- */
 
 struct vcp_irq_report {
@@ -166,6 +149,7 @@ struct vcp_irq_report {
 	bool dry_run;		/* res counts what would be done */
 	struct vcp_cpuset idle;	/* CPUs of the idle packages */
 	struct vcp_irqbalance irqbalance;
+	struct vcp_irqbal_result told; /* where irqbalance runs */
 	size_t n_irqs;		/* device IRQs with an affinity file */
 	size_t kept;		/* already off the idle packages */
 	struct vcp_irq_result res;
@@ -175,13 +159,15 @@ struct vcp_irq_report {
  * Keep device IRQs off the packages @plan idles (@enabled: the policy's
  * irq_affinity) and put back what an earlier run moved once they wake,
  * or once @enabled is off (then every record is restored). Where
- * irqbalance runs nothing is written: *ret says what it should ban.
+ * irqbalance runs no affinity is written: irqbalance is asked to ban the
+ * idle packages' CPUs, and given its own list back when they wake
+ * (vcp_irqbal_follow(); ret->told).
  * 0 or -errno of a read that failed; *ret untouched on failure.
  */
 int vcp_irq_follow(const char *root, const struct vcp_host *host,
 		   const struct vcp_plan *plan, bool enabled,
 		   struct vcp_irq_report *ret);
-/* The same without writing anything (`vcpack plan`): res counts the
+/* The same without writing or asking anything (`vcpack plan`): res counts the
  * moves and restores that would be made; managed IRQs only show as such
  * once a write was refused, so they count as moves here. */
 int vcp_irq_preview(const char *root, const struct vcp_host *host,

@@ -138,28 +138,94 @@ static const char *list_or(const struct vcp_cpuset *s, char *buf, size_t len,
 	return buf;
 }
 
-void vcp_irq_report_text(FILE *f, const struct vcp_irq_report *r)
+/* Where irqbalance runs: what it was asked, or how to ask it by hand. */
+static void irqbalance_text(FILE *f, const struct vcp_irq_report *r)
 {
 	const struct vcp_irqbalance *b = &r->irqbalance;
+	const struct vcp_irqbal_result *t = &r->told;
 	char want[1024], now[1024];
+	const char *own =
+		b->has_banned ? list_or(&b->banned, now, sizeof(now), "\"\"") :
+				"unset";
+
+	list_or(&t->ban, want, sizeof(want), "");
+	if (t->error && vcp_cpuset_empty(&t->ban)) {
+		fprintf(f,
+			"irqbalance (pid %d) steers IRQs; giving it its own banned CPUs back failed (%s): restart irqbalance to drop the ban vcpack asked for",
+			b->pid, strerror(-t->error));
+	} else if (t->error) {
+		char why[128];
+
+		if (t->error == -ENOENT)
+			snprintf(
+				why, sizeof(why),
+				"it has no socket /run/irqbalance/irqbalance%d.sock",
+				b->pid);
+		else
+			snprintf(why, sizeof(why), "%s", strerror(-t->error));
+		fprintf(f,
+			"irqbalance (pid %d) steers IRQs; asking it to keep them off the idle packages failed (%s), and vcpack writes no affinity. Set IRQBALANCE_BANNED_CPULIST=\"%s\" in /etc/default/irqbalance (now %s) and restart irqbalance",
+			b->pid, why, want, own);
+	} else if (t->gave_back) {
+		fprintf(f,
+			"irqbalance (pid %d) %s its own banned CPUs back (%s)%s%s",
+			b->pid, r->dry_run ? "would be given" : "given", own,
+			vcp_cpuset_empty(&r->idle) ?
+				": no package idles" :
+				", which cover the idle packages",
+			r->dry_run ? " (dry run, nothing asked)" : "");
+	} else if (t->in_force && t->asked) {
+		fprintf(f,
+			"irqbalance (pid %d) %s to keep IRQs off CPUs %s (the idle packages'%s)%s",
+			b->pid, r->dry_run ? "would be asked" : "asked", want,
+			b->has_banned ? " and its own banned ones" : "",
+			r->dry_run ?
+				" (dry run, nothing asked)" :
+				", from its next rescan (every 10 s by default)");
+	} else if (t->in_force) {
+		fprintf(f,
+			"irqbalance (pid %d) keeps IRQs off CPUs %s (the idle packages'%s), as vcpack asked",
+			b->pid, want,
+			b->has_banned ? " and its own banned ones" : "");
+	} else if (!vcp_cpuset_empty(&r->idle)) {
+		fprintf(f,
+			"irqbalance (pid %d) steers IRQs and already bans CPUs '%s' (the idle packages'); nothing to ask",
+			b->pid, own);
+	} else {
+		fprintf(f,
+			"irqbalance (pid %d) steers IRQs; %s, nothing asked (vcpack writes no affinity, nor puts back what it moved before irqbalance started)",
+			b->pid,
+			r->enabled ? "no package idles" :
+				     "irq_affinity is off");
+	}
+}
+
+char *vcp_irqbalance_said(const struct vcp_irq_report *r)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+
+	if (!f)
+		return NULL;
+	irqbalance_text(f, r);
+	if (fclose(f) != 0) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+void vcp_irq_report_text(FILE *f, const struct vcp_irq_report *r)
+{
+	char want[1024];
 
 	if (!r->acted)
 		return;
-	if (b->running && !r->enabled) {
-		fprintf(f, "irqs:   irqbalance (pid %d) steers IRQs; vcpack writes no affinity, nor puts back what it moved before irqbalance started\n",
-			b->pid);
-		return;
-	}
-	if (b->running) {
-		list_or(&r->idle, want, sizeof(want), "");
-		if (b->has_banned && vcp_cpuset_equal(&b->banned, &r->idle))
-			fprintf(f, "irqs:   irqbalance (pid %d) steers IRQs and already bans CPUs '%s' (the idle packages'); vcpack writes no affinity\n",
-				b->pid, want);
-		else
-			fprintf(f, "irqs:   irqbalance (pid %d) steers IRQs; vcpack writes no affinity. To keep IRQs off the idle packages set IRQBALANCE_BANNED_CPULIST=\"%s\" in /etc/default/irqbalance (now %s) and restart irqbalance\n",
-				b->pid, want, b->has_banned ?
-				list_or(&b->banned, now, sizeof(now), "\"\"") :
-				"unset");
+	if (r->irqbalance.running) {
+		fputs("irqs:   ", f);
+		irqbalance_text(f, r);
+		fputc('\n', f);
 		return;
 	}
 	if (r->dry_run)
@@ -176,6 +242,28 @@ void vcp_irq_report_text(FILE *f, const struct vcp_irq_report *r)
 		fprintf(f, ", %zu failed (IRQ %u: %s)", r->res.failed,
 			r->res.first_failed_irq, strerror(-r->res.first_error));
 	fputc('\n', f);
+}
+
+/* {cpus, asked, in_force, gave_back, error}: what irqbalance was asked. */
+static struct json_object *told_json(const struct vcp_irqbal_result *t)
+{
+	struct json_object *o = json_object_new_object();
+	char buf[1024];
+
+	json_object_object_add(o, "cpus",
+			       vcp_cpuset_empty(&t->ban) ?
+				       NULL :
+				       json_object_new_string(list_or(
+					       &t->ban, buf, sizeof(buf), "")));
+	json_object_object_add(o, "asked", json_object_new_boolean(t->asked));
+	json_object_object_add(o, "in_force",
+			       json_object_new_boolean(t->in_force));
+	json_object_object_add(o, "gave_back",
+			       json_object_new_boolean(t->gave_back));
+	json_object_object_add(
+		o, "error",
+		t->error ? json_object_new_string(strerror(-t->error)) : NULL);
+	return o;
 }
 
 struct json_object *vcp_irq_report_json(const struct vcp_irq_report *r)
@@ -196,6 +284,8 @@ struct json_object *vcp_irq_report_json(const struct vcp_irq_report *r)
 		json_object_object_add(o, "irqbalance_banned", b->has_banned ?
 			json_object_new_string(list_or(&b->banned, buf,
 						       sizeof(buf), "")) : NULL);
+		json_object_object_add(o, "irqbalance_request",
+				       told_json(&r->told));
 		return o;
 	}
 	json_object_object_add(o, "irqs", json_object_new_int((int)r->n_irqs));

@@ -45,6 +45,9 @@ struct json_object *vcp_irqview_json(const struct vcp_irqview *v,
 /* What vcp_irq_follow() did, in one or two "irqs:" lines / an object.
  * Nothing when it did not act. */
 void vcp_irq_report_text(FILE *f, const struct vcp_irq_report *r);
+/* Where irqbalance runs, what the "irqs:" line says of it (what it was
+ * asked, or how to ask it by hand), malloc'd; NULL when out of memory. */
+char *vcp_irqbalance_said(const struct vcp_irq_report *r);
 struct json_object *vcp_irq_report_json(const struct vcp_irq_report *r);
 
 #endif

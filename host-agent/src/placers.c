@@ -15,7 +15,7 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
-#include "irq.h"
+#include "irqbal.h"
 #include "sysfile.h"
 
 static bool named(const xmlNode *n, const char *name)

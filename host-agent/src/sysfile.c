@@ -6,6 +6,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -31,4 +34,21 @@ int vcp_read_line(const char *path, char *buf, size_t len)
 		n--;
 	buf[n] = '\0';
 	return 0;
+}
+
+char *vcp_root_path(const char *root, const char *fmt, ...)
+{
+	char *rel, *s;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&rel, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return NULL;
+	if (asprintf(&s, "%s%s", strcmp(root, "/") ? root : "", rel) < 0)
+		s = NULL;
+	free(rel);
+	return s;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sysfile.h - reading the one-line files of sysfs, procfs and cgroupfs
- * (or a fixture tree standing in for them).
+ * (or a fixture tree standing in for them), and naming a file under such
+ * a root.
  */
 #ifndef VCP_SYSFILE_H
 #define VCP_SYSFILE_H
@@ -11,5 +12,10 @@
 /* The first line of @path, trailing white space cut, in @buf (@len
  * bytes, longer content truncated). 0 or -errno. */
 int vcp_read_line(const char *path, char *buf, size_t len);
+
+/* ROOT followed by the printf-formatted absolute path @fmt ("/" as root
+ * adds nothing), malloc'd; NULL when out of memory. */
+char *vcp_root_path(const char *root, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 #endif

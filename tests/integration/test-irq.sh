@@ -60,7 +60,8 @@ txt=$("$VCPACK" --wide --connect "$TWO" --root "$R" --policy "$T_TMP/on.json" ap
 t_match "on: text line" "^irqs: +5 device IRQs: 0 moved off idle packages \(CPUs 4-7,12-15\), 0 restored, 1 managed by the kernel left alone, 4 already in place" "$txt"
 t_eq "on: a second apply changes nothing" "0-3 0-3 4 0-3,8-11 1" "$(affs)"
 
-# ---- irqbalance runs: advice, no writes ----
+# ---- irqbalance runs: it is asked to ban the idle packages' CPUs over
+# its socket; vcpack writes no affinity ----
 mkdir -p "$R/proc/321"
 echo irqbalance >"$R/proc/321/comm"
 echo 321 >"$R/run/irqbalance.pid"
@@ -68,18 +69,62 @@ cp "$R/run/vcpack/irq-affinity" "$T_TMP/records"
 echo "2" >"$R/proc/irq/27/smp_affinity_list"
 ap=$("$VCPACK" --connect "$TWO" --root "$R" --policy "$T_TMP/off.json" --json apply 2>/dev/null)
 t_eq "irqbalance: pid" 321 "$(echo "$ap" | jq .irqs.irqbalance_pid)"
+t_eq "irqbalance, off: nothing asked" false "$(echo "$ap" | jq .irqs.irqbalance_request.asked)"
 t_eq "irqbalance: nothing restored behind its back" "0-3 0-3 4 0-3,8-11 2" "$(affs)"
 txt=$("$VCPACK" --wide --connect "$TWO" --root "$R" --policy "$T_TMP/off.json" apply 2>/dev/null)
-t_match "irqbalance, off: said, nothing put back" "^irqs: +irqbalance \(pid 321\) steers IRQs; vcpack writes no affinity, nor puts back what it moved before irqbalance started$" "$txt"
+t_match "irqbalance, off: said, nothing put back" "^irqs: +irqbalance \(pid 321\) steers IRQs; irq_affinity is off, nothing asked \(vcpack writes no affinity, nor puts back what it moved before irqbalance started\)$" "$txt"
 t_eq "irqbalance, off: still nothing restored" "0-3 0-3 4 0-3,8-11 2" "$(affs)"
+# no socket (an irqbalance built without it): the hand-made way, said
 txt=$("$VCPACK" --wide --connect "$TWO" --root "$R" --policy "$T_TMP/on.json" apply 2>/dev/null)
-t_match "irqbalance: what to ban and restart" 'irqbalance \(pid 321\) steers IRQs; vcpack writes no affinity. To keep IRQs off the idle packages set IRQBALANCE_BANNED_CPULIST="4-7,12-15" in /etc/default/irqbalance \(now unset\) and restart irqbalance' "$txt"
+t_match "irqbalance, no socket: what to ban and restart" 'irqbalance \(pid 321\) steers IRQs; asking it to keep them off the idle packages failed \(it has no socket /run/irqbalance/irqbalance321.sock\), and vcpack writes no affinity. Set IRQBALANCE_BANNED_CPULIST="4-7,12-15" in /etc/default/irqbalance \(now unset\) and restart irqbalance' "$txt"
+t_eq "irqbalance, no socket: nothing recorded as told" no "$([ -e "$R/run/vcpack/irqbalance-ban" ] && echo yes || echo no)"
 t_eq "irqbalance: records kept" "$(cat "$T_TMP/records")" "$(cat "$R/run/vcpack/irq-affinity")"
+# its socket: a listener standing in for irqbalance's (the real one is
+# tests/integration/test-irqbalance.sh), logging each request whole
+mkdir -p "$R/run/irqbalance"
+python3 "$here/irqbsock.py" listen "$R/run/irqbalance/irqbalance321.sock" "$T_TMP/asked" &
+T_PIDS="$T_PIDS $!"
+i=0; until [ -S "$R/run/irqbalance/irqbalance321.sock" ] || [ $i -gt 50 ]; do sleep 0.1; i=$((i + 1)); done
+: >"$T_TMP/asked"
+asked() { sleep 0.3; cat "$T_TMP/asked"; : >"$T_TMP/asked"; }
+txt=$("$VCPACK" --wide --connect "$TWO" --root "$R" --policy "$T_TMP/on.json" plan 2>/dev/null)
+t_match "irqbalance, plan: would ask" 'irqbalance \(pid 321\) would be asked to keep IRQs off CPUs 4-7,12-15 \(the idle packages.\) \(dry run, nothing asked\)' "$txt"
+t_eq "irqbalance, plan: nothing sent" "" "$(asked)"
+txt=$("$VCPACK" --wide --connect "$TWO" --root "$R" --policy "$T_TMP/on.json" apply 2>/dev/null)
+t_match "irqbalance: asked" '^irqs: +irqbalance \(pid 321\) asked to keep IRQs off CPUs 4-7,12-15 \(the idle packages.\), from its next rescan' "$txt"
+t_eq "irqbalance: the request" "settings cpus 4-7,12-15" "$(asked)"
+t_eq "irqbalance: told recorded" "321 4-7,12-15" "$(cat "$R/run/vcpack/irqbalance-ban")"
+t_eq "irqbalance: no affinity written" "0-3 0-3 4 0-3,8-11 2" "$(affs)"
+ap=$("$VCPACK" --connect "$TWO" --root "$R" --policy "$T_TMP/on.json" --json apply 2>/dev/null)
+t_eq "irqbalance, again: in force, not asked" '{"cpus":"4-7,12-15","asked":false,"in_force":true,"gave_back":false,"error":null}' "$(echo "$ap" | jq -c .irqs.irqbalance_request)"
+t_eq "irqbalance, again: nothing sent" "" "$(asked)"
+# irqbalance restarted (another pid, its socket): told again
+mkdir -p "$R/proc/322"; echo irqbalance >"$R/proc/322/comm"; echo 322 >"$R/run/irqbalance.pid"
+ln -s irqbalance321.sock "$R/run/irqbalance/irqbalance322.sock"
+"$VCPACK" --connect "$TWO" --root "$R" --policy "$T_TMP/on.json" apply >/dev/null 2>&1
+t_eq "irqbalance restarted: asked again" "settings cpus 4-7,12-15" "$(asked)"
+t_eq "irqbalance restarted: its pid recorded" "322 4-7,12-15" "$(cat "$R/run/vcpack/irqbalance-ban")"
+echo 321 >"$R/run/irqbalance.pid"
+"$VCPACK" --connect "$TWO" --root "$R" --policy "$T_TMP/on.json" apply >/dev/null 2>&1
+asked >/dev/null
+# off: its own list back, the record gone
+txt=$("$VCPACK" --wide --connect "$TWO" --root "$R" --policy "$T_TMP/off.json" apply 2>/dev/null)
+t_match "irqbalance, off: own list back" '^irqs: +irqbalance \(pid 321\) given its own banned CPUs back \(unset\): no package idles$' "$txt"
+t_eq "irqbalance, off: the request" "settings cpus NULL" "$(asked)"
+t_eq "irqbalance, off: record gone" no "$([ -e "$R/run/vcpack/irqbalance-ban" ] && echo yes || echo no)"
+# its own list: kept in the ban; covering the idle CPUs: nothing asked
 mkdir -p "$R/etc/default"
+echo 'IRQBALANCE_BANNED_CPULIST=0' >"$R/etc/default/irqbalance"
+"$VCPACK" --connect "$TWO" --root "$R" --policy "$T_TMP/on.json" apply >/dev/null 2>&1
+t_eq "irqbalance, own list: the union asked" "settings cpus 0,4-7,12-15" "$(asked)"
 echo 'IRQBALANCE_BANNED_CPULIST=4-7,12-15' >"$R/etc/default/irqbalance"
+txt=$("$VCPACK" --wide --connect "$TWO" --root "$R" --policy "$T_TMP/on.json" apply 2>/dev/null)
+t_match "irqbalance, own list covers: said" "^irqs: +irqbalance \\(pid 321\\) given its own banned CPUs back \\(4-7,12-15\\), which cover the idle packages$" "$txt"
+t_eq "irqbalance, own list covers: our ban given back" "settings cpus NULL" "$(asked)"
 txt=$("$VCPACK" --connect "$TWO" --root "$R" --policy "$T_TMP/on.json" apply 2>/dev/null)
 t_match "irqbalance: already banned said" "already bans CPUs '4-7,12-15'" "$txt"
-rm -r "$R/run/irqbalance.pid" "$R/proc/321"
+t_eq "irqbalance, already banned: nothing sent" "" "$(asked)"
+rm -r "$R/run/irqbalance.pid" "$R/proc/321" "$R/proc/322"
 
 # ---- restore (every VM) also puts the IRQs back; with domains it does not ----
 cp -a "$R" "$T_TMP/root2"
