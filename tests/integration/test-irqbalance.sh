@@ -93,5 +93,19 @@ t_eq "off: given back" true "$(echo "$ap" | jq .irqs.irqbalance_request.gave_bac
 t_eq "off: irqbalance back to its own list (none)" 00000000 "$(until_banned 00000000)"
 t_eq "off: still running" yes "$(kill -0 $IPID 2>/dev/null && echo yes || echo no)"
 t_eq "off: record gone" no "$([ -e "$R/run/vcpack/irqbalance-ban" ] && echo yes || echo no)"
+# ---- vcpackd: asks after its apply, gives back on SIGTERM with
+# --restore-on-exit; both logged ----
+"$B/vcpackd" --foreground --connect "$TWO" --root "$R" --policy "$T_TMP/on.json" \
+	--socket "$T_TMP/vcpackd.sock" --restore-on-exit >"$T_TMP/vcpackd.log" 2>&1 &
+DPID=$!
+T_PIDS="$T_PIDS $DPID"
+t_eq "vcpackd: irqbalance bans the idle package's CPUs" 0000f0f0 "$(until_banned 0000f0f0)"
+t_match "vcpackd: the request logged" "irqbalance \\(pid $IPID\\) asked to keep IRQs off CPUs 4-7,12-15" "$(cat "$T_TMP/vcpackd.log")"
+kill -TERM "$DPID"
+i=0; while kill -0 "$DPID" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+t_eq "vcpackd: stopped by SIGTERM" no "$(kill -0 "$DPID" 2>/dev/null && echo yes || echo no)"
+t_match "vcpackd: giving back logged" "irqbalance \\(pid $IPID\\) given its own banned CPUs back \\(unset\\): no package idles" "$(cat "$T_TMP/vcpackd.log")"
+t_eq "vcpackd --restore-on-exit: irqbalance's own list back" 00000000 "$(until_banned 00000000)"
+t_eq "vcpackd: irqbalance still running" yes "$(kill -0 $IPID 2>/dev/null && echo yes || echo no)"
 t_nomatch "irqbalance logged no socket trouble" "Permission denied|couldn't be bound" "$(cat "$T_TMP/irqbalance.log")"
 t_done
