@@ -162,7 +162,8 @@ $(B)/bench/%: bench/%.c $(LIB)
 		$(LDLIBS)
 
 # Man pages: markdown through pandoc (no smart quotes: options keep their
-# ASCII dashes and quotes), scdoc sources through scdoc, roff as it is.
+# ASCII dashes and quotes), scdoc sources through scdoc; no roff is
+# written by hand.
 $(B)/man/%.1: host-agent/man/%.1.md
 	@mkdir -p $(@D)
 	$(msg) PANDOC $@
@@ -172,10 +173,6 @@ $(B)/man/%: host-agent/man/%.scd
 	@mkdir -p $(@D)
 	$(msg) SCDOC $@
 	$(Q)scdoc <$< >$@.tmp && mv $@.tmp $@
-
-$(B)/man/powernice.1: host-agent/man/powernice.1
-	@mkdir -p $(@D)
-	$(Q)cp $< $@
 
 -include $(LIB_OBJS:.o=.d) $(B)/obj/cli.d $(CLI_FLEET:%=$(B)/obj/%.d) $(B)/obj/cli-trial.d $(B)/obj/cli-watch.d $(B)/obj/cli-list.d $(B)/obj/powernice.d \
 	$(B)/obj/daemon.d $(B)/obj/hook/hook.d

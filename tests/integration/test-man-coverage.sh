@@ -21,6 +21,11 @@
 #   (the ones cli-fleet.c compares its cmd with, and those `vcpack fleet
 #   --help` lists) is in a **fleet** line of the SYNOPSIS and begins a
 #   **fleet COMMAND** entry in COMMANDS.
+# - each powernice option (powernice.c's opts[] but the tests' --root,
+#   and its --help's) is an entry under OPTIONS of powernice.1.scd, and
+#   each exit status it defines an entry under EXIT STATUS.
+# - host-agent/man holds only scdoc and pandoc sources (issue 16: no roff
+#   written by hand), and each page built into BUILD_DIR/man has one.
 # Not checked, deliberately (files no man page describes key by key;
 # each checked in the code): fleetjson.c (the fleet snapshots of the
 # unit tests and benchmarks: its "options" and "policy" keys are no
@@ -185,4 +190,58 @@ section "$P1" SYNOPSIS >"$T_TMP/synopsis"
 section "$P1" COMMANDS >"$T_TMP/commands"
 check_cmds "$T_TMP/cmds" "vcpack " "**vcpack**" '\*\*@(\*\*| )'
 check_cmds "$T_TMP/fleet" "vcpack fleet " "**fleet**" '^\*\*fleet @(\*\*| )'
+
+# ---- powernice (issue 16) ----
+# each option of powernice.c's opts[] (but those marked "tests") and of
+# its --help is an entry "*-X*, *--NAME*" under OPTIONS of
+# powernice.1.scd, and each exit status (0 and powernice.c's EXIT_*) an
+# entry "*N*" under EXIT STATUS
+PN=$MAN/powernice.1.scd
+"$B/powernice" --help >"$T_TMP/pn-help" 2>&1
+t_eq "powernice --help: exit 0" 0 $?
+{
+	awk '/opts\[\] = \{/ { on = 1; next } on && /\};/ { on = 0 }
+		on && !/tests/' "$SRC/powernice.c" |
+		sed -n "s/.*{ \"\([a-z-]*\)\", [a-z_]*, NULL, '\(.\)' }.*/\2 \1/p"
+	sed -n 's/^  -\(.\), --\([a-z-]*\).*/\1 \2/p' "$T_TMP/pn-help"
+} | sort -u >"$T_TMP/pn-opts"
+n=$(wc -l <"$T_TMP/pn-opts")
+if [ "$n" -ge 3 ]; then t_pass "$n powernice options found"
+else t_fail "only $n powernice options found: $(tr '\n' ' ' <"$T_TMP/pn-opts")"; fi
+section "$PN" OPTIONS >"$T_TMP/pn-options"
+missing=""
+while read -r short long; do
+	if ! grep -qF -- "*-$short*, *--$long*" "$T_TMP/pn-options"; then
+		t_fail "powernice.1.scd: -$short, --$long is not under OPTIONS"
+		missing="$missing --$long"
+	fi
+done <"$T_TMP/pn-opts"
+[ -z "$missing" ] &&
+	t_pass "powernice.1.scd: every option documented: $(cut -d' ' -f2 "$T_TMP/pn-opts" | tr '\n' ' ')"
+{
+	echo 0
+	sed -n 's/^#define EXIT_[A-Z_]* \([0-9]*\)$/\1/p' "$SRC/powernice.c"
+} | sort -n >"$T_TMP/pn-exits"
+t_eq "powernice.c: its exit statuses" "0 1 2 126 127" \
+	"$(tr '\n' ' ' <"$T_TMP/pn-exits" | sed 's/ $//')"
+section "$PN" "EXIT STATUS" >"$T_TMP/pn-status"
+missing=""
+while read -r code; do
+	grep -qx -- "\*$code\*" "$T_TMP/pn-status" || missing="$missing $code"
+done <"$T_TMP/pn-exits"
+t_eq "powernice.1.scd: an EXIT STATUS entry for each status" "" "$missing"
+
+# ---- every page built from its source (issue 16) ----
+t_eq "host-agent/man: sources for scdoc and pandoc only, no roff by hand" "" \
+	"$(ls "$MAN" | grep -vE '\.(scd|md)$' | tr '\n' ' ')"
+for m in "$B"/man/*; do
+	[ -e "$m" ] || continue
+	b=$(basename "$m")
+	case $b in *.tmp) continue ;; esac
+	if [ -e "$MAN/$b.scd" ] || [ -e "$MAN/$b.md" ]; then
+		t_pass "built $b has its source"
+	else
+		t_fail "built $b has no $b.scd or $b.md in host-agent/man"
+	fi
+done
 t_done
