@@ -4,7 +4,9 @@
 # Boots KERNEL (a bzImage) under qemu-system-x86_64 -accel tcg with the
 # testbed initramfs, runs /scenarios/SCENARIO.sh in the guest and extracts
 # what it printed. TOPOLOGY: 2x4 (2 packages x 4 cores), 4x4, numa2x4
-# (2 packages x 4 cores, one NUMA node each), or SxC[xT] in general.
+# (2 packages x 4 cores, one NUMA node each), snc2x4 (the same with two
+# NUMA nodes in each package, as Intel SNC or AMD NPS2), or SxC[xT] in
+# general.
 #
 # Environment:
 #   INITRD   initramfs (default: ../../build/kernel/initramfs.cpio.gz)
@@ -53,6 +55,24 @@ numa2x4)
 	      -object memory-backend-ram,id=m1,size=$((mem - half))M
 	      -numa node,nodeid=0,cpus=0-3,memdev=m0
 	      -numa node,nodeid=1,cpus=4-7,memdev=m1" ;;
+snc2x4)
+	# 2 packages x 4 cores, each package split into 2 NUMA nodes of 2
+	# cores (Intel SNC, AMD NPS2): distance 12 inside a package, 21
+	# across
+	smp="8,sockets=2,cores=4,threads=1"
+	q=$((mem / 4))
+	numa=
+	for n in 0 1 2 3; do
+		numa="$numa -object memory-backend-ram,id=m$n,size=${q}M
+		      -numa node,nodeid=$n,cpus=$((n * 2))-$((n * 2 + 1)),memdev=m$n"
+	done
+	for a in 0 1 2 3; do
+		for b in 0 1 2 3; do
+			[ $a -lt $b ] || continue
+			if [ $((a / 2)) = $((b / 2)) ]; then d=12; else d=21; fi
+			numa="$numa -numa dist,src=$a,dst=$b,val=$d"
+		done
+	done ;;
 *x*x*)
 	s=${topo%%x*}; r=${topo#*x}; c=${r%%x*}; t=${r#*x}
 	smp="$((s * c * t)),sockets=$s,cores=$c,threads=$t" ;;

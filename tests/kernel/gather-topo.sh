@@ -1,5 +1,6 @@
 # gather-topo: the level 1 gather test on bigger or NUMA topologies
-# (4x4, 2 NUMA nodes x 4 cores): three steady `pack` tasks end in one
+# (4x4, 2 NUMA nodes x 4 cores, 2 packages of 2 NUMA nodes each as with
+# SNC/NPS2): three steady `pack` tasks end in one
 # package, every other package idle >= 90%; at level 0 they spread.
 . /scenarios/lib.sh
 
