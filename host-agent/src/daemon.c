@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -31,6 +32,7 @@
 
 #include "apply.h"
 #include "backoff.h"
+#include "clock.h"
 #include "control.h"
 #include "ctl.h"
 #include "ctlreq.h"
@@ -132,11 +134,6 @@ static void log_msg(int prio, const char *fmt, ...)
 
 static void schedule_replan(struct daemon *d, unsigned int delay_ms);
 
-/* The clock of the hysteresis: seconds that never jump. */
-static long long mono_s(void)
-{
-	return g_get_monotonic_time() / G_USEC_PER_SEC;
-}
 static void schedule_reconnect(struct daemon *d);
 static void watch_scx(struct daemon *d);
 
@@ -369,7 +366,7 @@ static void replan(struct daemon *d)
 		return;
 	d->n_replans++;
 	vcp_hyst_planned(&d->hyst, vcp_tracker_fingerprint(d->tracker),
-			 mono_s());
+			 vcp_mono_ms() / 1000);
 	r = vcp_cycle_observe(d->v, d->k, d->mode, 0, d->tracker, &cy, &err);
 	if (r == 0) {
 		foreign_pins(d, &cy);
@@ -435,7 +432,7 @@ static void schedule_replan(struct daemon *d, unsigned int delay_ms)
 static void resync_or_news(struct daemon *d)
 {
 	if (vcp_hyst_due(&d->hyst, vcp_tracker_fingerprint(d->tracker),
-			 mono_s()))
+			 vcp_mono_ms() / 1000))
 		schedule_replan(d, 0);
 }
 
@@ -842,8 +839,8 @@ static gboolean on_hup(gpointer data)
 	struct vcp_policy p;
 	char s[64];
 
-	snprintf(s, sizeof(s), "RELOADING=1\nMONOTONIC_USEC=%" G_GINT64_FORMAT,
-		 g_get_monotonic_time());
+	snprintf(s, sizeof(s), "RELOADING=1\nMONOTONIC_USEC=%" PRIu64,
+		 vcp_mono_ns() / 1000u);
 	vcp_sd_notify(s);
 	if (load_policy(d, &p) < 0) {
 		log_msg(LOG_WARNING, "keeping the previous policy");
