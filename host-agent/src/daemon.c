@@ -782,15 +782,10 @@ static gboolean on_term(gpointer data)
 
 static int load_policy(struct daemon *d, struct vcp_policy *ret)
 {
-	const char *path = d->policy_path ? d->policy_path :
-			   VCP_SYSCONFDIR "/vcpack/policy.json";
+	const char *path;
 	char *err = NULL;
-	int r;
+	int r = vcp_policy_load_host(d->policy_path, ret, &path, &err);
 
-	vcp_policy_defaults(ret);
-	r = vcp_policy_load(path, ret, &err);
-	if (r == -ENOENT && !d->policy_path)
-		r = 0;
 	if (r < 0)
 		log_msg(LOG_ERR, "Refusing policy '%s': %s", path,
 			err ? err : strerror(-r));
@@ -863,12 +858,13 @@ static const char *const usage_text =
 	"The vcpack host agent: keeps KVM guests on as few CPU packages as\n"
 	"the load allows, reacting to libvirt events and measured load.\n\n"
 	"  -c, --connect URI      libvirt URI (default qemu:///system)\n"
-	"  -p, --policy FILE      policy (default " VCP_SYSCONFDIR "/vcpack/policy.json)\n"
+	"  -p, --policy FILE      policy (default " VCP_POLICY_PATH ")\n"
 	"  -s, --socket PATH      control socket (default " VCP_CTL_SOCKET ")\n"
 	"      --restore-on-exit  on SIGTERM put every VM back as it was\n"
 	"      --mode auto|pin|kernel|scx\n"
 	"      --scx-loader PATH  scx_vcpack, loaded in scx mode (default: from PATH)\n"
-	"      --scx-pindir DIR   where scx_vcpack pins its maps (default " VCP_SCX_PINDIR ")\n"
+	"      --scx-pindir DIR   where scx_vcpack pins its maps (default " VCP_SCX_PINDIR
+	")\n"
 	"      --metrics-dir DIR  write DIR/vcpack.prom (Prometheus text) at\n"
 	"                         each sample, for node_exporter's textfile collector\n"
 	"      --power-root DIR   read power counters from a fixture tree\n"
