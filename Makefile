@@ -224,7 +224,7 @@ FUZZ_CFLAGS := -g -O1 -fsanitize=address,undefined \
 	-DVCP_SYSCONFDIR='"$(SYSCONFDIR)"' -Ihost-agent/src $(PKG_CFLAGS)
 # the library modules the harnesses link (a harness of a new parser adds
 # its module and what that needs here)
-FUZZ_MODS := cpuset errmsg fleetcfg fleetwatts irq irqbal jsonfile jsonstrict kernel model \
+FUZZ_MODS := clock cpuset errmsg fleetcfg fleetwatts irq irqbal jsonfile jsonstrict kernel model \
 	policy power powerfixture powerread powerreading proto scx scxstate standbycfg sysfile tags topology
 FUZZ_OBJS := $(patsubst %,$(B)/fuzz/obj/%.o,$(FUZZ_MODS))
 
@@ -348,9 +348,10 @@ install-scx:
 # The scx guests drive scx_vcpack through vcpackd's own scx.c (static:
 # the initramfs has no libc; scx.mk puts it in /bin).
 SCXDRIVE_SRCS := tests/kernel/scxdrive.c \
-	$(addprefix $(SRC)/,scx.c scxstate.c sysfile.c model.c cpuset.c)
+	$(addprefix $(SRC)/,scx.c scxstate.c sysfile.c model.c cpuset.c clock.c)
 
-$(B)/tests/vcp-scxdrive: $(SCXDRIVE_SRCS) $(wildcard $(SRC)/scx*.h) $(SRC)/model.h
+$(B)/tests/vcp-scxdrive: $(SCXDRIVE_SRCS) $(wildcard $(SRC)/scx*.h) $(SRC)/model.h \
+	$(SRC)/clock.h
 	@mkdir -p $(@D)
 	$(msg) CC $@
 	$(Q)$(CC) -std=gnu11 $(WARN) -O2 -static -D_GNU_SOURCE -I$(SRC) -o $@ \

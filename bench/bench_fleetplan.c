@@ -13,21 +13,13 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "../tests/unit/fleetgen.h"
+#include "clock.h"
 #include "fleetcfg.h"
 #include "fleetjson.h"
 #include "fleetplan.h"
 #include "planner.h"
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static int cmp_d(const void *a, const void *b)
 {
@@ -38,7 +30,7 @@ static int cmp_d(const void *a, const void *b)
 
 static double host_plans_once(const struct vcp_fleet_input *in)
 {
-	double t0 = now_s();
+	double t0 = vcp_mono_s();
 
 	for (size_t i = 0; i < in->n_hosts; i++) {
 		struct vcp_plan *p = NULL;
@@ -49,7 +41,7 @@ static double host_plans_once(const struct vcp_fleet_input *in)
 				     in->hosts[i].n_vms, &in->policy, &p) == 0)
 			vcp_plan_free(p);
 	}
-	return now_s() - t0;
+	return vcp_mono_s() - t0;
 }
 
 static void one(size_t hosts, size_t per, int runs)
@@ -69,11 +61,11 @@ static void one(size_t hosts, size_t per, int runs)
 		vms += in->hosts[i].n_vms;
 	for (int r = 0; r < runs; r++) {
 		struct vcp_fleet_plan *p = NULL;
-		double t0 = now_s();
+		double t0 = vcp_mono_s();
 
 		vcp_fleet_plan_compute(in->hosts, in->n_hosts, &in->policy,
 				       &in->opts, &p);
-		t[r] = now_s() - t0;
+		t[r] = vcp_mono_s() - t0;
 		moves = p ? p->n_moves : 0;
 		vcp_fleet_plan_free(p);
 		b[r] = host_plans_once(in);
@@ -116,14 +108,14 @@ static double refuse_fleet_file(size_t n, int runs)
 	for (int r = 0; r < runs; r++) {
 		struct vcp_fleet_cfg c;
 		char *err = NULL;
-		double t0 = now_s();
+		double t0 = vcp_mono_s();
 
 		if (vcp_fleet_cfg_parse(text, "f", &c, &err) != -EINVAL) {
 			fprintf(stderr,
 				"bench_fleetplan: duplicate not found\n");
 			exit(1);
 		}
-		t[r] = now_s() - t0;
+		t[r] = vcp_mono_s() - t0;
 		free(err);
 	}
 	free(text);

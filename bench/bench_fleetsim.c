@@ -34,10 +34,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include <json-c/json.h>
 
+#include "clock.h"
 #include "fleetsim.h"
 
 #define MINUTES 1440
@@ -105,14 +105,6 @@ static struct json_object *gen_fleet(size_t n, uint64_t seed, double **peak,
 	json_object_object_add(o, "hosts", hosts);
 	*ret_nv = nv;
 	return o;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 struct run {
@@ -187,12 +179,12 @@ static int one(struct run *u, const char *outdir, bool series)
 			.demand = vcp_sim_diurnal_demand, .arg = &d,
 			.ret_demand = dem,
 		};
-		double t0 = now_s();
+		double t0 = vcp_mono_s();
 
 		if (series)
 			p.ret_hosts_on = on[m] = calloc(MINUTES, sizeof(**on));
 		r = vcp_sim_run(in, &p, &u->r[m]);
-		u->secs[m] = now_s() - t0;
+		u->secs[m] = vcp_mono_s() - t0;
 		fprintf(stderr, "bench_fleetsim: %zu hosts, %zu VMs, %s: %.1f s\n",
 			u->hosts, nv, mode_name[m], u->secs[m]);
 	}

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "planner.h"
 
 #define TARGET_US 2000.0
@@ -108,10 +109,7 @@ static int make_vm(struct vcp_vm *vm, size_t i, const struct vcp_host *h,
 
 static double now_us(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+	return (double)vcp_mono_ns() / 1e3;
 }
 
 static int cmp_double(const void *a, const void *b)

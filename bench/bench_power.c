@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "powerread.h"
 #include "sysfile.h"
 
@@ -44,10 +45,7 @@ static char root[PATH_MAX - 256];
 
 static double now_us(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+	return (double)vcp_mono_ns() / 1e3;
 }
 
 /* CPU time of this thread: what a read costs, also on a busy machine

@@ -104,13 +104,14 @@ static bool strict_mode(void)
 {
 	struct vcp_policy p;
 	char *err = NULL;
-	const char *path = env_or("VCPACK_POLICY",
-				  VCP_SYSCONFDIR "/vcpack/policy.json");
+	const char *path;
 	bool strict;
-	int r;
+	int r = vcp_policy_load_host(env_or("VCPACK_POLICY", NULL), &p, &path,
+				     &err);
 
-	vcp_policy_defaults(&p);
-	r = vcp_policy_load(path, &p, &err);
+	/* Lenient, unlike vcpack and vcpackd: a policy the hook cannot
+	 * read leaves the defaults, and a named one that is missing is
+	 * not even mentioned. */
 	if (r < 0 && r != -ENOENT)
 		fprintf(stderr, "vcpack hook: ignoring policy '%s': %s\n", path,
 			err ? err : strerror(-r));

@@ -15,12 +15,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
 
 #include "cli-fleet.h"
+#include "clock.h"
 #include "fleetplan.h"
 #include "fleetsaved.h"
 #include "fold.h"
@@ -124,14 +124,6 @@ static const char *check_moved(struct mover *mv, size_t from, size_t to,
 	return NULL;
 }
 
-static double mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* One migration to carry out: fleet file host indices. */
 struct step {
 	const char *vm;
@@ -173,7 +165,7 @@ static void one_move(struct mover *mv, const struct step *st)
 	struct vcp_mig_result res = { 0 };
 	char *err = NULL, why[256] = "";
 	const char *bad = NULL;
-	double t0 = mono_s();
+	double t0 = vcp_mono_s();
 	int r = 0;
 
 	if (mv->failed[st->from]) {
@@ -200,7 +192,7 @@ static void one_move(struct mover *mv, const struct step *st)
 		vcp_mig_why(why, sizeof(why), &res, w.timeout_s,
 			    mv->f->cfg.hosts[st->from].name);
 		step_out(mv, vm, st->from, st->to, "aborted", why,
-			 mono_s() - t0);
+			 vcp_mono_s() - t0);
 		mv->failed[st->from] = true;
 		mv->n_failed++;
 	} else if (r < 0 || bad) {
@@ -208,12 +200,12 @@ static void one_move(struct mover *mv, const struct step *st)
 			 bad ? bad :
 			 err ? err :
 			       strerror(-r),
-			 mono_s() - t0);
+			 vcp_mono_s() - t0);
 		mv->failed[st->from] = true;
 		mv->n_failed++;
 	} else {
 		step_out(mv, vm, st->from, st->to, "moved", *why ? why : NULL,
-			 mono_s() - t0);
+			 vcp_mono_s() - t0);
 		mv->moved++;
 	}
 	free(err);

@@ -31,6 +31,7 @@
 
 #include "apply.h"
 #include "cli.h"
+#include "clock.h"
 #include "ctl.h"
 #include "jsonfile.h"
 #include "cycle.h"
@@ -198,14 +199,6 @@ static int parse_opts(int argc, char **argv, struct trial_opts *o)
 
 /* ---- clock and signals ---- */
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static int block_signals(struct trial *t)
 {
 	sigset_t set;
@@ -223,12 +216,12 @@ static int block_signals(struct trial *t)
 	return t->sfd < 0 ? -errno : 0;
 }
 
-/* Wait until @until (now_s() clock); -EINTR when a signal came. */
+/* Wait until @until (vcp_mono_s() clock); -EINTR when a signal came. */
 static int sleep_until(struct trial *t, double until)
 {
 	for (;;) {
 		struct pollfd pfd = { .fd = t->sfd, .events = POLLIN };
-		double left = until - now_s();
+		double left = until - vcp_mono_s();
 		struct timespec ts = { 0 };
 		struct signalfd_siginfo si;
 
@@ -529,7 +522,7 @@ static int measure(struct trial *t, struct win_rec *w)
 	/* the window starts after libvirt's vCPU sample, however long that
 	 * took: its first energy read is then on time */
 	a = take_sample(t);
-	start = now_s();
+	start = vcp_mono_s();
 	for (size_t k = 0; r == 0 && k < n; k++) {
 		double at = start + fmin((double)k * t->o.sample_s, p->window_s);
 
@@ -580,7 +573,7 @@ static double arm_mean(const struct trial *t, size_t upto,
 static void progress_line(const struct trial *t, size_t i, FILE *out)
 {
 	const struct win_rec *w = &t->win[i];
-	double el = now_s() - t->t0;
+	double el = vcp_mono_s() - t->t0;
 	double left = (double)(t->n_win - i - 1) *
 		      (t->o.p.window_s + t->o.p.settle_s);
 
@@ -621,7 +614,7 @@ static int run_window(struct trial *t, size_t i, char **msg)
 	if (i == 0 || t->sched[i - 1].arm != arm)
 		r = switch_to(t, &t->arm[arm], false, msg);
 	if (r == 0)
-		r = sleep_until(t, now_s() + t->o.p.settle_s);
+		r = sleep_until(t, vcp_mono_s() + t->o.p.settle_s);
 	if (r == 0)
 		r = measure(t, &t->win[i]);
 	if (r == 0)
@@ -921,7 +914,7 @@ int vcp_cli_trial(int argc, char **argv, const struct vcp_cli_host *h)
 		       t.o.p.rounds, t.n_win, t.o.p.window_s, t.o.p.settle_s,
 		       t.o.sample_s, arm_name(t.o.p.first),
 		       (double)t.n_win * (t.o.p.window_s + t.o.p.settle_s));
-	t.t0 = now_s();
+	t.t0 = vcp_mono_s();
 	for (size_t i = 0; r == 0 && i < t.n_win; i++)
 		r = run_window(&t, i, &msg);
 	if (r < 0 && r != -EINTR)

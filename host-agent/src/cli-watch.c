@@ -26,6 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
+
 static volatile sig_atomic_t stop_sig;
 
 static void on_stop(int sig)
@@ -123,24 +125,16 @@ static void draw_plain(const char *title, const char *buf)
 	fflush(stdout);
 }
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Wait @ms, or less for a key (@keys: stdin is a terminal) or a signal.
  * True when q was pressed. */
 static bool wait_keys(long long ms, bool *keys)
 {
-	long long end = now_ms() + ms;
+	long long end = vcp_mono_ms() + ms;
 	struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
 	char ch;
 
-	while (!stop_sig && now_ms() < end) {
-		int n = poll(&p, *keys ? 1 : 0, (int)(end - now_ms()));
+	while (!stop_sig && vcp_mono_ms() < end) {
+		int n = poll(&p, *keys ? 1 : 0, (int)(end - vcp_mono_ms()));
 
 		if (n <= 0)
 			continue;

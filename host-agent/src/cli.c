@@ -128,8 +128,8 @@ static const char *const usage_text =
 	"\n"
 	"Options:\n"
 	"  -c, --connect URI      libvirt URI (default: libvirt's default)\n"
-	"  -p, --policy FILE      policy file (default: " VCP_SYSCONFDIR
-	"/vcpack/policy.json if present)\n"
+	"  -p, --policy FILE      policy file (default: " VCP_POLICY_PATH
+	" if present)\n"
 	"  -j, --json             machine-readable output (see vcpack(1))\n"
 	"      --wide             tables with VM names and CPU lists whole\n"
 	"                         (default: cut to fit 100 columns, name...end)\n"
@@ -137,7 +137,8 @@ static const char *const usage_text =
 	"      --sample MS        measure vCPU demand over MS ms (default 1000;\n"
 	"                         0: do not measure); without it, status shows\n"
 	"                         what a running vcpackd measured\n"
-	"      --daemon-socket PATH  vcpackd's socket (default " VCP_CTL_SOCKET ")\n"
+	"      --daemon-socket PATH  vcpackd's socket (default " VCP_CTL_SOCKET
+	")\n"
 	"      --power-root DIR[,DIR2]  read power counters from a fixture tree\n"
 	"                         (DIR2: the second read), not /sys and perf\n"
 	"  -h, --help             this text; 'vcpack help COMMAND' or\n"
@@ -242,17 +243,10 @@ void vcp_cli_json(struct json_object *o)
 
 static int load_policy(struct ctx *c)
 {
-	const char *path = c->policy_path;
+	const char *path;
 	char *err = NULL;
-	int r;
+	int r = vcp_policy_load_host(c->policy_path, &c->policy, &path, &err);
 
-	vcp_policy_defaults(&c->policy);
-	if (!path) {
-		path = VCP_SYSCONFDIR "/vcpack/policy.json";
-		if (access(path, F_OK) != 0)
-			return 0;
-	}
-	r = vcp_policy_load(path, &c->policy, &err);
 	if (r < 0) {
 		vcp_cli_err(0, "Refusing policy '%s': %s", path,
 			err ? err : strerror(-r));

@@ -6,6 +6,7 @@
  */
 #include "ctl.h"
 
+#include "clock.h"
 #include "errmsg.h"
 
 #include <errno.h>
@@ -14,22 +15,13 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* Wait for @events on @fd until @deadline: 0, -ETIMEDOUT or -errno. */
 static int wait_for(int fd, short events, long long deadline)
 {
 	struct pollfd p = { .fd = fd, .events = events };
-	long long left = deadline - now_ms();
+	long long left = deadline - vcp_mono_ms();
 	int n;
 
 	if (left <= 0)
@@ -89,7 +81,7 @@ static int send_line(int fd, const char *line, long long deadline)
 
 int vcp_ctl_send(const char *path, const char *line, unsigned int timeout_ms)
 {
-	long long deadline = now_ms() + timeout_ms;
+	long long deadline = vcp_mono_ms() + timeout_ms;
 	int fd = open_conn(path, deadline), r;
 
 	if (fd < 0)
@@ -146,7 +138,7 @@ static int read_line(int fd, size_t max, long long deadline, char **ret)
 int vcp_ctl_request(const char *path, const char *line,
 		    unsigned int timeout_ms, size_t max, char **ret_reply)
 {
-	long long deadline = now_ms() + timeout_ms;
+	long long deadline = vcp_mono_ms() + timeout_ms;
 	int fd = open_conn(path, deadline), r;
 
 	if (fd < 0)

@@ -7,6 +7,7 @@
  * stops reading holds only its own queue (capped) until its deadline.
  */
 #include "ctlserver.h"
+#include "clock.h"
 #include "ctl.h"
 
 #include <errno.h>
@@ -34,11 +35,6 @@ struct vcp_ctl_server {
 
 static const char refusal[] =
 	"{\"v\":1,\"ok\":false,\"error\":\"too many clients; try again\"}\n";
-
-static long long now_ms(void)
-{
-	return g_get_monotonic_time() / 1000;
-}
 
 static void note_once(struct vcp_ctl_server *s, bool *told, const char *msg)
 {
@@ -153,7 +149,7 @@ static int take_input(struct vcp_ctl_server *s, struct vcp_conn *c)
 		return errno == EAGAIN || errno == EINTR ? 0 : -errno;
 	if (c->closing)
 		return 0;
-	vcp_conn_progress(c, now_ms(), s->t.idle_ms);
+	vcp_conn_progress(c, vcp_mono_ms(), s->t.idle_ms);
 	return vcp_conn_feed(c, buf, (size_t)n) < 0 ? -EMSGSIZE : 0;
 }
 
@@ -168,7 +164,7 @@ static int flush(struct vcp_ctl_server *s, struct vcp_conn *c)
 		if (w < 0)
 			return errno == EAGAIN || errno == EINTR ? 0 : -errno;
 		vcp_conn_sent(c, (size_t)w);
-		vcp_conn_progress(c, now_ms(), s->t.idle_ms);
+		vcp_conn_progress(c, vcp_mono_ms(), s->t.idle_ms);
 	}
 	return 0;
 }
@@ -229,7 +225,7 @@ static gboolean on_tick(gpointer data)
 	size_t n;
 
 	do {
-		n = vcp_conn_table_expired(&s->t, now_ms(), late, 64);
+		n = vcp_conn_table_expired(&s->t, vcp_mono_ms(), late, 64);
 		for (size_t i = 0; i < n; i++)
 			drop(s, late[i]);
 	} while (n == 64);
@@ -282,7 +278,7 @@ static void admit(struct vcp_ctl_server *s, int fd)
 {
 	struct vcp_conn *c;
 
-	if (vcp_conn_table_add(&s->t, fd, now_ms(), &c) < 0) {
+	if (vcp_conn_table_add(&s->t, fd, vcp_mono_ms(), &c) < 0) {
 		refuse(fd);
 		close(fd);
 		return;

@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -31,6 +32,7 @@
 
 #include "apply.h"
 #include "backoff.h"
+#include "clock.h"
 #include "control.h"
 #include "ctl.h"
 #include "ctlreq.h"
@@ -133,11 +135,6 @@ static void log_msg(int prio, const char *fmt, ...)
 
 static void schedule_replan(struct daemon *d, unsigned int delay_ms);
 
-/* The clock of the hysteresis: seconds that never jump. */
-static long long mono_s(void)
-{
-	return g_get_monotonic_time() / G_USEC_PER_SEC;
-}
 static void schedule_reconnect(struct daemon *d);
 static void watch_scx(struct daemon *d);
 
@@ -374,7 +371,7 @@ static void replan(struct daemon *d)
 		return;
 	d->n_replans++;
 	vcp_hyst_planned(&d->hyst, vcp_tracker_fingerprint(d->tracker),
-			 mono_s());
+			 vcp_mono_ms() / 1000);
 	r = vcp_cycle_observe(d->v, d->k, d->mode, 0, d->tracker, &cy, &err);
 	if (r == 0) {
 		foreign_pins(d, &cy);
@@ -440,7 +437,7 @@ static void schedule_replan(struct daemon *d, unsigned int delay_ms)
 static void resync_or_news(struct daemon *d)
 {
 	if (vcp_hyst_due(&d->hyst, vcp_tracker_fingerprint(d->tracker),
-			 mono_s()))
+			 vcp_mono_ms() / 1000))
 		schedule_replan(d, 0);
 }
 
@@ -790,15 +787,10 @@ static gboolean on_term(gpointer data)
 
 static int load_policy(struct daemon *d, struct vcp_policy *ret)
 {
-	const char *path = d->policy_path ? d->policy_path :
-			   VCP_SYSCONFDIR "/vcpack/policy.json";
+	const char *path;
 	char *err = NULL;
-	int r;
+	int r = vcp_policy_load_host(d->policy_path, ret, &path, &err);
 
-	vcp_policy_defaults(ret);
-	r = vcp_policy_load(path, ret, &err);
-	if (r == -ENOENT && !d->policy_path)
-		r = 0;
 	if (r < 0)
 		log_msg(LOG_ERR, "Refusing policy '%s': %s", path,
 			err ? err : strerror(-r));
@@ -847,8 +839,8 @@ static gboolean on_hup(gpointer data)
 	struct vcp_policy p;
 	char s[64];
 
-	snprintf(s, sizeof(s), "RELOADING=1\nMONOTONIC_USEC=%" G_GINT64_FORMAT,
-		 g_get_monotonic_time());
+	snprintf(s, sizeof(s), "RELOADING=1\nMONOTONIC_USEC=%" PRIu64,
+		 vcp_mono_ns() / 1000u);
 	vcp_sd_notify(s);
 	if (load_policy(d, &p) < 0) {
 		log_msg(LOG_WARNING, "keeping the previous policy");
@@ -871,12 +863,13 @@ static const char *const usage_text =
 	"The vcpack host agent: keeps KVM guests on as few CPU packages as\n"
 	"the load allows, reacting to libvirt events and measured load.\n\n"
 	"  -c, --connect URI      libvirt URI (default qemu:///system)\n"
-	"  -p, --policy FILE      policy (default " VCP_SYSCONFDIR "/vcpack/policy.json)\n"
+	"  -p, --policy FILE      policy (default " VCP_POLICY_PATH ")\n"
 	"  -s, --socket PATH      control socket (default " VCP_CTL_SOCKET ")\n"
 	"      --restore-on-exit  on SIGTERM put every VM back as it was\n"
 	"      --mode auto|pin|kernel|scx\n"
 	"      --scx-loader PATH  scx_vcpack, loaded in scx mode (default: from PATH)\n"
-	"      --scx-pindir DIR   where scx_vcpack pins its maps (default " VCP_SCX_PINDIR ")\n"
+	"      --scx-pindir DIR   where scx_vcpack pins its maps (default " VCP_SCX_PINDIR
+	")\n"
 	"      --metrics-dir DIR  write DIR/vcpack.prom (Prometheus text) at\n"
 	"                         each sample, for node_exporter's textfile collector\n"
 	"      --power-root DIR   read power counters from a fixture tree\n"

@@ -30,6 +30,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "errmsg.h"
 #include "topology.h"
 
@@ -53,14 +54,6 @@ struct shared {
 	unsigned int stuck;		/* of them, inside an abandoned job */
 };
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void unref(struct shared *s)
 {
 	bool last;
@@ -81,7 +74,7 @@ static struct vcp_fleet_result run_one(struct shared *s, size_t i)
 {
 	struct vcp_fleet_result res = { 0 };
 	struct vcp_virt *v = NULL;
-	double t0 = now_s();
+	double t0 = vcp_mono_s();
 
 	if (!s->pool.no_connect)
 		res.r = vcp_virt_open(s->uris[i], s->pool.readonly, &v,
@@ -92,7 +85,7 @@ static struct vcp_fleet_result run_one(struct shared *s, size_t i)
 	}
 	if (res.r < 0 && !res.err)
 		vcp_err(&res.err, 0, "%s", strerror(-res.r));
-	res.seconds = now_s() - t0;
+	res.seconds = vcp_mono_s() - t0;
 	return res;
 }
 
@@ -124,7 +117,7 @@ static void *worker(void *p)
 		struct vcp_fleet_result res;
 
 		s->jobs[i].state = J_RUNNING;
-		s->jobs[i].start = now_s();
+		s->jobs[i].start = vcp_mono_s();
 		pthread_mutex_unlock(&s->lock);
 		res = run_one(s, i);
 		pthread_mutex_lock(&s->lock);
@@ -166,7 +159,7 @@ static int spawn(struct shared *s)
 /* Called with the lock held: give up on hosts past their deadline. */
 static size_t expire(struct shared *s, size_t *abandoned)
 {
-	double t = now_s();
+	double t = vcp_mono_s();
 	size_t n = 0;
 
 	for (size_t i = 0; i < s->next; i++) {

@@ -15,15 +15,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "policy.h"
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 void vcp_irqview_begin(struct vcp_irqview *v, const char *root)
 {
@@ -32,7 +25,7 @@ void vcp_irqview_begin(struct vcp_irqview *v, const char *root)
 	if (!root)
 		return;
 	v->error = vcp_irq_counts_read(root, &v->first);
-	v->t0 = now_s();
+	v->t0 = vcp_mono_s();
 }
 
 void vcp_irqview_end(struct vcp_irqview *v, const struct vcp_host *host)
@@ -42,14 +35,14 @@ void vcp_irqview_end(struct vcp_irqview *v, const struct vcp_host *host)
 
 	if (!v->root || v->error || !host)
 		return;
-	left = VCP_IRQVIEW_MIN_MS / 1000.0 - (now_s() - v->t0);
+	left = VCP_IRQVIEW_MIN_MS / 1000.0 - (vcp_mono_s() - v->t0);
 	if (left > 0) {
 		struct timespec ts = { 0, (long)(left * 1e9) };
 
 		nanosleep(&ts, NULL);
 	}
 	v->error = vcp_irq_counts_read(v->root, &second);
-	v->seconds = now_s() - v->t0;
+	v->seconds = vcp_mono_s() - v->t0;
 	v->n_packages = host->n_packages;
 	v->all = calloc(host->n_packages ? host->n_packages : 1,
 			sizeof(*v->all));

@@ -19,11 +19,13 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "migprog.h"
 
 /* how often an abort is asked again while the migration runs on */
@@ -44,24 +46,13 @@ struct run {
 	unsigned long seq;		/* polls that gave figures */
 };
 
-static double mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* Wait on the run's condition for up to @s (mutex held). */
 static void wait_s(struct run *rn, double s)
 {
-	struct timespec ts;
-	long long ns;
+	uint64_t at = vcp_mono_ns() + (uint64_t)(s * 1e9);
+	struct timespec ts = { .tv_sec = (time_t)(at / 1000000000u),
+			       .tv_nsec = (long)(at % 1000000000u) };
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	ns = ts.tv_nsec + (long long)(s * 1e9);
-	ts.tv_sec += ns / 1000000000;
-	ts.tv_nsec = ns % 1000000000;
 	pthread_cond_timedwait(&rn->cv, &rn->mu, &ts);
 }
 
@@ -115,14 +106,14 @@ static enum vcp_mig_end watch(struct run *rn, const struct vcp_mig_watch *w,
 
 	pthread_mutex_lock(&rn->mu);
 	while (!rn->done) {
-		double secs = mono_s() - t0;
+		double secs = vcp_mono_s() - t0;
 
 		wait_s(rn, why == VCP_MIG_MOVED ?
 		       vcp_mig_wait_s(w->timeout_s, secs, rn->tick_s) :
 		       rn->tick_s);
 		if (rn->done)
 			break;
-		secs = mono_s() - t0;
+		secs = vcp_mono_s() - t0;
 		if (why == VCP_MIG_MOVED && w->stop && *w->stop)
 			why = VCP_MIG_STOPPED;
 		else if (why == VCP_MIG_MOVED &&
@@ -204,7 +195,7 @@ int vcp_mig_run(struct vcp_virt *src, struct vcp_virt *dst, const char *name,
 	pthread_t mig, poll;
 	char *qerr = NULL;
 	bool polling;
-	double t0 = mono_s();
+	double t0 = vcp_mono_s();
 	enum vcp_mig_end why;
 	bool aborted;
 	int r = run_init(&rn);
@@ -234,7 +225,7 @@ int vcp_mig_run(struct vcp_virt *src, struct vcp_virt *dst, const char *name,
 	vcp_virt_close(rn.query);
 	pthread_cond_destroy(&rn.cv);
 	pthread_mutex_destroy(&rn.mu);
-	res.secs = mono_s() - t0;
+	res.secs = vcp_mono_s() - t0;
 	res.asked = why;
 	if (rn.r == 0) {
 		res.end = VCP_MIG_MOVED;

@@ -389,6 +389,30 @@ int vcp_policy_load(const char *path, struct vcp_policy *ret,
 	return r;
 }
 
+int vcp_policy_load_or(const char *path, const char *fallback,
+		       struct vcp_policy *ret, const char **ret_path,
+		       char **ret_err)
+{
+	int r;
+
+	*ret_path = path ? path : fallback;
+	vcp_policy_defaults(ret);
+	r = vcp_policy_load(*ret_path, ret, ret_err);
+	if (r == -ENOENT && !path) {
+		free(*ret_err);
+		*ret_err = NULL;
+		r = 0;
+	}
+	return r;
+}
+
+int vcp_policy_load_host(const char *path, struct vcp_policy *ret,
+			 const char **ret_path, char **ret_err)
+{
+	return vcp_policy_load_or(path, VCP_POLICY_PATH, ret, ret_path,
+				  ret_err);
+}
+
 static bool window_matches(const struct vcp_window *w, int wday, int min)
 {
 	int prev = (wday + 6) % 7;

@@ -30,6 +30,23 @@ int vcp_policy_from_json(struct json_object *obj, const char *source,
 #define VCP_POLICY_MAX_BYTES (1 << 20)
 int vcp_policy_load(const char *path, struct vcp_policy *ret,
 		    char **ret_err);
+
+/* The host's policy file when none is named (vcpack-policy(5)). */
+#define VCP_POLICY_PATH VCP_SYSCONFDIR "/vcpack/policy.json"
+/*
+ * The rule vcpack, vcpackd and the hook share: the built-in defaults,
+ * overlaid with @path when one is named (missing, it is -ENOENT like any
+ * other failure), else with @fallback when that file exists (when it does
+ * not: the defaults alone, and 0). *ret_path names the file tried, for
+ * messages. On failure *ret holds the defaults and *ret_err says why, as
+ * vcp_policy_load() does.
+ */
+int vcp_policy_load_or(const char *path, const char *fallback,
+		       struct vcp_policy *ret, const char **ret_path,
+		       char **ret_err);
+/* vcp_policy_load_or() with VCP_POLICY_PATH as the fallback. */
+int vcp_policy_load_host(const char *path, struct vcp_policy *ret,
+			 const char **ret_path, char **ret_err);
 /*
  * The configured level (0, 1, 2 or VCP_LEVEL_AUTO) in force at local
  * time @tm (tm_wday, tm_hour, tm_min): the first matching window, else

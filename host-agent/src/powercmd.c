@@ -23,20 +23,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "clock.h"
 
 #define EXEC_FAILED 127
 
 extern char **environ;
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* environ plus @add, as a new array (the strings are not copied). */
 static char **merged_env(char *const *add)
@@ -164,31 +157,32 @@ static void collect(pid_t pid, struct pipes *ps, unsigned int timeout_s,
 		    const struct vcp_cmd_watch *w, bool *ret_timed_out,
 		    bool *ret_killed, int *status)
 {
-	long long deadline = now_ms() + (long long)timeout_s * 1000;
+	long long deadline = vcp_mono_ms() + (long long)timeout_s * 1000;
 	long long kill_at = -1;
 	bool timed_out = false, reaped = false, told = false, kill_now = false;
 	bool killed = false;
 
 	while (!reaped) {
-		long long left = (kill_at >= 0 ? kill_at : deadline) - now_ms();
+		long long left =
+			(kill_at >= 0 ? kill_at : deadline) - vcp_mono_ms();
 		int r;
 
 		watch(w, pid, &told, &kill_now);
 		if (kill_now && kill_at < 0) {
 			killed = true;
 			kill(-pid, SIGTERM);
-			kill_at = now_ms() + 2000;
+			kill_at = vcp_mono_ms() + 2000;
 			continue;
 		}
 		if (left <= 0) {
 			if (kill_at >= 0) {
 				kill(-pid, SIGKILL);
-				kill_at = now_ms() + 60000;
+				kill_at = vcp_mono_ms() + 60000;
 				continue;
 			}
 			timed_out = true;
 			kill(-pid, SIGTERM);
-			kill_at = now_ms() + 2000;
+			kill_at = vcp_mono_ms() + 2000;
 			continue;
 		}
 		r = poll(ps->p, 2, (int)(left > 100 ? 100 : left));

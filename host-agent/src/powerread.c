@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "cpuset.h"
 #include "powerfixture.h"
 #include "sysfile.h"
@@ -132,12 +133,10 @@ static int perf_read_fd(void *data, int fd, char *buf, size_t len)
 	return 0;
 }
 
+/* The ops' clock (vcp_power_ops.now_ns: tests fix it). */
 static uint64_t mono_ns(void *data)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return vcp_mono_ns();
 }
 
 const struct vcp_power_ops vcp_power_perf_ops = {

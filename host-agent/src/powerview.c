@@ -14,13 +14,7 @@
 #include <string.h>
 #include <time.h>
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
+#include "clock.h"
 
 static int open_one(const char *root, struct vcp_power_probe *p, int i)
 {
@@ -57,7 +51,7 @@ int vcp_power_probe_start(const char *spec, struct vcp_power_probe *p)
 		r = open_one(second, p, 1);
 	free(dup);
 	if (!r) {
-		p->t0_ns = now_ns();
+		p->t0_ns = vcp_mono_ns();
 		r = vcp_power_read(p->r[0], &p->first);
 	}
 	if (r < 0)
@@ -69,7 +63,8 @@ int vcp_power_probe_finish(struct vcp_power_probe *p, unsigned int min_ms,
 			   struct vcp_pwr_figs *ret)
 {
 	struct vcp_pwr_thresholds th = VCP_PWR_THRESHOLDS_DEFAULT;
-	uint64_t want = p->t0_ns + (uint64_t)min_ms * 1000000ull, t = now_ns();
+	uint64_t want = p->t0_ns + (uint64_t)min_ms * 1000000ull,
+		 t = vcp_mono_ns();
 	int r;
 
 	if (t < want) {

@@ -17,9 +17,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "scxstate.h"
 
 extern char **environ;
@@ -67,14 +67,6 @@ const char *vcp_scx_bin(const struct vcp_scx *s)
 const char *vcp_scx_last_error(const struct vcp_scx *s)
 {
 	return s->err;
-}
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
 /* argv: BIN [-d PINDIR] ARGS... (NULL-terminated @args, at most 4) */
@@ -156,7 +148,7 @@ static int read_all(int fd, char *out, size_t len, long long deadline)
 
 	for (;;) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
-		long long left = deadline - now_ms();
+		long long left = deadline - vcp_mono_ms();
 		ssize_t k;
 
 		if (left <= 0)
@@ -209,7 +201,7 @@ static int run(struct vcp_scx *s, const char *const *args, char *out,
 			 s->bin, strerror(-r));
 		return r;
 	}
-	r = read_all(fds[0], out, len, now_ms() + CMD_TIMEOUT_MS);
+	r = read_all(fds[0], out, len, vcp_mono_ms() + CMD_TIMEOUT_MS);
 	close(fds[0]);
 	if (r < 0)
 		kill(pid, SIGKILL);
@@ -391,7 +383,7 @@ int vcp_scx_reap(pid_t pid, bool *ret_exited, int *ret_status)
 int vcp_scx_wait_loaded(struct vcp_scx *s, const char *root, pid_t pid,
 			int timeout_ms, int *ret_status)
 {
-	long long deadline = now_ms() + timeout_ms;
+	long long deadline = vcp_mono_ms() + timeout_ms;
 	struct vcp_scx_info i;
 	bool gone;
 	int r, st;
@@ -411,7 +403,7 @@ int vcp_scx_wait_loaded(struct vcp_scx *s, const char *root, pid_t pid,
 				return -ECHILD;
 			}
 		}
-		if (now_ms() >= deadline)
+		if (vcp_mono_ms() >= deadline)
 			return -ETIMEDOUT;
 		usleep(50 * 1000);
 	}
@@ -419,7 +411,7 @@ int vcp_scx_wait_loaded(struct vcp_scx *s, const char *root, pid_t pid,
 
 int vcp_scx_stop(pid_t pid, int timeout_ms, int *ret_status)
 {
-	long long deadline = now_ms() + timeout_ms;
+	long long deadline = vcp_mono_ms() + timeout_ms;
 	bool gone;
 	int r, st;
 
@@ -435,7 +427,7 @@ int vcp_scx_stop(pid_t pid, int timeout_ms, int *ret_status)
 			*ret_status = st;
 			return 0;
 		}
-		if (now_ms() >= deadline)
+		if (vcp_mono_ms() >= deadline)
 			break;
 		usleep(20 * 1000);
 	}

@@ -25,11 +25,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
 
+#include "clock.h"
 #include "errmsg.h"
 #include "placers.h"
 #include "topology.h"
@@ -678,14 +678,6 @@ void vcp_sample_free(struct vcp_sample *s)
 	free(s);
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static void take_param(struct vcp_vcpu_sample *vs, const virTypedParameter *p,
 		       bool *have_time)
 {
@@ -742,7 +734,7 @@ int vcp_virt_sample(struct vcp_virt *v, struct vcp_sample **ret,
 	s->vms = calloc((size_t)n + 1, sizeof(*s->vms));
 	if (!s->vms)
 		r = -ENOMEM;
-	s->at_ns = now_ns();
+	s->at_ns = vcp_mono_ns();
 	for (int i = 0; r == 0 && i < n; i++, s->n_vms++)
 		r = fill_sample(&s->vms[i], recs[i], &s->have_vcpu_time);
 	virDomainStatsRecordListFree(recs);

@@ -15,22 +15,14 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <cmocka.h>
 
+#include "clock.h"
 #include "fleetcfg.h"
 #include "fleetpower.h"
 
 #define near(a, b) assert_true((a) > (b)-1e-9 && (a) < (b) + 1e-9)
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* Read the fleet @json's hosts' power into @p; the seconds it took. */
 static double read_fleet(const char *json, struct vcp_fleet_cfg *c,
@@ -46,10 +38,10 @@ static double read_fleet(const char *json, struct vcp_fleet_cfg *c,
 	assert_true(c->n_hosts <= 16);
 	for (size_t i = 0; i < c->n_hosts; i++)
 		uris[i] = c->hosts[i].uri;
-	t0 = now_s();
+	t0 = vcp_mono_s();
 	assert_int_equal(vcp_fleet_power_read(c, uris, 0, p, &abandoned), 0);
 	assert_int_equal(abandoned, 0);
-	return now_s() - t0;
+	return vcp_mono_s() - t0;
 }
 
 static void no_reading(const struct vcp_fleet_power *p,

@@ -2,7 +2,8 @@
 /*
  * test_policy.c - policy.json parsing: defaults, a full file, partial
  * overlay, schedule windows (incl. past midnight), serialisation round
- * trip, and every refusal with its exact message.
+ * trip, every refusal with its exact message, and the rule that picks
+ * the file (a named one, else the default when present, else none).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -19,6 +20,7 @@
 
 #include <cmocka.h>
 
+#include "fixture.h"
 #include "policy.h"
 
 #define SRC "policy.json"
@@ -475,6 +477,100 @@ static void test_load(void **state)
 	vcp_policy_clear(&p);
 }
 
+/* Load with the shared rule into @p (first scribbled over: the rule
+ * starts from the defaults itself); the file it tried in *@tried. */
+static int load_or(const char *path, const char *fallback, struct vcp_policy *p,
+		   const char **tried, char **err)
+{
+	memset(p, 0x5a, sizeof(*p));
+	*tried = NULL;
+	*err = NULL;
+	return vcp_policy_load_or(path, fallback, p, tried, err);
+}
+
+/* The rule vcpack, vcpackd and the hook share (vcp_policy_load_or):
+ * the default file when it exists, else the defaults; a named file
+ * always, missing or not. */
+static void test_load_or(void **state)
+{
+	const char *partial = VCP_SRCDIR "/tests/data/policy/partial.json";
+	char dir[256], def[300], other[300], msg[400];
+	struct vcp_policy p;
+	const char *tried;
+	char *err;
+
+	t_tmpdir(dir, sizeof(dir), "policy");
+	snprintf(def, sizeof(def), "%s/policy.json", dir);
+	snprintf(other, sizeof(other), "%s/other.json", dir);
+
+	/* no file named, the default absent: the defaults, no message */
+	assert_int_equal(load_or(NULL, def, &p, &tried, &err), 0);
+	assert_ptr_equal(tried, def);
+	assert_null(err);
+	assert_policy_is_default(&p);
+
+	/* the default present: read */
+	t_put(def, "{\"level\": 1, \"headroom\": 0.3}");
+	assert_int_equal(load_or(NULL, def, &p, &tried, &err), 0);
+	assert_ptr_equal(tried, def);
+	assert_null(err);
+	assert_int_equal(p.level, 1);
+	assert_float_equal(p.headroom, 0.3, 1e-12);
+	assert_float_equal(p.smt_yield, 0.3, 1e-12);
+	vcp_policy_clear(&p);
+
+	/* the default present but wrong: refused by name, defaults kept */
+	t_put(def, "{\"level\": 7}");
+	assert_int_equal(load_or(NULL, def, &p, &tried, &err), -EINVAL);
+	assert_ptr_equal(tried, def);
+	snprintf(msg, sizeof(msg),
+		 "%s: level: must be 0, 1, 2 or \"auto\", got 7", def);
+	assert_string_equal(err, msg);
+	assert_policy_is_default(&p);
+	free(err);
+
+	/* a named file wins over a present default */
+	t_put(def, "{\"level\": 1}");
+	assert_int_equal(load_or(partial, def, &p, &tried, &err), 0);
+	assert_ptr_equal(tried, partial);
+	assert_null(err);
+	assert_int_equal(p.level, 2);
+	assert_float_equal(p.headroom, 0.1, 1e-12);
+	vcp_policy_clear(&p);
+
+	/* a named file that is missing is an error, even with a default */
+	assert_int_equal(load_or(other, def, &p, &tried, &err), -ENOENT);
+	assert_ptr_equal(tried, other);
+	snprintf(msg, sizeof(msg), "%s: No such file or directory", other);
+	assert_string_equal(err, msg);
+	assert_policy_is_default(&p);
+	free(err);
+
+	t_rmtree(dir);
+}
+
+/* vcp_policy_load_host: the same rule on the host's own file. */
+static void test_load_host(void **state)
+{
+	const char *partial = VCP_SRCDIR "/tests/data/policy/partial.json";
+	struct vcp_policy p;
+	const char *tried = NULL;
+	char *err = NULL;
+
+	assert_int_equal(vcp_policy_load_host(partial, &p, &tried, &err), 0);
+	assert_ptr_equal(tried, partial);
+	assert_int_equal(p.level, 2);
+	vcp_policy_clear(&p);
+
+	/* this machine's own file may or may not be there: only the name */
+	vcp_policy_load_host(NULL, &p, &tried, &err);
+	assert_string_equal(tried, VCP_SYSCONFDIR "/vcpack/policy.json");
+	assert_string_equal(VCP_POLICY_PATH,
+			    VCP_SYSCONFDIR "/vcpack/policy.json");
+	vcp_policy_clear(&p);
+	free(err);
+}
+
 static void refused_file(const char *path, int want, const char *msg)
 {
 	struct vcp_policy p;
@@ -586,6 +682,8 @@ int main(void)
 		cmocka_unit_test(test_reserved_cpus),
 		cmocka_unit_test(test_irq_affinity),
 		cmocka_unit_test(test_load),
+		cmocka_unit_test(test_load_or),
+		cmocka_unit_test(test_load_host),
 		cmocka_unit_test(test_not_regular),
 		cmocka_unit_test(test_nul_byte),
 		cmocka_unit_test(test_double3),
