@@ -771,11 +771,98 @@ static int emulate_new_group(const char *dir)
 	return r;
 }
 
+/*
+ * Each entry of @d but "." and "..": all regular files (0, unlinked
+ * with @unlink), or -EBUSY.
+ */
+static int files_only(DIR *d, bool unlink)
+{
+	struct dirent *de;
+	struct stat st;
+
+	rewinddir(d);
+	while ((de = readdir(d))) {
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			return -errno;
+		if (!S_ISREG(st.st_mode))
+			return -EBUSY;
+		if (unlink && unlinkat(dirfd(d), de->d_name, 0) < 0)
+			return -errno;
+	}
+	return 0;
+}
+
+/*
+ * rmdir on a fixture tree as on cgroupfs, which takes a group's files
+ * with it and refuses (-EBUSY) while it has child groups. A fixture's
+ * cgroup.procs only collects the pids written to it (a move leaves the
+ * pid in its old group's file), so it cannot tell a populated group.
+ */
+static int emulate_remove_group(const char *dir)
+{
+	DIR *d = opendir(dir);
+	int r;
+
+	if (!d)
+		return -errno;
+	r = files_only(d, false);
+	if (r == 0)
+		r = files_only(d, true);
+	closedir(d);
+	if (r == 0 && rmdir(dir) < 0)
+		r = -errno;
+	return r;
+}
+
+static int remove_dir(const char *dir)
+{
+	if (on_kernfs(dir))
+		return rmdir(dir) < 0 ? -errno : 0;
+	return emulate_remove_group(dir);
+}
+
+/* 1: made, 0: there already. */
 static int make_group(const char *dir)
 {
+	int r;
+
 	if (mkdir(dir, 0755) < 0)
 		return errno == EEXIST ? 0 : -errno;
-	return on_kernfs(dir) ? 0 : emulate_new_group(dir);
+	if (on_kernfs(dir))
+		return 1;
+	r = emulate_new_group(dir);
+	if (r < 0)
+		remove_dir(dir);
+	return r < 0 ? r : 1;
+}
+
+/* @fn on the directory of @cgroup. */
+static int on_group(const struct vcp_kernel *k, const char *cgroup,
+		    int (*fn)(const char *dir))
+{
+	char *dir;
+	int r;
+
+	r = cg_path(k, cgroup, NULL, &dir);
+	if (r < 0)
+		return r;
+	r = fn(dir);
+	free(dir);
+	return r;
+}
+
+int vcp_kernel_make_group(const struct vcp_kernel *k, const char *cgroup)
+{
+	return on_group(k, cgroup, make_group);
+}
+
+int vcp_kernel_group_dir(const struct vcp_kernel *k, const char *cgroup,
+			 char **ret_dir)
+{
+	return cg_path(k, cgroup, NULL, ret_dir);
 }
 
 int vcp_kernel_move_pid(const struct vcp_kernel *k, const char *cgroup,
@@ -791,6 +878,8 @@ int vcp_kernel_move_pid(const struct vcp_kernel *k, const char *cgroup,
 		return r;
 	if (create)
 		r = make_group(dir);
+	if (r > 0)
+		r = 0;
 	procs = r == 0 ? join(dir, "cgroup.procs") : NULL;
 	if (r == 0 && !procs)
 		r = -ENOMEM;
@@ -821,17 +910,9 @@ int vcp_kernel_enable_children(const struct vcp_kernel *k,
 
 int vcp_kernel_remove_group(const struct vcp_kernel *k, const char *cgroup)
 {
-	char *dir;
-	int r;
-
 	if (cgroup && strspn(cgroup, "/") == strlen(cgroup))
 		return -EINVAL;
-	r = cg_path(k, cgroup, NULL, &dir);
-	if (r < 0)
-		return r;
-	r = rmdir(dir) < 0 ? -errno : 0;
-	free(dir);
-	return r;
+	return on_group(k, cgroup, remove_dir);
 }
 
 /* ---- device interrupts ---- */

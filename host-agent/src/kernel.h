@@ -106,11 +106,20 @@ int vcp_kernel_set_class(const struct vcp_kernel *k, const char *cgroup,
 			 enum vcp_class c);
 
 /*
+ * mkdir the group @cgroup: 1 when made, 0 when it was there already (its
+ * parent must exist). On a fixture tree (not a cgroup file system) a new
+ * group gets what cgroupfs would give it: an empty cgroup.procs and the
+ * parent's cpu.consolidate.
+ */
+int vcp_kernel_make_group(const struct vcp_kernel *k, const char *cgroup);
+/* The directory of @cgroup (ROOT, cpu mount, @cgroup), malloc()ed. */
+int vcp_kernel_group_dir(const struct vcp_kernel *k, const char *cgroup,
+			 char **ret_dir);
+
+/*
  * Move @pid (its whole thread group) into @cgroup by writing its
- * cgroup.procs, creating the group first if @create (an existing group
- * is fine; its parent must exist). On a fixture tree (not a cgroup file
- * system) a new group gets what cgroupfs would give it: an empty
- * cgroup.procs and the parent's cpu.consolidate.
+ * cgroup.procs, making the group first if @create, as
+ * vcp_kernel_make_group() (an existing group is fine).
  */
 int vcp_kernel_move_pid(const struct vcp_kernel *k, const char *cgroup,
 			int pid, bool create);
@@ -125,8 +134,9 @@ int vcp_kernel_enable_children(const struct vcp_kernel *k,
 			       const char *cgroup);
 
 /*
- * rmdir the (empty) group @cgroup: -EBUSY/-ENOTEMPTY while in use,
- * -EINVAL for the root group.
+ * rmdir the (empty) group @cgroup: -EBUSY while in use, -EINVAL for the
+ * root group. On a fixture tree as on cgroupfs: its files go with it,
+ * but not while it has child groups (-EBUSY).
  */
 int vcp_kernel_remove_group(const struct vcp_kernel *k, const char *cgroup);
 

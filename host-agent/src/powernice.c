@@ -12,7 +12,8 @@
  *   powernice -p PID                   print "PID: CLASS (cgroup PATH)"
  *
  * It changes nothing on a kernel without cpu.consolidate, and a failed
- * step moves the process back where it was. Exit status as nice/chrt:
+ * step moves the process back where it was and removes the group it
+ * made (or says that it stays). Exit status as nice/chrt:
  * 0 done, 1 could not apply, 2 usage; 126/127 COMMAND could not be run /
  * was not found, as env(1).
  */
@@ -59,8 +60,8 @@ static const char *const usage_text =
 	"  -h, --help      this text\n"
 	"  -V, --version   the version\n"
 	"\n"
-	"Exit status: 0 done, 1 could not apply (nothing changed), 2 usage,\n"
-	"126 COMMAND could not be run, 127 COMMAND not found.\n";
+	"Exit status: 0 done, 1 not applied (the message says what is left),\n"
+	"2 usage, 126 COMMAND could not be run, 127 COMMAND not found.\n";
 
 static int fail(int code, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -142,46 +143,76 @@ static char *child_of(const char *base, const char *leaf)
 }
 
 /*
- * After a failure: put @pid back into @from and drop @to (if empty). Says
- * what is left, for the end of the message.
+ * After a failure: remove @to again if this run made it (@made). What is
+ * left, for the end of the message (a static buffer when it stays).
  */
+static const char *drop_new(const struct vcp_kernel *k, const char *to,
+			    bool made)
+{
+	static char left[PATH_MAX + 64];
+	char *dir = NULL;
+	int r;
+
+	if (!made)
+		return "nothing changed";
+	r = vcp_kernel_remove_group(k, to);
+	if (r == 0)
+		return "removed the new group again, nothing changed";
+	if (vcp_kernel_group_dir(k, to, &dir) < 0)
+		dir = NULL;
+	snprintf(left, sizeof(left), "the new empty group %s stays (rmdir: %s)",
+		 dir ? dir : to, strerror(-r));
+	free(dir);
+	return left;
+}
+
+/* After a later failure: put @pid back into @from, then drop_new(). */
 static const char *undo(const struct vcp_kernel *k, const char *from,
-			const char *to, int pid)
+			const char *to, int pid, bool made)
 {
 	if (vcp_kernel_move_pid(k, from, pid, false) < 0)
 		return "the process stays in the new group";
-	vcp_kernel_remove_group(k, to);
-	return "nothing changed";
+	return drop_new(k, to, made);
 }
 
 /*
- * Move @pid from @from into @to (created below @base) and give @to the
- * class @c. cgroup v2 gives a child cpu.consolidate only when its parent
- * enables the cpu controller for its children, which a group that still
- * holds processes cannot do.
+ * Move @pid from @from into @to (made below @base if needed) and give
+ * @to the class @c. cgroup v2 gives a child cpu.consolidate only when
+ * its parent enables the cpu controller for its children, which a group
+ * that still holds processes cannot do.
  */
 static int join(const struct vcp_kernel *k, const char *from,
 		const char *base, const char *to, int pid, enum vcp_class c)
 {
 	enum vcp_class cur;
-	int r;
+	int made, r;
 
-	r = vcp_kernel_move_pid(k, to, pid, true);
+	made = vcp_kernel_make_group(k, to);
+	if (made < 0)
+		return fail(EXIT_FAIL,
+			    "cannot make cgroup %s: %s; nothing changed", to,
+			    strerror(-made));
+	r = vcp_kernel_move_pid(k, to, pid, false);
 	if (r < 0)
-		return fail(EXIT_FAIL, "cannot move pid %d into cgroup %s: %s; nothing changed",
-			    pid, to, strerror(-r));
+		return fail(EXIT_FAIL,
+			    "cannot move pid %d into cgroup %s: %s; %s", pid,
+			    to, strerror(-r), drop_new(k, to, made));
 	r = vcp_kernel_get_class(k, to, &cur);
 	if (r == -ENOENT && k->cgroup_v2) {
 		r = vcp_kernel_enable_children(k, base);
 		if (r < 0)
-			return fail(EXIT_FAIL, "cannot enable the cpu controller below cgroup %s: %s (cgroup v2 allows it only where the group holds no processes of its own; see powernice(1)); %s",
-				    base, strerror(-r), undo(k, from, to, pid));
+			return fail(
+				EXIT_FAIL,
+				"cannot enable the cpu controller below cgroup %s: %s (cgroup v2 allows it only where the group holds no processes of its own; see powernice(1)); %s",
+				base, strerror(-r),
+				undo(k, from, to, pid, made));
 	}
 	r = vcp_kernel_set_class(k, to, c);
 	if (r < 0)
-		return fail(EXIT_FAIL, "cannot write %s=%s in cgroup %s: %s; %s",
+		return fail(EXIT_FAIL,
+			    "cannot write %s=%s in cgroup %s: %s; %s",
 			    VCP_KERNEL_CLASS_FILE, vcp_class_name(c), to,
-			    strerror(-r), undo(k, from, to, pid));
+			    strerror(-r), undo(k, from, to, pid, made));
 	if (strcmp(from, to) != 0 && is_own_group(from))
 		vcp_kernel_remove_group(k, from);	/* empty by now? */
 	return 0;

@@ -2,7 +2,8 @@
 # test-powernice.sh POWERNICE|BUILD_DIR - the real powernice binary on
 # temp copies of tests/data/kroot/ (--root): run a command in a class, move
 # a running `sleep` (killed by its pid on exit), print a class, refuse a
-# kernel without cpu.consolidate (exit 1) and a bad class (exit 2). On a
+# kernel without cpu.consolidate (exit 1) and a bad class (exit 2), remove
+# the group it made when the pid cannot be written into it (exit 1). On a
 # stock kernel also the real root's refusal. Prints "N passed, N failed".
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -62,6 +63,45 @@ t_match "run: command not found: said" "failed to run './no-such-command-here'" 
 out=$("$PN" --root "$R" pack "$KROOT" 2>&1)
 t_eq "run: command not executable: exit 126" 126 $?
 
+# ---- the pid cannot be written into the new group: it does not stay ----
+# A non-root user outside its delegated tree gets EACCES/ENOENT/EBUSY
+# there; here RLIMIT_FSIZE 0 (SIGXFSZ ignored) gives EFBIG. Without the
+# parent's class the fixture's new group holds only its empty
+# cgroup.procs, so making it succeeds and the write is what fails.
+nowrite() { # ROOT CLASS COMMAND... -> powernice's output, its status
+	(r=$1; shift; trap '' XFSZ; ulimit -f 0; "$PN" --root "$r" "$@" 2>&1)
+}
+R5=$(fixture v1)
+U=$R5/sys/fs/cgroup/cpu/user.slice
+rm "$U/cpu.consolidate"
+out=$(nowrite "$R5" pack true); t_eq "pid write refused: exit 1" 1 $?
+t_match "pid write refused: group named, removed again" \
+	"^powernice: cannot move pid [0-9]+ into cgroup /user.slice/powernice-[0-9]+: File too large; removed the new group again, nothing changed\$" "$out"
+t_eq "pid write refused: no group left" "" "$(find "$U" -name 'powernice-*')"
+if chattr +a "$U" 2>/dev/null; then	# append-only: no rmdir below it
+	out=$(nowrite "$R5" spread true); st=$?
+	left=$(find "$U" -name 'powernice-*')
+	chattr -a "$U"
+	t_eq "pid write and rmdir refused: exit 1" 1 "$st"
+	t_match "pid write and rmdir refused: the empty group stays, its path" \
+		"; the new empty group $U/powernice-[0-9]+ stays \(rmdir: Operation not permitted\)\$" "$out"
+	t_match "pid write and rmdir refused: the group is there" \
+		"^$U/powernice-[0-9]+\$" "$left"
+	rm -rf "$left"
+else
+	echo "# chattr +a refused here: the failed rmdir is not checked"
+fi
+# a group that was there before is not removed: the pid is powernice's,
+# which execs in sh -c, so its group can be made in advance
+out=$(sh -c 'mkdir -p "$1/powernice-$$/cgroup.procs" && echo $$ >"$2" &&
+	exec "$3" --root "$4" pack true' sh "$U" "$T_TMP/pid5" "$PN" "$R5" 2>&1)
+t_eq "pid write refused, group was there: exit 1" 1 $?
+p5=$(cat "$T_TMP/pid5")
+t_eq "pid write refused, group was there: nothing changed" \
+	"powernice: cannot move pid $p5 into cgroup /user.slice/powernice-$p5: Is a directory; nothing changed" "$out"
+t_eq "pid write refused, group was there: it stays" yes \
+	"$([ -d "$U/powernice-$p5/cgroup.procs" ] && echo yes)"
+
 # ---- CLASS COMMAND on v2: the child inherits, then gets the class ----
 R2=$(fixture v2)
 S=/user.slice/user-0.slice/session-1.scope
@@ -92,7 +132,8 @@ t_eq "-p PID spread from powernice-pack: a sibling, not nested" \
 	"$sp: spread (cgroup /user.slice/powernice-spread)" "$out"
 t_eq "-p PID spread: class written" spread \
 	"$(cat "$R/sys/fs/cgroup/cpu/user.slice/powernice-spread/cpu.consolidate" 2>&1)"
-t_eq "-p PID spread: powernice-pack keeps its class" pack "$(cat "$G/cpu.consolidate")"
+t_eq "-p PID spread: the emptied powernice-pack removed" no \
+	"$([ -d "$G" ] && echo yes || echo no)"
 kill "$sp" 2>/dev/null
 
 # ---- -p on a libvirt guest: printed as the VM's group, never moved ----
@@ -113,7 +154,9 @@ echo balanced >"$R3/sys/fs/cgroup/cpu.consolidate"
 echo "0::/system.slice" >"$R3/proc/self/cgroup"
 out=$("$PN" --root "$R3" pack true 2>&1); t_eq "v2 no cpu below the group: exit 1" 1 $?
 t_match "v2 no cpu below the group: said" \
-	"cannot enable the cpu controller below cgroup /system.slice: .*; nothing changed\$" "$out"
+	"cannot enable the cpu controller below cgroup /system.slice: .*; removed the new group again, nothing changed\$" "$out"
+t_eq "v2 no cpu below the group: no group left" "" \
+	"$(find "$R3/sys/fs/cgroup/system.slice" -name 'powernice-*')"
 t_match "v2 no cpu below the group: moved back" "^[0-9]+$" \
 	"$(cat "$R3/sys/fs/cgroup/system.slice/cgroup.procs")"
 

@@ -629,8 +629,34 @@ static void test_enable_remove(void **state)
 	mkdir_in(t.root, "sys/fs/cgroup/empty");
 	assert_int_equal(vcp_kernel_remove_group(k, "/empty"), 0);
 	assert_int_equal(vcp_kernel_remove_group(k, "/empty"), -ENOENT);
-	assert_int_equal(vcp_kernel_remove_group(k, "/user.slice"),
-			 -ENOTEMPTY);
+	/* as on cgroupfs: not while it has child groups */
+	assert_int_equal(vcp_kernel_remove_group(k, "/user.slice"), -EBUSY);
+	vcp_kernel_free(k);
+	tmp_remove(&t);
+}
+
+/* Made (1) or there already (0); removed again with its files. */
+static void test_make_group(void **state)
+{
+	const char *g = "/user.slice/powernice-9";
+	struct vcp_kernel *k;
+	char *dir = NULL;
+	struct tmp t;
+
+	tmp_copy(&t, "v1");
+	k = open_ok(t.root);
+	assert_int_equal(vcp_kernel_make_group(k, g), 1);
+	assert_int_equal(vcp_kernel_make_group(k, g), 0);
+	assert_int_equal(vcp_kernel_make_group(k, "/no/such/x"), -ENOENT);
+	assert_int_equal(vcp_kernel_make_group(k, "/../x"), -EINVAL);
+	assert_int_equal(vcp_kernel_group_dir(k, g, &dir), 0);
+	assert_true(strstr(dir, "/sys/fs/cgroup/cpu/user.slice/powernice-9"));
+	assert_int_equal(strncmp(dir, t.root, strlen(t.root)), 0);
+	assert_int_equal(vcp_kernel_move_pid(k, g, 77, false), 0);
+	assert_int_equal(vcp_kernel_remove_group(k, g), 0);
+	assert_int_equal(access(dir, F_OK), -1);
+	assert_int_equal(vcp_kernel_make_group(k, g), 1);
+	free(dir);
 	vcp_kernel_free(k);
 	tmp_remove(&t);
 }
@@ -673,6 +699,7 @@ int main(void)
 		cmocka_unit_test(test_class_set),
 		cmocka_unit_test(test_move_pid),
 		cmocka_unit_test(test_enable_remove),
+		cmocka_unit_test(test_make_group),
 		cmocka_unit_test(test_real_root),
 	};
 
