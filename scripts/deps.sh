@@ -20,6 +20,7 @@ PKGS="$PKGS prometheus"
 # make check-fuzz (libFuzzer harnesses)
 PKGS="$PKGS clang"
 KPKGS="linux-source-6.12 xz-utils bc bison flex libelf-dev libssl-dev gnuplot-nox
+rt-tests
 clang-19 llvm-19 dwarves zlib1g-dev"
 # git clang-format: make format-check
 PKGS="$PKGS clang-format"

@@ -5,8 +5,12 @@
 # busybox-static with all its applets as symlinks, /bin/vcwork, the
 # series' selftest as /bin/consolidate_test when KSFT exists, /init,
 # every SCENARIODIR/*.sh under /scenarios, and each further BIN (static
-# binaries: vcresid) in /bin. OUT is replaced atomically;
-# nothing outside OUT's directory is written.
+# binaries: vcresid) in /bin. The standard scheduler workloads of
+# rt-tests (hackbench, cyclictest; WORKLOADS names them, default
+# /usr/bin/hackbench /usr/bin/cyclictest) come with the shared libraries
+# ldd lists for them, at the same paths, where they exist on the build
+# machine. OUT is replaced atomically; nothing outside OUT's directory
+# is written.
 set -eu
 
 out=$1
@@ -32,6 +36,15 @@ done
 cp "$vcwork" "$stage/bin/vcwork"
 for b in "$@"; do
 	cp "$b" "$stage/bin/"
+done
+for w in ${WORKLOADS-/usr/bin/hackbench /usr/bin/cyclictest}; do
+	[ -x "$w" ] || continue
+	mkdir -p "$stage$(dirname "$w")"
+	cp "$w" "$stage$w"
+	for l in $(ldd "$w" | sed -n 's|.*=> \(/[^ ]*\) .*|\1|p; s|^[[:space:]]*\(/[^ ]*\) .*|\1|p'); do
+		mkdir -p "$stage$(dirname "$l")"
+		[ -e "$stage$l" ] || cp -L "$l" "$stage$l"
+	done
 done
 [ -f "$ksft" ] && cp "$ksft" "$stage/bin/consolidate_test"
 cp "$init" "$stage/init"

@@ -49,6 +49,7 @@ busyspread    busyspread         3x4      v2 400
 gather-4x4    gather-topo        4x4      v2 500
 gather-numa   gather-topo        numa2x4  v2 400
 gather-snc    gather-topo        snc2x4   v2 400
+schedwl       schedwl            2x4      v2 600
 stress        stress             2x4      v2 400
 knobs-v2      knobs,kselftest    2x4      v2 400
 knobs-v1      knobs              2x4      v1 400
@@ -134,6 +135,11 @@ while read -r id scen topo cg tmo; do
 		fi
 	done
 done <"$out/matrix"
+# the schedwl guest: patched level 0 against stock (and figures of 1, 2)
+if [ -f "$out/stock-schedwl.result" ] && [ -f "$out/patched-schedwl.result" ]; then
+	sh "$here/wlcompare.sh" "$out/stock-schedwl.result" \
+		"$out/patched-schedwl.result" >>"$out/summary"
+fi
 cat "$out/summary"
 p=$(grep -c '^PASS ' "$out/summary")
 f=$(grep -c '^FAIL ' "$out/summary")
