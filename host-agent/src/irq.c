@@ -763,7 +763,8 @@ static int follow(const char *root, const struct vcp_host *host,
 	rep.acted = true;
 	if (r == 0)
 		r = vcp_irqbalance_detect(root, &rep.irqbalance);
-	if (r == 0 && (rep.irqbalance.running || told_any(root)))
+	/* asks a running irqbalance; drops a record of one gone */
+	if (r == 0)
 		r = vcp_irqbal_follow(root, &rep.irqbalance, &rep.idle, dry,
 				      &rep.told);
 	if (r == 0 && rep.irqbalance.running) {

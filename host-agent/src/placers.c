@@ -129,32 +129,29 @@ int vcp_domxml_numatune(const char *xml, enum vcp_mem_mode *ret_mode,
 void vcp_placers_detect(const char *root, struct vcp_placers *ret)
 {
 	struct vcp_placers p = { .checked = root != NULL };
-	char *path = NULL, buf[32];
+	char *path, buf[32];
 
 	if (!root) {
 		*ret = p;
 		return;
 	}
-	if (asprintf(&path, "%s/var/run/numad.pid",
-		     strcmp(root, "/") ? root : "") >= 0 &&
-	    vcp_read_line(path, buf, sizeof(buf)) == 0) {
+	path = vcp_root_path(root, "/var/run/numad.pid");
+	if (path && vcp_read_line(path, buf, sizeof(buf)) == 0) {
 		char *end, *proc = NULL;
 		long pid = strtol(buf, &end, 10);
 
 		if (!*end && pid > 0 && pid < 1 << 30 &&
-		    asprintf(&proc, "%s/proc/%ld/comm",
-			     strcmp(root, "/") ? root : "", pid) >= 0 &&
+		    (proc = vcp_root_path(root, "/proc/%ld/comm", pid)) &&
 		    vcp_read_line(proc, buf, sizeof(buf)) == 0 &&
 		    strcmp(buf, "numad") == 0)
 			p.numad_pid = (int)pid;
 		free(proc);
 	}
 	free(path);
-	path = NULL;
 	if (!p.numad_pid)
 		p.numad_pid = vcp_proc_find_comm(root, "numad");
-	if (asprintf(&path, "%s/etc/tuned/active_profile",
-		     strcmp(root, "/") ? root : "") >= 0 &&
+	path = vcp_root_path(root, "/etc/tuned/active_profile");
+	if (path &&
 	    vcp_read_line(path, p.tuned_profile, sizeof(p.tuned_profile)) < 0)
 		p.tuned_profile[0] = '\0';
 	free(path);
