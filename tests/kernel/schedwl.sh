@@ -9,7 +9,6 @@
 # patched level 0 with stock (wl-*-l0-vs-stock). Guest time follows
 # executed instructions (icount), so the figures are the guest's own.
 . /scenarios/lib.sh
-PATH=$PATH:/usr/bin
 
 if ! command -v hackbench >/dev/null || ! command -v cyclictest >/dev/null; then
 	vcp_skip wl "no hackbench/cyclictest in the initramfs (apt-get install rt-tests, then make -C kernel initramfs)"
