@@ -191,7 +191,7 @@ demo: deps
 # Every suite, each logged to $(B)/log/check-SUITE.log; the last line is
 # "total: N passed, N failed, N skipped" (scripts/check.sh). A new suite:
 # add its name here and make its runner end with such a line.
-CHECK_SUITES := unit schema bench integration kernel scx real deb fuzz asan
+CHECK_SUITES := unit schema bench integration deb fuzz asan kernel scx real
 
 check:
 	@MAKE="$(MAKE)" sh scripts/check.sh $(B) $(CHECK_SUITES)
