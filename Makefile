@@ -190,8 +190,11 @@ demo: deps
 # ---- tests ----
 # Every suite, each logged to $(B)/log/check-SUITE.log; the last line is
 # "total: N passed, N failed, N skipped" (scripts/check.sh). A new suite:
-# add its name here and make its runner end with such a line.
-CHECK_SUITES := unit schema bench integration deb fuzz asan kernel scx real
+# add its name here and make its runner end with such a line. The order:
+# first those that need no kernel, while scripts/check.sh builds the
+# kernels in the background; deb last (it packages scx_vcpack when the
+# scx suite's tools were built).
+CHECK_SUITES := unit schema bench integration fuzz asan kernel scx real deb
 
 check:
 	@MAKE="$(MAKE)" sh scripts/check.sh $(B) $(CHECK_SUITES)
