@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -213,7 +212,7 @@ int vcp_irqbal_told_load(const char *root, struct vcp_irqbal_told *ret)
 int vcp_irqbal_told_store(const char *root, const struct vcp_irqbal_told *t)
 {
 	char *path = vcp_root_path(root, "%s", VCP_IRQBAL_TOLD_PATH);
-	char *slash, line[8192];
+	char line[8192];
 	int n, r = 0;
 
 	if (!path)
@@ -226,11 +225,8 @@ int vcp_irqbal_told_store(const char *root, const struct vcp_irqbal_told *t)
 	n = snprintf(line, sizeof(line), "%d ", t->pid);
 	if (vcp_cpuset_format(&t->ban, line + n, sizeof(line) - (size_t)n) < 0)
 		r = -ENOSPC;
-	slash = strrchr(path, '/');
-	*slash = '\0';
-	if (r == 0 && mkdir(path, 0755) < 0 && errno != EEXIST)
-		r = -errno;
-	*slash = '/';
+	if (r == 0)
+		r = vcp_mkdir_parents(path);
 	if (r == 0)
 		r = vcp_file_replace(path, line);
 	free(path);

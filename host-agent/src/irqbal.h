@@ -72,7 +72,8 @@ struct vcp_irqbal_told {
 
 /* Missing file: 0 with pid 0. -EBADMSG on a malformed file. */
 int vcp_irqbal_told_load(const char *root, struct vcp_irqbal_told *ret);
-/* Replace the record (its directory made); pid 0 removes it. */
+/* Replace the record (the directories above it made); pid 0 removes
+ * it. */
 int vcp_irqbal_told_store(const char *root, const struct vcp_irqbal_told *t);
 
 /* What telling irqbalance came to, for reports. */

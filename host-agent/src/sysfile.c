@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * sysfile.c - one read() of a small kernel file (see sysfile.h).
+ * sysfile.c - one read() of a small kernel file, paths under a root,
+ * and a state file's directories (see sysfile.h).
  */
 #include "sysfile.h"
 
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int vcp_read_line(const char *path, char *buf, size_t len)
@@ -51,4 +53,32 @@ char *vcp_root_path(const char *root, const char *fmt, ...)
 		s = NULL;
 	free(rel);
 	return s;
+}
+
+static int mkdir_one(const char *dir)
+{
+	struct stat st;
+
+	if (mkdir(dir, 0755) == 0)
+		return 0;
+	if (errno != EEXIST)
+		return -errno;
+	return stat(dir, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+}
+
+int vcp_mkdir_parents(const char *path)
+{
+	char *d = strdup(path), *p;
+	int r = 0;
+
+	if (!d)
+		return -ENOMEM;
+	p = d + (*d == '/');
+	while (r == 0 && (p = strchr(p, '/'))) {
+		*p = '\0';
+		r = mkdir_one(d);
+		*p++ = '/';
+	}
+	free(d);
+	return r;
 }

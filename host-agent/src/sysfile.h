@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sysfile.h - reading the one-line files of sysfs, procfs and cgroupfs
- * (or a fixture tree standing in for them), and naming a file under such
- * a root.
+ * (or a fixture tree standing in for them), naming a file under such a
+ * root, and making the directories a state file goes in.
  */
 #ifndef VCP_SYSFILE_H
 #define VCP_SYSFILE_H
@@ -17,5 +17,13 @@ int vcp_read_line(const char *path, char *buf, size_t len);
  * adds nothing), malloc'd; NULL when out of memory. */
 char *vcp_root_path(const char *root, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/*
+ * Make the directories above @path, as `mkdir -p` of its dirname does
+ * (mode 0755; those there already are fine). 0, or -errno of the first
+ * that cannot be made (-ENOTDIR when one is not a directory); the
+ * directories made before it stay.
+ */
+int vcp_mkdir_parents(const char *path);
 
 #endif
