@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * sysfile.c - one read() of a small kernel file, paths under a root,
- * and a state file's directories (see sysfile.h).
+ * sysfile.c - one read() of a small kernel file, paths under a root, a
+ * daemon's pid, and a state file's directories (see sysfile.h).
  */
 #include "sysfile.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -53,6 +54,62 @@ char *vcp_root_path(const char *root, const char *fmt, ...)
 		s = NULL;
 	free(rel);
 	return s;
+}
+
+int vcp_proc_find_comm(const char *root, const char *comm)
+{
+	char *dir = vcp_root_path(root, "/proc");
+	DIR *d = dir ? opendir(dir) : NULL;
+	struct dirent *e;
+	int found = 0;
+
+	while (d && !found && (e = readdir(d))) {
+		char *end, *path, buf[32];
+		long pid = strtol(e->d_name, &end, 10);
+
+		if (*end || pid <= 0 || pid > 1 << 30)
+			continue;
+		path = vcp_root_path(root, "/proc/%u/comm", (unsigned int)pid);
+		if (path && vcp_read_line(path, buf, sizeof(buf)) == 0 &&
+		    strcmp(buf, comm) == 0)
+			found = (int)pid;
+		free(path);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+	return found;
+}
+
+/* The pid ROOT@pidfile names if its comm is @comm, else 0. */
+static int pidfile_pid(const char *root, const char *pidfile, const char *comm)
+{
+	char *path = vcp_root_path(root, "%s", pidfile), *proc = NULL;
+	char buf[32], *end;
+	long pid;
+	int found = 0;
+
+	if (!path || vcp_read_line(path, buf, sizeof(buf)) < 0)
+		goto out;
+	pid = strtol(buf, &end, 10);
+	if (end == buf || *end || pid <= 0 || pid >= 1 << 30)
+		goto out;
+	proc = vcp_root_path(root, "/proc/%ld/comm", pid);
+	if (proc && vcp_read_line(proc, buf, sizeof(buf)) == 0 &&
+	    strcmp(buf, comm) == 0)
+		found = (int)pid;
+out:
+	free(proc);
+	free(path);
+	return found;
+}
+
+int vcp_proc_find_daemon(const char *root, const char *pidfile,
+			 const char *comm)
+{
+	int pid = pidfile_pid(root, pidfile, comm);
+
+	return pid ? pid : vcp_proc_find_comm(root, comm);
 }
 
 static int mkdir_one(const char *dir)

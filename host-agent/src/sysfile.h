@@ -2,7 +2,8 @@
 /*
  * sysfile.h - reading the one-line files of sysfs, procfs and cgroupfs
  * (or a fixture tree standing in for them), naming a file under such a
- * root, and making the directories a state file goes in.
+ * root, finding a daemon's process under it, and making the directories
+ * a state file goes in.
  */
 #ifndef VCP_SYSFILE_H
 #define VCP_SYSFILE_H
@@ -17,6 +18,18 @@ int vcp_read_line(const char *path, char *buf, size_t len);
  * adds nothing), malloc'd; NULL when out of memory. */
 char *vcp_root_path(const char *root, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* A pid under ROOT/proc whose comm is @comm (the first found), or 0. */
+int vcp_proc_find_comm(const char *root, const char *comm);
+
+/*
+ * The pid of the daemon @comm under @root: the one ROOT@pidfile names
+ * when ROOT/proc/PID/comm reads @comm (a stale file naming a pid that is
+ * gone, or one taken by another program, does not count), else
+ * vcp_proc_find_comm()'s. 0 when none runs.
+ */
+int vcp_proc_find_daemon(const char *root, const char *pidfile,
+			 const char *comm);
 
 /*
  * Make the directories above @path, as `mkdir -p` of its dirname does
