@@ -509,19 +509,27 @@ check-deb:
 # (a third of them in cli.c, cli-fleet.c and daemon.c, which most
 # branches edit), so format-check judges the lines changed since
 # FORMAT_BASE: by default where this branch left main (on main itself:
-# the uncommitted changes). `git clang-format FORMAT_BASE` fixes them.
+# the uncommitted changes). The lines come from git diff -M, so a file
+# moved to another folder is not new; clang-format-diff judges them, and
+# `make format-fix` rewrites them.
 FORMAT_BASE ?= $(shell git merge-base HEAD main 2>/dev/null || echo HEAD)
 FORMAT_PATHS := $(SRC) libvirt-hooks tests/unit bench
+FORMAT_DIFF = git diff -M -U0 --no-color --no-ext-diff --src-prefix=a/ \
+	--dst-prefix=b/ $(FORMAT_BASE) -- $(FORMAT_PATHS)
+.PHONY: format-fix
 format-check:
-	@out=$$(git clang-format --diff --extensions c,h $(FORMAT_BASE) -- \
-		$(FORMAT_PATHS)) || exit 1; \
-	case "$$out" in \
-	"no modified files to format"|"clang-format did not modify any files") \
-		echo "format-check: lines changed since $(FORMAT_BASE) are kernel style" ;; \
-	*) printf '%s\n' "$$out"; \
-		echo "format-check: run 'git clang-format $(FORMAT_BASE)' to fix"; \
-		exit 1 ;; \
-	esac
+	@d=$$($(FORMAT_DIFF)) || exit 1; \
+	out=$$(printf '%s\n' "$$d" | clang-format-diff -p1 -regex '.*\.[ch]') || \
+		exit 1; \
+	if [ -z "$$out" ]; then \
+		echo "format-check: lines changed since $(FORMAT_BASE) are kernel style"; \
+	else printf '%s\n' "$$out"; \
+		echo "format-check: run 'make format-fix FORMAT_BASE=$(FORMAT_BASE)' to fix"; \
+		exit 1; \
+	fi
+
+format-fix:
+	@$(FORMAT_DIFF) | clang-format-diff -p1 -regex '.*\.[ch]' -i
 
 clean:
 	rm -rf $(B)

@@ -2,8 +2,9 @@
 # test-make.sh BUILD_DIR - the Makefile's own promises: make check
 # installs the kernel-side packages first, and format-check passes on a
 # tree whose changed lines are kernel style and fails, showing the fix,
-# on one whose are not (in a scratch git repository holding the
-# Makefile, .clang-format and two sources).
+# on one whose are not, a moved file's old lines not judged again, and
+# format-fix rewrites what format-check shows (in a scratch git
+# repository holding the Makefile, .clang-format and two sources).
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 . "$here/lib.sh"
@@ -41,5 +42,23 @@ printf 'int vcp_fine(int a)\n{\n\treturn a;\n}\n' >"$r/host-agent/src/fine.c"
 G add -A && G commit -qm fine
 out=$(make -s -C "$r" format-check FORMAT_BASE=HEAD~1 2>&1)
 t_eq "format-check: only lines since the base are judged" 0 $?
+# a file moved to another folder is not new: its old lines are not
+# judged again (git diff -M), only what the move changed
+mkdir -p "$r/host-agent/src/moved"
+G mv host-agent/src/sysfile.c host-agent/src/moved/sysfile.c
+G commit -qm moved
+out=$(make -s -C "$r" format-check FORMAT_BASE=HEAD~1 2>&1)
+t_eq "format-check: a moved file's old lines are not judged" 0 $?
+printf 'int vcp_ugly2(int a){ return  a;}\n' >>"$r/host-agent/src/moved/sysfile.c"
+out=$(make -s -C "$r" format-check FORMAT_BASE=HEAD~1 2>&1)
+t_match "format-check: a moved file's changed lines are" \
+	"^\+int vcp_ugly2\(int a\)$" "$out"
+make -s -C "$r" format-fix FORMAT_BASE=HEAD~1 >/dev/null 2>&1
+out=$(make -s -C "$r" format-check FORMAT_BASE=HEAD~1 2>&1)
+t_eq "format-fix: rewrites the changed lines" 0 $?
+t_match "format-fix: the line rewritten" "^int vcp_ugly2\(int a\)$" \
+	"$(cat "$r/host-agent/src/moved/sysfile.c")"
+t_match "format-fix: older lines left" "^int vcp_ugly\(int a\)\{ return  a;\}$" \
+	"$(cat "$r/host-agent/src/moved/sysfile.c")"
 
 t_done
