@@ -24,28 +24,29 @@ if ! command -v git-clang-format >/dev/null 2>&1; then
 	t_done; exit $?
 fi
 r=$T_TMP/repo
-mkdir -p "$r/host-agent/src"
+mkdir -p "$r/host-agent/src/kernel"
 cp "$top/Makefile" "$top/.clang-format" "$r/"
-cp "$top/host-agent/src/sysfile.c" "$top/host-agent/src/sysfile.h" "$r/host-agent/src/"
+cp "$top/host-agent/src/kernel/sysfile.c" "$top/host-agent/src/kernel/sysfile.h" \
+	"$r/host-agent/src/kernel/"
 G() { git -C "$r" -c user.name=t -c user.email=t@t "$@"; }
 G init -q && G add -A && G commit -qm base
 out=$(make -s -C "$r" format-check FORMAT_BASE=HEAD 2>&1)
 t_eq "format-check: clean tree passes" 0 $?
-printf 'int vcp_ugly(int a){ return  a;}\n' >>"$r/host-agent/src/sysfile.c"
+printf 'int vcp_ugly(int a){ return  a;}\n' >>"$r/host-agent/src/kernel/sysfile.c"
 out=$(make -s -C "$r" format-check FORMAT_BASE=HEAD 2>&1)
 t_eq "format-check: a badly formatted change fails" 2 $?
 t_match "format-check: shows the fix" "^\+int vcp_ugly\(int a\)$" "$out"
 G commit -qam ugly
 out=$(make -s -C "$r" format-check FORMAT_BASE=HEAD~1 2>&1)
 t_eq "format-check: a committed bad change since the base fails" 2 $?
-printf 'int vcp_fine(int a)\n{\n\treturn a;\n}\n' >"$r/host-agent/src/fine.c"
+printf 'int vcp_fine(int a)\n{\n\treturn a;\n}\n' >"$r/host-agent/src/kernel/fine.c"
 G add -A && G commit -qm fine
 out=$(make -s -C "$r" format-check FORMAT_BASE=HEAD~1 2>&1)
 t_eq "format-check: only lines since the base are judged" 0 $?
 # a file moved to another folder is not new: its old lines are not
 # judged again (git diff -M), only what the move changed
 mkdir -p "$r/host-agent/src/moved"
-G mv host-agent/src/sysfile.c host-agent/src/moved/sysfile.c
+G mv host-agent/src/kernel/sysfile.c host-agent/src/moved/sysfile.c
 G commit -qm moved
 out=$(make -s -C "$r" format-check FORMAT_BASE=HEAD~1 2>&1)
 t_eq "format-check: a moved file's old lines are not judged" 0 $?
