@@ -74,11 +74,12 @@ msg = @true
 endif
 
 SRC := host-agent/src
-# The library's folders, one part of the pipeline each; programs/ holds
-# the program files (they print; mains and the CLI's parts). A header is
-# included by its name alone ("x.h": every folder is on the include
-# path) and an object is named by its file alone ($(B)/obj/x.o), so no
-# two files of different folders share a name.
+# The library's folders, one part of the pipeline each (which does what:
+# host-agent/src/README.md); programs/ holds the program files (they
+# print; mains and the CLI's parts). A header is included by its name
+# alone ("x.h": every folder is on the include path) and an object is
+# named by its file alone ($(B)/obj/x.o), so no two files of different
+# folders share a name.
 LIB_DIRS := $(addprefix $(SRC)/,common observe plan apply show libvirt \
 	kernel daemon fleet)
 SRC_DIRS := $(LIB_DIRS) $(SRC)/programs
