@@ -19,8 +19,8 @@ t_eq "make check runs deps-kernel first" "--no-print-directory deps-kernel" \
 t_match "deps-kernel installs the kernel-side packages" \
 	"deps.sh --check --kernel" "$(make -n -C "$top" deps-kernel 2>&1)"
 
-if ! command -v git-clang-format >/dev/null 2>&1; then
-	echo "# git-clang-format missing: format-check not tested"
+if ! command -v clang-format-diff >/dev/null 2>&1; then
+	echo "# clang-format-diff missing: format-check not tested"
 	t_done; exit $?
 fi
 r=$T_TMP/repo
