@@ -56,7 +56,7 @@ PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 CMOCKA_LIBS = $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
 ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(CPPFLAGS) -D_GNU_SOURCE \
-	-DVCP_SYSCONFDIR='"$(SYSCONFDIR)"' -Ihost-agent/src $(PKG_CFLAGS)
+	-DVCP_SYSCONFDIR='"$(SYSCONFDIR)"' $(SRC_INC) $(PKG_CFLAGS)
 LDLIBS = $(PKG_LIBS) -lm
 
 # Quiet build, kbuild style: "  CC      file"; V=1 prints the commands.
@@ -74,14 +74,29 @@ msg = @true
 endif
 
 SRC := host-agent/src
-# Program files (they print; mains and the CLI's parts). Everything else
-# is the library.
+# The library's folders, one part of the pipeline each (which does what:
+# host-agent/src/README.md); programs/ holds the program files (they
+# print; mains and the CLI's parts). A header is included by its name
+# alone ("x.h": every folder is on the include path) and an object is
+# named by its file alone ($(B)/obj/x.o), so no two files of different
+# folders share a name.
+LIB_DIRS := $(addprefix $(SRC)/,common observe plan apply show libvirt \
+	kernel daemon fleet)
+SRC_DIRS := $(LIB_DIRS) $(SRC)/programs
+SRC_INC := $(SRC_DIRS:%=-I%)
+vpath %.c $(SRC_DIRS)
 # `vcpack fleet ...`: cli-fleet.c and its commands' files (cli-fleet.h)
 CLI_FLEET := cli-fleet cli-fleet-status cli-fleet-plan cli-fleet-apply \
 	cli-fleet-run
-MAINS := $(SRC)/cli.c $(CLI_FLEET:%=$(SRC)/%.c) $(SRC)/cli-trial.c $(SRC)/cli-watch.c $(SRC)/cli-list.c $(SRC)/powernice.c $(SRC)/daemon.c
-LIB_SRCS := $(filter-out $(MAINS),$(wildcard $(SRC)/*.c))
-LIB_OBJS := $(patsubst $(SRC)/%.c,$(B)/obj/%.o,$(LIB_SRCS))
+MAINS := $(wildcard $(SRC)/programs/*.c)
+LIB_SRCS := $(wildcard $(LIB_DIRS:%=%/*.c))
+LIB_OBJS := $(patsubst %.c,$(B)/obj/%.o,$(notdir $(LIB_SRCS)))
+SRC_NAMES := $(notdir $(MAINS) $(LIB_SRCS) $(wildcard $(SRC_DIRS:%=%/*.h)))
+SRC_TWICE := $(sort $(foreach n,$(SRC_NAMES),$(if $(word 2,$(filter \
+	$(n),$(SRC_NAMES))),$(n))))
+ifneq ($(SRC_TWICE),)
+$(error $(SRC): $(SRC_TWICE) in two folders (an object is named by its file))
+endif
 LIB := $(B)/libvcp.a
 
 PROGS := $(B)/vcpack $(B)/powernice $(B)/vcpackd $(B)/vcpack-hook
@@ -111,7 +126,7 @@ deps:
 deps-kernel:
 	@scripts/deps.sh --check --kernel >/dev/null 2>&1 || scripts/deps.sh --kernel
 
-$(B)/obj/%.o: $(SRC)/%.c
+$(B)/obj/%.o: %.c
 	@mkdir -p $(@D)
 	$(msg) CC $<
 	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
@@ -224,14 +239,14 @@ FUZZ_SECONDS ?= 5
 FUZZ_CC ?= clang
 FUZZ_CFLAGS := -g -O1 -fsanitize=address,undefined \
 	-fno-sanitize-recover=undefined -std=gnu11 -D_GNU_SOURCE \
-	-DVCP_SYSCONFDIR='"$(SYSCONFDIR)"' -Ihost-agent/src $(PKG_CFLAGS)
+	-DVCP_SYSCONFDIR='"$(SYSCONFDIR)"' $(SRC_INC) $(PKG_CFLAGS)
 # the library modules the harnesses link (a harness of a new parser adds
 # its module and what that needs here)
 FUZZ_MODS := clock cpuset errmsg fleetcfg fleetwatts irq irqbal jsonfile jsonstrict kernel model \
 	policy power powerfixture powerread powerreading proto scx scxstate standbycfg sysfile tags topology
 FUZZ_OBJS := $(patsubst %,$(B)/fuzz/obj/%.o,$(FUZZ_MODS))
 
-$(B)/fuzz/obj/%.o: $(SRC)/%.c
+$(B)/fuzz/obj/%.o: %.c
 	@mkdir -p $(@D)
 	$(msg) FUZZCC $<
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP \
@@ -261,10 +276,10 @@ fuzz-long:
 A := $(B)/asan
 ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
-ASAN_OBJS := $(patsubst $(SRC)/%.c,$(A)/obj/%.o,$(LIB_SRCS))
+ASAN_OBJS := $(patsubst %.c,$(A)/obj/%.o,$(notdir $(LIB_SRCS)))
 ASAN_BINS := $(patsubst tests/unit/%.c,$(A)/tests/%,$(UNIT_SRCS))
 
-$(A)/obj/%.o: $(SRC)/%.c
+$(A)/obj/%.o: %.c
 	@mkdir -p $(@D)
 	$(msg) ASANCC $<
 	$(Q)$(CC) $(ALL_CFLAGS) -O1 $(ASAN_FLAGS) -MMD -MP -c -o $@ $<
@@ -351,13 +366,14 @@ install-scx:
 # The scx guests drive scx_vcpack through vcpackd's own scx.c (static:
 # the initramfs has no libc; scx.mk puts it in /bin).
 SCXDRIVE_SRCS := tests/kernel/scxdrive.c \
-	$(addprefix $(SRC)/,scx.c scxstate.c sysfile.c model.c cpuset.c clock.c)
+	$(addprefix $(SRC)/,kernel/scx.c kernel/scxstate.c kernel/sysfile.c \
+		common/model.c common/cpuset.c common/clock.c)
 
-$(B)/tests/vcp-scxdrive: $(SCXDRIVE_SRCS) $(wildcard $(SRC)/scx*.h) $(SRC)/model.h \
-	$(SRC)/clock.h
+$(B)/tests/vcp-scxdrive: $(SCXDRIVE_SRCS) $(wildcard $(SRC)/kernel/scx*.h) \
+	$(SRC)/common/model.h $(SRC)/common/clock.h
 	@mkdir -p $(@D)
 	$(msg) CC $@
-	$(Q)$(CC) -std=gnu11 $(WARN) -O2 -static -D_GNU_SOURCE -I$(SRC) -o $@ \
+	$(Q)$(CC) -std=gnu11 $(WARN) -O2 -static -D_GNU_SOURCE $(SRC_INC) -o $@ \
 		$(SCXDRIVE_SRCS)
 
 # ---- benchmarks (print figures; not tests) ----
@@ -512,19 +528,27 @@ check-deb:
 # (a third of them in cli.c, cli-fleet.c and daemon.c, which most
 # branches edit), so format-check judges the lines changed since
 # FORMAT_BASE: by default where this branch left main (on main itself:
-# the uncommitted changes). `git clang-format FORMAT_BASE` fixes them.
+# the uncommitted changes). The lines come from git diff -M, so a file
+# moved to another folder is not new; clang-format-diff judges them, and
+# `make format-fix` rewrites them.
 FORMAT_BASE ?= $(shell git merge-base HEAD main 2>/dev/null || echo HEAD)
 FORMAT_PATHS := $(SRC) libvirt-hooks tests/unit bench
+FORMAT_DIFF = git diff -M -U0 --no-color --no-ext-diff --src-prefix=a/ \
+	--dst-prefix=b/ $(FORMAT_BASE) -- $(FORMAT_PATHS)
+.PHONY: format-fix
 format-check:
-	@out=$$(git clang-format --diff --extensions c,h $(FORMAT_BASE) -- \
-		$(FORMAT_PATHS)) || exit 1; \
-	case "$$out" in \
-	"no modified files to format"|"clang-format did not modify any files") \
-		echo "format-check: lines changed since $(FORMAT_BASE) are kernel style" ;; \
-	*) printf '%s\n' "$$out"; \
-		echo "format-check: run 'git clang-format $(FORMAT_BASE)' to fix"; \
-		exit 1 ;; \
-	esac
+	@d=$$($(FORMAT_DIFF)) || exit 1; \
+	out=$$(printf '%s\n' "$$d" | clang-format-diff -p1 -regex '.*\.[ch]') || \
+		exit 1; \
+	if [ -z "$$out" ]; then \
+		echo "format-check: lines changed since $(FORMAT_BASE) are kernel style"; \
+	else printf '%s\n' "$$out"; \
+		echo "format-check: run 'make format-fix FORMAT_BASE=$(FORMAT_BASE)' to fix"; \
+		exit 1; \
+	fi
+
+format-fix:
+	@$(FORMAT_DIFF) | clang-format-diff -p1 -regex '.*\.[ch]' -i
 
 clean:
 	rm -rf $(B)

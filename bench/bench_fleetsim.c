@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * bench_fleetsim.c - a modelled day of fleet host standby: the simulator
- * (host-agent/src/fleetsim.c) replays two diurnal days of per-VM demand
- * and counts the second (so that it starts from the state the first
+ * (host-agent/src/fleet/fleetsim.c) replays two diurnal days of per-VM
+ * demand and counts the second (so that it starts from the state the first
  * left, as a loop that runs for days would)
  * over generated fleets of 100 and 1000 hosts under no consolidation,
  * vcpack's standby loop, the same thresholds without classes (DPM-like)

@@ -31,7 +31,7 @@ if [ "${3:-}" != --report ]; then
 	[ $rc = 0 ] || echo "coverage: a suite failed (logs: $C/unit.log, $C/integration.log)"
 fi
 
-mains='host-agent/src/(cli|cli-fleet|cli-fleet-[a-z]+|cli-trial|daemon|powernice)\.c'
+mains='host-agent/src/programs/'
 # Line counts only. Processes that run at once (the fleet tests start
 # many) can leave a branch counter at -1 in gcov's output, which gcovr
 # 5.2 otherwise refuses as a parse error; the line counts are sound.

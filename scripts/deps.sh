@@ -22,7 +22,7 @@ PKGS="$PKGS clang"
 KPKGS="linux-source-6.12 xz-utils bc bison flex libelf-dev libssl-dev gnuplot-nox
 rt-tests
 clang-19 llvm-19 dwarves zlib1g-dev"
-# git clang-format: make format-check
+# clang-format (and its clang-format-diff): make format-check, format-fix
 PKGS="$PKGS clang-format"
 # tmux: test-watch.sh draws `vcpack status --watch` in a pane;
 # bash-completion: its completionsdir (pkg-config) and test-completion.sh

@@ -57,6 +57,7 @@ done
 [ -S "$R/run/irqbalance/irqbalance$IPID.sock" ] ||
 	skip "irqbalance did not start in a private mount namespace: $(tail -n 3 "$T_TMP/irqbalance.log")"
 mkdir -p "$R/proc/$IPID"
+echo irqbalance >"$R/proc/$IPID/comm"
 echo $IPID >"$R/run/irqbalance.pid"
 
 # irqbalance's own word on what it bans: its answer to "setup", asked

@@ -90,8 +90,8 @@ section_of() {
 	esac
 }
 
-# check_keys PAGE SOURCE...: each key of the SOURCEs named in its
-# section of PAGE
+# check_keys PAGE SOURCE...: each key of the SOURCEs (FOLDER/FILE under
+# host-agent/src) named in its section of PAGE
 check_keys() {
 	page=$1
 	shift
@@ -126,8 +126,8 @@ check_keys() {
 
 : >"$T_TMP/refusers"
 : >"$T_TMP/allkeys"
-check_keys "$MAN/vcpack-fleet.5.scd" fleetcfg.c standbycfg.c
-check_keys "$MAN/vcpack-policy.5.scd" policy.c
+check_keys "$MAN/vcpack-fleet.5.scd" fleet/fleetcfg.c fleet/standbycfg.c
+check_keys "$MAN/vcpack-policy.5.scd" plan/policy.c
 # a parser that refuses unknown keys must give its keys to keys_of
 while read -r f fn; do
 	if grep -q "^$f $fn " "$T_TMP/allkeys"; then
@@ -147,8 +147,8 @@ t_eq "vcpack fleet --help: exit 0" 0 $?
 # the vcpack commands: cli.c's table, main's own, and vcpack help's
 {
 	awk '/^} commands\[\] = \{/ { on = 1; next } on && /^};/ { on = 0 }
-		on' "$SRC/cli.c" | grep -o '{ "[a-z-]*"' | cut -d'"' -f2
-	grep -o 'strcmp(argv\[0\], "[a-z-]*")' "$SRC/cli.c" | cut -d'"' -f2
+		on' "$SRC/programs/cli.c" | grep -o '{ "[a-z-]*"' | cut -d'"' -f2
+	grep -o 'strcmp(argv\[0\], "[a-z-]*")' "$SRC/programs/cli.c" | cut -d'"' -f2
 	awk '/^Commands:/ { on = 1; next } /^$/ { on = 0 }
 		on && /^  [a-z]/ { print $1; if ($2 == "|") print $3 }' \
 		"$T_TMP/help"
@@ -156,7 +156,7 @@ t_eq "vcpack fleet --help: exit 0" 0 $?
 # vcpack fleet's: those cli-fleet.c compares its command with, and its
 # --help's (lines "  COMMAND ...")
 {
-	grep -oE 'strcmp\((cmd|argv\[optind\]), "[a-z-]*")' "$SRC/cli-fleet.c" |
+	grep -oE 'strcmp\((cmd|argv\[optind\]), "[a-z-]*")' "$SRC/programs/cli-fleet.c" |
 		cut -d'"' -f2
 	awk '/^  [a-z]/ { print $1 }' "$T_TMP/fleet-help"
 } | sort -u >"$T_TMP/fleet"
@@ -201,7 +201,7 @@ PN=$MAN/powernice.1.scd
 t_eq "powernice --help: exit 0" 0 $?
 {
 	awk '/opts\[\] = \{/ { on = 1; next } on && /\};/ { on = 0 }
-		on && !/tests/' "$SRC/powernice.c" |
+		on && !/tests/' "$SRC/programs/powernice.c" |
 		sed -n "s/.*{ \"\([a-z-]*\)\", [a-z_]*, NULL, '\(.\)' }.*/\2 \1/p"
 	sed -n 's/^  -\(.\), --\([a-z-]*\).*/\1 \2/p' "$T_TMP/pn-help"
 } | sort -u >"$T_TMP/pn-opts"
@@ -220,7 +220,7 @@ done <"$T_TMP/pn-opts"
 	t_pass "powernice.1.scd: every option documented: $(cut -d' ' -f2 "$T_TMP/pn-opts" | tr '\n' ' ')"
 {
 	echo 0
-	sed -n 's/^#define EXIT_[A-Z_]* \([0-9]*\)$/\1/p' "$SRC/powernice.c"
+	sed -n 's/^#define EXIT_[A-Z_]* \([0-9]*\)$/\1/p' "$SRC/programs/powernice.c"
 } | sort -n >"$T_TMP/pn-exits"
 t_eq "powernice.c: its exit statuses" "0 1 2 126 127" \
 	"$(tr '\n' ' ' <"$T_TMP/pn-exits" | sed 's/ $//')"

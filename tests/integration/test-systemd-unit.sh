@@ -107,7 +107,7 @@ done
 t_nomatch "scx drop-in: no CAP_SYS_ADMIN" 'CAP_SYS_ADMIN' "$dc"
 pin=$(sed -n 's/^#define DEFAULT_PINDIR[[:space:]]*"\(.*\)"/\1/p' "$top/kernel/scx/scx_vcpack.c")
 t_eq "vcpackd's pin directory is the loader's" "$pin" \
-	"$(sed -n 's/^#define VCP_SCX_PINDIR[[:space:]]*"\(.*\)"/\1/p' "$top/host-agent/src/scxstate.h")"
+	"$(sed -n 's/^#define VCP_SCX_PINDIR[[:space:]]*"\(.*\)"/\1/p' "$top/host-agent/src/kernel/scxstate.h")"
 rw=$(printf '%s\n' "$dc" | sed -n 's/^ReadWritePaths=//p')
 case "$pin/" in "$rw"/*) t_pass "scx drop-in: $pin is writable (ReadWritePaths=$rw)" ;;
 *) t_fail "scx drop-in: $pin is not under ReadWritePaths=$rw" ;; esac

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * scxdrive.c - vcp-scxdrive, the sched_ext guests' way to drive
- * scx_vcpack through vcpackd's own modules (host-agent/src/scx.c,
+ * scx_vcpack through vcpackd's own modules (host-agent/src/kernel/scx.c,
  * scxstate.c), built static into the scx initramfs:
  *
  *   vcp-scxdrive state            "STATE OPS pinned|unpinned" (vcp_scx_read)

@@ -357,6 +357,11 @@ static void test_irqbalance(void **state)
 	assert_string_equal(fmt(&b.banned), "4-7");
 	assert_int_equal(vcp_irqbalance_detect(DATA "irqbalance-stale", &b), 0);
 	assert_false(b.running);
+	/* its pid taken by another program since */
+	assert_int_equal(vcp_irqbalance_detect(DATA "irqbalance-reused", &b),
+			 0);
+	assert_false(b.running);
+	assert_int_equal(b.pid, 0);
 }
 
 int main(void)

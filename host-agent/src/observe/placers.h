@@ -41,7 +41,8 @@ struct vcp_placers {
 };
 
 /* Under @root (NULL: not this machine; nothing checked): numad from
- * ROOT/var/run/numad.pid naming a live process or a ROOT/proc/N/comm;
+ * ROOT/var/run/numad.pid naming a process whose comm is numad, else a
+ * ROOT/proc/N/comm reading so (vcp_proc_find_daemon());
  * ROOT/etc/tuned/active_profile. Never fails. */
 void vcp_placers_detect(const char *root, struct vcp_placers *ret);
 

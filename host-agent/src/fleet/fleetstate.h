@@ -25,8 +25,8 @@ const char *vcp_fleet_state_path(const char *given);
  */
 int vcp_fleet_state_load(const char *path, const char *const *names,
 			 size_t n, struct vcp_sb_state *ret, char **ret_err);
-/* Write @s to @path atomically (PATH.tmpPID, fsync, rename; the
- * directory is created if missing). 0 or -errno. */
+/* Write @s to @path atomically (PATH.tmp.PID, fsync, rename; the
+ * directories above it are made if missing). 0 or -errno. */
 int vcp_fleet_state_save(const char *path, const struct vcp_sb_state *s);
 
 /* Hold PATH.lock (flock, exclusive; created, with its directory, if

@@ -14,11 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "errmsg.h"
 #include "jsonfile.h"
+#include "sysfile.h"
 
 #define MAX_STATE (16 << 20)
 
@@ -54,23 +54,6 @@ int vcp_fleet_state_load(const char *path, const char *const *names,
 	return r;
 }
 
-static int mkdir_parent(const char *path)
-{
-	char *d = strdup(path), *slash;
-	int r = 0;
-
-	if (!d)
-		return -ENOMEM;
-	slash = strrchr(d, '/');
-	if (slash && slash != d) {
-		*slash = '\0';
-		if (mkdir(d, 0755) < 0 && errno != EEXIST)
-			r = -errno;
-	}
-	free(d);
-	return r;
-}
-
 static int sync_dir(const char *path)
 {
 	char *d = strdup(path), *slash;
@@ -99,7 +82,7 @@ int vcp_fleet_state_save(const char *path, const struct vcp_sb_state *s)
 
 	if (!o)
 		return -ENOMEM;
-	r = mkdir_parent(path);
+	r = vcp_mkdir_parents(path);
 	if (r == 0)
 		r = vcp_file_replace(path,
 				     json_object_to_json_string_ext(o, flags));
@@ -110,7 +93,7 @@ int vcp_fleet_state_save(const char *path, const struct vcp_sb_state *s)
 int vcp_fleet_state_lock(const char *path, int *ret_fd)
 {
 	char lk[4096];
-	int fd, r = mkdir_parent(path);
+	int fd, r = vcp_mkdir_parents(path);
 
 	if (r < 0)
 		return r;

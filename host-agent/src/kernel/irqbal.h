@@ -27,13 +27,11 @@ struct vcp_irqbalance {
 
 /*
  * Is irqbalance running under @root: ROOT/run/irqbalance.pid naming a
- * process that exists (ROOT/proc/PID), or a ROOT/proc/N/comm reading
- * "irqbalance". And what ROOT/etc/default/irqbalance bans now.
+ * process whose ROOT/proc/PID/comm reads "irqbalance", or else any
+ * ROOT/proc/N/comm reading so (vcp_proc_find_daemon()). And what
+ * ROOT/etc/default/irqbalance bans now.
  */
 int vcp_irqbalance_detect(const char *root, struct vcp_irqbalance *ret);
-
-/* A pid under ROOT/proc whose comm is @comm (the first found), or 0. */
-int vcp_proc_find_comm(const char *root, const char *comm);
 
 /*
  * The CPUs to ask irqbalance to ban so that device IRQs stay off @idle:
@@ -72,7 +70,8 @@ struct vcp_irqbal_told {
 
 /* Missing file: 0 with pid 0. -EBADMSG on a malformed file. */
 int vcp_irqbal_told_load(const char *root, struct vcp_irqbal_told *ret);
-/* Replace the record (its directory made); pid 0 removes it. */
+/* Replace the record (the directories above it made); pid 0 removes
+ * it. */
 int vcp_irqbal_told_store(const char *root, const struct vcp_irqbal_told *t);
 
 /* What telling irqbalance came to, for reports. */

@@ -24,9 +24,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
+#include "jsonfile.h"
 #include "kernel.h"
 #include "sysfile.h"
 
@@ -493,23 +493,6 @@ int vcp_irq_saved_load(const char *root, struct vcp_irq_saved **ret,
 	return r;
 }
 
-static int mkdir_p(char *dir)
-{
-	for (char *p = dir + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
-			*p = '/';
-			return -errno;
-		}
-		*p = '/';
-	}
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
 static int write_saved(FILE *f, const struct vcp_irq_saved *s, size_t n)
 {
 	char a[4096], b[4096];
@@ -527,8 +510,9 @@ int vcp_irq_saved_store(const char *root, const struct vcp_irq_saved *s,
 			size_t n)
 {
 	char *path = vcp_root_path(root, "%s", VCP_IRQ_STATE_PATH);
-	char *tmp = NULL, *slash;
-	FILE *f;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = NULL;
 	int r;
 
 	if (!path)
@@ -538,27 +522,20 @@ int vcp_irq_saved_store(const char *root, const struct vcp_irq_saved *s,
 		free(path);
 		return r;
 	}
-	slash = strrchr(path, '/');
-	*slash = '\0';
-	r = mkdir_p(path);
-	*slash = '/';
-	if (r == 0 && asprintf(&tmp, "%s.tmp", path) < 0)
+	r = vcp_mkdir_parents(path);
+	if (r == 0 && !(f = open_memstream(&text, &len)))
 		r = -ENOMEM;
-	if (r == 0) {
-		f = fopen(tmp, "we");
-		if (!f) {
-			r = -errno;
-		} else {
-			r = write_saved(f, s, n);
-			if (fclose(f) != 0 && r == 0)
-				r = -errno;
-		}
-		if (r == 0 && rename(tmp, path) < 0)
-			r = -errno;
-		if (r < 0)
-			unlink(tmp);
+	if (f) {
+		r = write_saved(f, s, n);
+		if (fclose(f) != 0 && r == 0)
+			r = -ENOMEM;
 	}
-	free(tmp);
+	if (r == 0) {
+		/* vcp_file_replace() writes the last line's newline */
+		text[len - 1] = '\0';
+		r = vcp_file_replace(path, text);
+	}
+	free(text);
 	free(path);
 	return r;
 }

@@ -12,13 +12,11 @@
  */
 #include "irqbal.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -26,40 +24,6 @@
 #include "sysfile.h"
 
 /* ---- finding it ---- */
-
-static bool pid_exists(const char *root, int pid)
-{
-	char *path = vcp_root_path(root, "/proc/%u", (unsigned int)pid);
-	bool ok = path && access(path, F_OK) == 0;
-
-	free(path);
-	return ok;
-}
-
-int vcp_proc_find_comm(const char *root, const char *comm)
-{
-	char *dir = vcp_root_path(root, "/proc");
-	DIR *d = dir ? opendir(dir) : NULL;
-	struct dirent *e;
-	int found = 0;
-
-	while (d && !found && (e = readdir(d))) {
-		char *end, *path, buf[32];
-		long pid = strtol(e->d_name, &end, 10);
-
-		if (*end || pid <= 0 || pid > 1 << 30)
-			continue;
-		path = vcp_root_path(root, "/proc/%u/comm", (unsigned int)pid);
-		if (path && vcp_read_line(path, buf, sizeof(buf)) == 0 &&
-		    strcmp(buf, comm) == 0)
-			found = (int)pid;
-		free(path);
-	}
-	if (d)
-		closedir(d);
-	free(dir);
-	return found;
-}
 
 /* IRQBALANCE_BANNED_CPULIST=... (quoted or not) in the defaults file. */
 static void read_banned(const char *root, struct vcp_irqbalance *b)
@@ -98,25 +62,9 @@ static void read_banned(const char *root, struct vcp_irqbalance *b)
 int vcp_irqbalance_detect(const char *root, struct vcp_irqbalance *ret)
 {
 	struct vcp_irqbalance b = { 0 };
-	char *path = vcp_root_path(root, "/run/irqbalance.pid"), buf[32];
 
-	if (!path)
-		return -ENOMEM;
-	if (vcp_read_line(path, buf, sizeof(buf)) == 0) {
-		char *end;
-		long pid = strtol(buf, &end, 10);
-
-		if (!*end && pid > 0 && pid < 1 << 30 &&
-		    pid_exists(root, (int)pid)) {
-			b.running = true;
-			b.pid = (int)pid;
-		}
-	}
-	free(path);
-	if (!b.running) {
-		b.pid = vcp_proc_find_comm(root, "irqbalance");
-		b.running = b.pid > 0;
-	}
+	b.pid = vcp_proc_find_daemon(root, "/run/irqbalance.pid", "irqbalance");
+	b.running = b.pid > 0;
 	read_banned(root, &b);
 	*ret = b;
 	return 0;
@@ -213,7 +161,7 @@ int vcp_irqbal_told_load(const char *root, struct vcp_irqbal_told *ret)
 int vcp_irqbal_told_store(const char *root, const struct vcp_irqbal_told *t)
 {
 	char *path = vcp_root_path(root, "%s", VCP_IRQBAL_TOLD_PATH);
-	char *slash, line[8192];
+	char line[8192];
 	int n, r = 0;
 
 	if (!path)
@@ -226,11 +174,8 @@ int vcp_irqbal_told_store(const char *root, const struct vcp_irqbal_told *t)
 	n = snprintf(line, sizeof(line), "%d ", t->pid);
 	if (vcp_cpuset_format(&t->ban, line + n, sizeof(line) - (size_t)n) < 0)
 		r = -ENOSPC;
-	slash = strrchr(path, '/');
-	*slash = '\0';
-	if (r == 0 && mkdir(path, 0755) < 0 && errno != EEXIST)
-		r = -errno;
-	*slash = '/';
+	if (r == 0)
+		r = vcp_mkdir_parents(path);
 	if (r == 0)
 		r = vcp_file_replace(path, line);
 	free(path);

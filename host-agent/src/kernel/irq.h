@@ -80,8 +80,8 @@ int vcp_irq_saved_parse(const char *text, struct vcp_irq_saved **ret,
 /* Missing file: 0 with nothing saved. -EBADMSG on a malformed line. */
 int vcp_irq_saved_load(const char *root, struct vcp_irq_saved **ret,
 		       size_t *ret_n);
-/* Replace the file (created with its directory); an empty table removes
- * it. */
+/* Replace the file atomically (vcp_file_replace(); the directories
+ * above it made); an empty table removes it. */
 int vcp_irq_saved_store(const char *root, const struct vcp_irq_saved *s,
 			size_t n);
 

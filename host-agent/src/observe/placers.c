@@ -15,7 +15,6 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
-#include "irqbal.h"
 #include "sysfile.h"
 
 static bool named(const xmlNode *n, const char *name)
@@ -129,27 +128,13 @@ int vcp_domxml_numatune(const char *xml, enum vcp_mem_mode *ret_mode,
 void vcp_placers_detect(const char *root, struct vcp_placers *ret)
 {
 	struct vcp_placers p = { .checked = root != NULL };
-	char *path, buf[32];
+	char *path;
 
 	if (!root) {
 		*ret = p;
 		return;
 	}
-	path = vcp_root_path(root, "/var/run/numad.pid");
-	if (path && vcp_read_line(path, buf, sizeof(buf)) == 0) {
-		char *end, *proc = NULL;
-		long pid = strtol(buf, &end, 10);
-
-		if (!*end && pid > 0 && pid < 1 << 30 &&
-		    (proc = vcp_root_path(root, "/proc/%ld/comm", pid)) &&
-		    vcp_read_line(proc, buf, sizeof(buf)) == 0 &&
-		    strcmp(buf, "numad") == 0)
-			p.numad_pid = (int)pid;
-		free(proc);
-	}
-	free(path);
-	if (!p.numad_pid)
-		p.numad_pid = vcp_proc_find_comm(root, "numad");
+	p.numad_pid = vcp_proc_find_daemon(root, "/var/run/numad.pid", "numad");
 	path = vcp_root_path(root, "/etc/tuned/active_profile");
 	if (path &&
 	    vcp_read_line(path, p.tuned_profile, sizeof(p.tuned_profile)) < 0)

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * sysfile.c - one read() of a small kernel file, paths under a root, a
+ * daemon's pid, and a state file's directories (see sysfile.h).
+ */
+#include "sysfile.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int vcp_read_line(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd, r = 0;
+
+	if (len < 2)
+		return -EINVAL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	if (n < 0)
+		r = -errno;
+	close(fd);
+	if (r < 0)
+		return r;
+	buf[n] = '\0';
+	n = (ssize_t)strcspn(buf, "\n");
+	while (n > 0 && strchr(" \t", buf[n - 1]))
+		n--;
+	buf[n] = '\0';
+	return 0;
+}
+
+char *vcp_root_path(const char *root, const char *fmt, ...)
+{
+	char *rel, *s;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&rel, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return NULL;
+	if (asprintf(&s, "%s%s", strcmp(root, "/") ? root : "", rel) < 0)
+		s = NULL;
+	free(rel);
+	return s;
+}
+
+int vcp_proc_find_comm(const char *root, const char *comm)
+{
+	char *dir = vcp_root_path(root, "/proc");
+	DIR *d = dir ? opendir(dir) : NULL;
+	struct dirent *e;
+	int found = 0;
+
+	while (d && !found && (e = readdir(d))) {
+		char *end, *path, buf[32];
+		long pid = strtol(e->d_name, &end, 10);
+
+		if (*end || pid <= 0 || pid > 1 << 30)
+			continue;
+		path = vcp_root_path(root, "/proc/%u/comm", (unsigned int)pid);
+		if (path && vcp_read_line(path, buf, sizeof(buf)) == 0 &&
+		    strcmp(buf, comm) == 0)
+			found = (int)pid;
+		free(path);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+	return found;
+}
+
+/* The pid ROOT@pidfile names if its comm is @comm, else 0. */
+static int pidfile_pid(const char *root, const char *pidfile, const char *comm)
+{
+	char *path = vcp_root_path(root, "%s", pidfile), *proc = NULL;
+	char buf[32], *end;
+	long pid;
+	int found = 0;
+
+	if (!path || vcp_read_line(path, buf, sizeof(buf)) < 0)
+		goto out;
+	pid = strtol(buf, &end, 10);
+	if (end == buf || *end || pid <= 0 || pid >= 1 << 30)
+		goto out;
+	proc = vcp_root_path(root, "/proc/%ld/comm", pid);
+	if (proc && vcp_read_line(proc, buf, sizeof(buf)) == 0 &&
+	    strcmp(buf, comm) == 0)
+		found = (int)pid;
+out:
+	free(proc);
+	free(path);
+	return found;
+}
+
+int vcp_proc_find_daemon(const char *root, const char *pidfile,
+			 const char *comm)
+{
+	int pid = pidfile_pid(root, pidfile, comm);
+
+	return pid ? pid : vcp_proc_find_comm(root, comm);
+}
+
+static int mkdir_one(const char *dir)
+{
+	struct stat st;
+
+	if (mkdir(dir, 0755) == 0)
+		return 0;
+	if (errno != EEXIST)
+		return -errno;
+	return stat(dir, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+}
+
+int vcp_mkdir_parents(const char *path)
+{
+	char *d = strdup(path), *p;
+	int r = 0;
+
+	if (!d)
+		return -ENOMEM;
+	p = d + (*d == '/');
+	while (r == 0 && (p = strchr(p, '/'))) {
+		*p = '\0';
+		r = mkdir_one(d);
+		*p++ = '/';
+	}
+	free(d);
+	return r;
+}
