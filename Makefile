@@ -307,10 +307,12 @@ check-asan: $(ASAN_BINS)
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 		sh tests/run-unit.sh $(ASAN_BINS)
 
-# Line coverage: the unit and integration suites run once more against a
-# build with gcc --coverage in $(B)/cov; gcovr then prints per-file line
-# coverage of host-agent/src and the totals (scripts/coverage.sh). Not in
-# make check: it repeats both suites (about 4 min on 2 cores).
+# Line coverage: the unit and integration suites, and the real
+# libvirtd+QEMU suite where $(B) has its guest kernel, run once more
+# against a build with gcc --coverage in $(B)/cov; gcovr then prints
+# per-file line coverage of host-agent/src and the totals
+# (scripts/coverage.sh). Not in make check: it repeats the suites (about
+# 4 min on 2 cores, 7 with the real suite).
 coverage:
 	@MAKE="$(MAKE)" sh scripts/coverage.sh $(B) $(B)/cov
 

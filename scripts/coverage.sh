@@ -1,8 +1,12 @@
 #!/bin/sh
 # coverage.sh BUILD_DIR COV_DIR [--report] - line coverage of the unit and
-# integration suites (make coverage). Everything is built once more with
+# integration suites (make coverage), and of the real libvirtd+QEMU suite
+# where BUILD_DIR has its guest kernel (BUILD_DIR/kernel/stock, built by
+# make check-kernel or check-real; COVERAGE_REAL=0 leaves it out): the
+# libvirt edge's live-only paths (QEMU's pid, vCPU statistics, live
+# migration) run only there. Everything is built once more with
 # gcc --coverage in COV_DIR (its own tree: the normal build is not
-# touched), old counters are dropped, both suites run against that build,
+# touched), old counters are dropped, the suites run against that build,
 # then gcovr prints per-file line coverage of host-agent/src and two
 # totals: the library (the program files cli*.c, daemon.c, powernice.c
 # left out: integration tests drive them, but their option parsing and
@@ -28,7 +32,18 @@ if [ "${3:-}" != --report ]; then
 	$MAKE --no-print-directory B="$C" CFLAGS="-O0 -g --coverage" \
 		LDFLAGS="--coverage" check-integration >"$C/integration.log" 2>&1 || rc=1
 	tail -n 1 "$C/integration.log"
-	[ $rc = 0 ] || echo "coverage: a suite failed (logs: $C/unit.log, $C/integration.log)"
+	kern=$(cd "$B" 2>/dev/null && pwd)/kernel/stock/arch/x86/boot/bzImage
+	if [ "${COVERAGE_REAL:-1}" = 0 ]; then
+		echo "coverage: the real libvirtd+QEMU suite left out (COVERAGE_REAL=0)"
+	elif [ -r "$kern" ]; then
+		$MAKE --no-print-directory B="$C" CFLAGS="-O0 -g --coverage" \
+			LDFLAGS="--coverage" GUEST_KERNEL="$kern" check-real \
+			>"$C/real.log" 2>&1 || rc=1
+		tail -n 1 "$C/real.log"
+	else
+		echo "coverage: the real libvirtd+QEMU suite left out: no guest kernel $kern (make check-real B=$B builds it)"
+	fi
+	[ $rc = 0 ] || echo "coverage: a suite failed (logs: $C/unit.log, $C/integration.log, $C/real.log)"
 fi
 
 mains='host-agent/src/programs/'
