@@ -101,11 +101,17 @@ else
 fi
 log=$out.log
 
+# An RCU stall panics the guest (it would otherwise hang until the
+# timeout), and the panic prints what "quiet" kept off the console: the
+# whole kernel log, the stall report's backtraces among it, and every
+# CPU's backtrace (panic_print bits 5 and 6); panic=-1 then ends QEMU.
+stall="sysctl.kernel.panic_on_rcu_stall=1 panic_print=0x60"
+
 # shellcheck disable=SC2086
 qemu-system-x86_64 $accel -m "$mem" -smp "$smp" $numa \
 	-nographic -no-reboot -nodefaults -serial stdio -display none \
 	-kernel "$kernel" -initrd "$initrd" \
-	-append "console=ttyS0 quiet panic=-1 vcpack.scenario=$scenario vcpack.cgroup=$cgroup ${APPEND:-}" \
+	-append "console=ttyS0 quiet panic=-1 $stall vcpack.scenario=$scenario vcpack.cgroup=$cgroup ${APPEND:-}" \
 	</dev/null >"$log" 2>&1 &
 qpid=$!
 start=$(date +%s)
