@@ -6,6 +6,7 @@
 #include "sysfile.h"
 
 #include <dirent.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -56,6 +57,17 @@ char *vcp_root_path(const char *root, const char *fmt, ...)
 	return s;
 }
 
+/* Does ROOT/proc/@pid/comm read @comm? */
+static bool pid_has_comm(const char *root, long pid, const char *comm)
+{
+	char *path = vcp_root_path(root, "/proc/%ld/comm", pid), buf[32];
+	bool yes = path && vcp_read_line(path, buf, sizeof(buf)) == 0 &&
+		   strcmp(buf, comm) == 0;
+
+	free(path);
+	return yes;
+}
+
 int vcp_proc_find_comm(const char *root, const char *comm)
 {
 	char *dir = vcp_root_path(root, "/proc");
@@ -64,16 +76,13 @@ int vcp_proc_find_comm(const char *root, const char *comm)
 	int found = 0;
 
 	while (d && !found && (e = readdir(d))) {
-		char *end, *path, buf[32];
+		char *end;
 		long pid = strtol(e->d_name, &end, 10);
 
 		if (*end || pid <= 0 || pid > 1 << 30)
 			continue;
-		path = vcp_root_path(root, "/proc/%u/comm", (unsigned int)pid);
-		if (path && vcp_read_line(path, buf, sizeof(buf)) == 0 &&
-		    strcmp(buf, comm) == 0)
+		if (pid_has_comm(root, pid, comm))
 			found = (int)pid;
-		free(path);
 	}
 	if (d)
 		closedir(d);
@@ -84,24 +93,18 @@ int vcp_proc_find_comm(const char *root, const char *comm)
 /* The pid ROOT@pidfile names if its comm is @comm, else 0. */
 static int pidfile_pid(const char *root, const char *pidfile, const char *comm)
 {
-	char *path = vcp_root_path(root, "%s", pidfile), *proc = NULL;
+	char *path = vcp_root_path(root, "%s", pidfile);
 	char buf[32], *end;
-	long pid;
-	int found = 0;
+	long pid = 0;
 
-	if (!path || vcp_read_line(path, buf, sizeof(buf)) < 0)
-		goto out;
-	pid = strtol(buf, &end, 10);
-	if (end == buf || *end || pid <= 0 || pid >= 1 << 30)
-		goto out;
-	proc = vcp_root_path(root, "/proc/%ld/comm", pid);
-	if (proc && vcp_read_line(proc, buf, sizeof(buf)) == 0 &&
-	    strcmp(buf, comm) == 0)
-		found = (int)pid;
-out:
-	free(proc);
+	if (path && vcp_read_line(path, buf, sizeof(buf)) == 0) {
+		pid = strtol(buf, &end, 10);
+		if (end == buf || *end || pid <= 0 || pid >= 1 << 30 ||
+		    !pid_has_comm(root, pid, comm))
+			pid = 0;
+	}
 	free(path);
-	return found;
+	return (int)pid;
 }
 
 int vcp_proc_find_daemon(const char *root, const char *pidfile,
