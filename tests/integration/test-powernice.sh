@@ -3,7 +3,9 @@
 # temp copies of tests/data/kroot/ (--root): run a command in a class, move
 # a running `sleep` (killed by its pid on exit), print a class, refuse a
 # kernel without cpu.consolidate (exit 1) and a bad class (exit 2), remove
-# the group it made when the pid cannot be written into it (exit 1). On a
+# the group it made when the pid cannot be written into it (exit 1), when
+# the class cannot be written after "+cpu" (taken back: "-cpu") and when
+# the command cannot be run (126/127). On a
 # stock kernel also the real root's refusal. Prints "N passed, N failed".
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -62,6 +64,11 @@ t_eq "run: command not found: exit 127" 127 $?
 t_match "run: command not found: said" "failed to run './no-such-command-here'" "$out"
 out=$("$PN" --root "$R" pack "$KROOT" 2>&1)
 t_eq "run: command not executable: exit 126" 126 $?
+# the group made for a command that never ran does not stay behind
+t_match "run: command not executable: group removed, said" \
+	"failed to run '$KROOT': Permission denied; removed the new group again, nothing changed\$" "$out"
+t_eq "run: 126/127: no group left for them" 2 \
+	"$(find "$R/sys/fs/cgroup/cpu/user.slice" -name 'powernice-*' | wc -l)"
 
 # ---- the pid cannot be written into the new group: it does not stay ----
 # A non-root user outside its delegated tree gets EACCES/ENOENT/EBUSY
@@ -159,6 +166,24 @@ t_eq "v2 no cpu below the group: no group left" "" \
 	"$(find "$R3/sys/fs/cgroup/system.slice" -name 'powernice-*')"
 t_match "v2 no cpu below the group: moved back" "^[0-9]+$" \
 	"$(cat "$R3/sys/fs/cgroup/system.slice/cgroup.procs")"
+
+# ---- cgroup v2: +cpu enabled, then the class write fails: all undone ----
+# The fixture's parent has no class, so the new child has none either:
+# "+cpu" goes into the parent's cgroup.subtree_control and the class
+# write finds no file. powernice must take its "+cpu" back ("-cpu"): on
+# cgroupfs a group with +cpu cannot take the process back.
+R6=$(fixture v2)
+mkdir "$R6/sys/fs/cgroup/system.slice"
+: >"$R6/sys/fs/cgroup/system.slice/cgroup.procs"
+: >"$R6/sys/fs/cgroup/system.slice/cgroup.subtree_control"
+echo "0::/system.slice" >"$R6/proc/self/cgroup"
+out=$("$PN" --root "$R6" pack true 2>&1); t_eq "v2 class write fails: exit 1" 1 $?
+t_match "v2 class write fails: said, all undone" \
+	"cannot write cpu.consolidate=pack in cgroup /system.slice/powernice-[0-9]+: .*; disabled the cpu controller below /system.slice again, removed the new group again, nothing changed\$" "$out"
+t_eq "v2 class write fails: +cpu taken back" "-cpu" \
+	"$(cat "$R6/sys/fs/cgroup/system.slice/cgroup.subtree_control")"
+t_eq "v2 class write fails: no group left" "" \
+	"$(find "$R6/sys/fs/cgroup/system.slice" -name 'powernice-*')"
 
 # ---- no cpu.consolidate: exit 1, the message, nothing changed ----
 for f in v1-stock v2-stock nocpu; do

@@ -892,8 +892,9 @@ int vcp_kernel_move_pid(const struct vcp_kernel *k, const char *cgroup,
 	return r;
 }
 
-int vcp_kernel_enable_children(const struct vcp_kernel *k,
-			       const char *cgroup)
+/* "+cpu" or "-cpu" into @cgroup's cgroup.subtree_control (v2 only). */
+static int subtree_cpu(const struct vcp_kernel *k, const char *cgroup,
+		       const char *what)
 {
 	char *path;
 	int r;
@@ -903,9 +904,19 @@ int vcp_kernel_enable_children(const struct vcp_kernel *k,
 	r = cg_path(k, cgroup, "cgroup.subtree_control", &path);
 	if (r < 0)
 		return r;
-	r = write_str(path, "+cpu", 0);
+	r = write_str(path, what, 0);
 	free(path);
 	return r;
+}
+
+int vcp_kernel_enable_children(const struct vcp_kernel *k, const char *cgroup)
+{
+	return subtree_cpu(k, cgroup, "+cpu");
+}
+
+int vcp_kernel_disable_children(const struct vcp_kernel *k, const char *cgroup)
+{
+	return subtree_cpu(k, cgroup, "-cpu");
 }
 
 int vcp_kernel_remove_group(const struct vcp_kernel *k, const char *cgroup)

@@ -134,6 +134,13 @@ int vcp_kernel_enable_children(const struct vcp_kernel *k,
 			       const char *cgroup);
 
 /*
+ * Undo vcp_kernel_enable_children(): "-cpu" into @cgroup's
+ * cgroup.subtree_control. The kernel refuses (-EBUSY) while a child
+ * enables cpu for its own children. 0 without writing on v1.
+ */
+int vcp_kernel_disable_children(const struct vcp_kernel *k, const char *cgroup);
+
+/*
  * rmdir the (empty) group @cgroup: -EBUSY while in use, -EINVAL for the
  * root group. On a fixture tree as on cgroupfs: its files go with it,
  * but not while it has child groups (-EBUSY).

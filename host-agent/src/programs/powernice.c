@@ -166,37 +166,70 @@ static const char *drop_new(const struct vcp_kernel *k, const char *to,
 	return left;
 }
 
-/* After a later failure: put @pid back into @from, then drop_new(). */
+/* What this run changed, so that a failure can take it back. */
+struct joined {
+	bool made; /* made the new group */
+	bool made_cpu; /* wrote "+cpu" into the parent's subtree_control */
+};
+
+/*
+ * After a later failure: take back the parent's "+cpu" (on cgroup v2 a
+ * group with it cannot take the process back), put @pid back into @from,
+ * then drop_new(). What is left, for the end of the message.
+ */
 static const char *undo(const struct vcp_kernel *k, const char *from,
-			const char *to, int pid, bool made)
+			const char *base, const char *to, int pid,
+			const struct joined *j)
 {
+	static char left[2 * PATH_MAX + 128];
+	int r;
+
+	if (j->made_cpu) {
+		r = vcp_kernel_disable_children(k, base);
+		if (r < 0) {
+			snprintf(
+				left, sizeof(left),
+				"the process stays in the new group and the cpu controller stays enabled below %s (-cpu: %s)",
+				base, strerror(-r));
+			return left;
+		}
+	}
 	if (vcp_kernel_move_pid(k, from, pid, false) < 0)
-		return "the process stays in the new group";
-	return drop_new(k, to, made);
+		return j->made_cpu ?
+			       "disabled the cpu controller below the group again; the process stays in the new group" :
+			       "the process stays in the new group";
+	if (!j->made_cpu)
+		return drop_new(k, to, j->made);
+	snprintf(left, sizeof(left),
+		 "disabled the cpu controller below %s again, %s", base,
+		 drop_new(k, to, j->made));
+	return left;
 }
 
 /*
  * Move @pid from @from into @to (made below @base if needed) and give
- * @to the class @c. cgroup v2 gives a child cpu.consolidate only when
- * its parent enables the cpu controller for its children, which a group
- * that still holds processes cannot do.
+ * @to the class @c, recording in @j what was changed. cgroup v2 gives a
+ * child cpu.consolidate only when its parent enables the cpu controller
+ * for its children, which a group that still holds processes cannot do.
  */
-static int join(const struct vcp_kernel *k, const char *from,
-		const char *base, const char *to, int pid, enum vcp_class c)
+static int join(const struct vcp_kernel *k, const char *from, const char *base,
+		const char *to, int pid, enum vcp_class c, struct joined *j)
 {
 	enum vcp_class cur;
-	int made, r;
+	int r;
 
-	made = vcp_kernel_make_group(k, to);
-	if (made < 0)
+	*j = (struct joined){ 0 };
+	r = vcp_kernel_make_group(k, to);
+	if (r < 0)
 		return fail(EXIT_FAIL,
 			    "cannot make cgroup %s: %s; nothing changed", to,
-			    strerror(-made));
+			    strerror(-r));
+	j->made = r > 0;
 	r = vcp_kernel_move_pid(k, to, pid, false);
 	if (r < 0)
 		return fail(EXIT_FAIL,
 			    "cannot move pid %d into cgroup %s: %s; %s", pid,
-			    to, strerror(-r), drop_new(k, to, made));
+			    to, strerror(-r), drop_new(k, to, j->made));
 	r = vcp_kernel_get_class(k, to, &cur);
 	if (r == -ENOENT && k->cgroup_v2) {
 		r = vcp_kernel_enable_children(k, base);
@@ -205,14 +238,15 @@ static int join(const struct vcp_kernel *k, const char *from,
 				EXIT_FAIL,
 				"cannot enable the cpu controller below cgroup %s: %s (cgroup v2 allows it only where the group holds no processes of its own; see powernice(1)); %s",
 				base, strerror(-r),
-				undo(k, from, to, pid, made));
+				undo(k, from, base, to, pid, j));
+		j->made_cpu = true;
 	}
 	r = vcp_kernel_set_class(k, to, c);
 	if (r < 0)
 		return fail(EXIT_FAIL,
 			    "cannot write %s=%s in cgroup %s: %s; %s",
 			    VCP_KERNEL_CLASS_FILE, vcp_class_name(c), to,
-			    strerror(-r), undo(k, from, to, pid, made));
+			    strerror(-r), undo(k, from, base, to, pid, j));
 	if (strcmp(from, to) != 0 && is_own_group(from))
 		vcp_kernel_remove_group(k, from);	/* empty by now? */
 	return 0;
@@ -269,6 +303,7 @@ static int current_group(const struct vcp_kernel *k, int pid, char **ret)
 static int move(const struct vcp_kernel *k, int pid, enum vcp_class c)
 {
 	char *from = NULL, *base = NULL, *to = NULL;
+	struct joined j;
 	int r;
 
 	r = current_group(k, pid, &from);
@@ -287,7 +322,7 @@ static int move(const struct vcp_kernel *k, int pid, enum vcp_class c)
 	if (!to)
 		r = fail(EXIT_FAIL, "out of memory");
 	else
-		r = join(k, from, base, to, pid, c);
+		r = join(k, from, base, to, pid, c, &j);
 	if (r == 0)
 		printf("%d: %s (cgroup %s)\n", pid, vcp_class_name(c), to);
 	free(from);
@@ -296,10 +331,16 @@ static int move(const struct vcp_kernel *k, int pid, enum vcp_class c)
 	return r;
 }
 
+/*
+ * Run @argv in a group of its own. If it cannot be run (126/127), the
+ * group made for it is taken back as after a failed step: nothing of a
+ * command that never ran stays behind.
+ */
 static int run(const struct vcp_kernel *k, enum vcp_class c, char **argv)
 {
 	char *from = NULL, *base = NULL, *to = NULL, leaf[64];
-	int pid = (int)getpid(), r;
+	int pid = (int)getpid(), r, e;
+	struct joined j;
 
 	r = current_group(k, 0, &from);
 	if (r)
@@ -307,17 +348,20 @@ static int run(const struct vcp_kernel *k, enum vcp_class c, char **argv)
 	snprintf(leaf, sizeof(leaf), GROUP_PREFIX "%d", pid);
 	base = base_of(from);
 	to = base ? child_of(base, leaf) : NULL;
-	r = to ? join(k, from, base, to, pid, c) : fail(EXIT_FAIL, "out of memory");
+	r = to ? join(k, from, base, to, pid, c, &j) :
+		 fail(EXIT_FAIL, "out of memory");
+	if (r == 0) {
+		fflush(NULL);
+		execvp(argv[0], argv);
+		e = errno;
+		fail(0, "failed to run '%s': %s; %s", argv[0], strerror(e),
+		     undo(k, from, base, to, pid, &j));
+		r = e == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_RUN;
+	}
 	free(from);
 	free(base);
 	free(to);
-	if (r)
-		return r;
-	fflush(NULL);
-	execvp(argv[0], argv);
-	r = errno;
-	fail(0, "failed to run '%s': %s", argv[0], strerror(r));
-	return r == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_RUN;
+	return r;
 }
 
 /* ---- main ---- */
