@@ -414,13 +414,17 @@ bench-daemon: $(PROGS)
 # 3x4, 4x4 and 2-NUMA-node TCG guests. Results, tables and plots go to
 # $(B)/bench/kernel/{full,quick}/ (results.jsonl, summary.json, table.md,
 # plots/*.svg). bench-kernel: about 105 min on 2 cores (2 passes x 3
-# repeats) before the scx configs, which add a third guest per topology;
+# repeats) before the scx configs, which add a third guest per topology
+# (about 140 min with them; KBENCH_PASSES=1 halves it);
 # bench-kernel-quick: 2x4 only, 2 repeats, about 5 min (12 with scx).
 # Both print a progress line on stderr as each guest boot ends.
 # KBENCH_CONFIGS="stock stock-pin L0 L1 L2" leaves the scx runs out.
 KBENCH := $(abspath $(B))/bench/kernel
 KBENCH_K := $(abspath $(B))/kernel
 KBENCH_CONFIGS ?= stock stock-pin L0 L1 L2 scx-L1 scx-L2
+# Passes of the whole run (each with its own phase seeds, 3 repeats of
+# every job): with all 7 configs one pass took 68 min (2026-12-06).
+KBENCH_PASSES ?= 2
 KBENCH_RUN = sh bench/kernel/run.sh --stock $(KBENCH_K)/stock-bench/arch/x86/boot/bzImage \
 	--patched $(KBENCH_K)/patched-bench/arch/x86/boot/bzImage \
 	--initrd $(KBENCH_K)/bench-initramfs.cpio.gz --vcpack $(abspath $(B))/vcpack \
@@ -435,7 +439,7 @@ bench-kernel-build: $(PROGS)
 
 bench-kernel: bench-kernel-build
 	@rm -rf $(KBENCH)/full
-	@s=0; $(KBENCH_RUN) --out $(KBENCH)/full --passes 2 || s=1; \
+	@s=0; $(KBENCH_RUN) --out $(KBENCH)/full --passes $(KBENCH_PASSES) || s=1; \
 		sh bench/kernel/report.sh $(KBENCH)/full || s=1; \
 		sh bench/kernel/floor.sh $(KBENCH)/full \
 			$(KBENCH_K)/stock-bench/arch/x86/boot/bzImage \
