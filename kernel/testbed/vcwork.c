@@ -13,6 +13,11 @@
  * guest code is; a burst that overruns its period skips the periods it
  * missed). --seed gives each bursty thread its own phase in its period
  * (else all start together); pins= pins each thread on its own CPU list.
+ * mem=MB gives each thread a buffer it writes one cache line of (a new
+ * page each time) with every unit of work, first touched on NUMA node
+ * memnode= (the thread runs there while it touches, then gets its own
+ * affinity back): a VM whose memory sits on one node, for NUMA
+ * balancing to act on.
  *
  * Measured over the window [warmup, warmup + duration), never during the
  * warm-up:
@@ -25,6 +30,9 @@
  *    instruction after the wakeup;
  *  - work done: bursts completed and missed, and `work`, the number of
  *    spin-loop chunks the thread executed (CPU work actually received);
+ *  - with mem=: the pages of the thread's buffer on each NUMA node
+ *    (move_pages(2) asked for the node, nothing moved) after the first
+ *    touch and at the end;
  *  - run_ms and wait_ms: the scheduler's own count of the thread's time
  *    on a CPU and runnable but waiting for one (/proc/thread-self/
  *    schedstat, CONFIG_SCHEDSTATS or SCHED_INFO; -1 without), from its
@@ -61,6 +69,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -72,6 +81,8 @@
 #define VCP_MAX_THREADS	64
 #define VCP_MAX_SLOTS	600
 #define VCP_MAX_LAT	20000
+#define VCP_MAX_NODES	8
+#define VCP_PAGE	4096
 #define NSEC_PER_SEC	1000000000LL
 #define NSEC_PER_MSEC	1000000LL
 
@@ -90,6 +101,8 @@ struct vcp_vm_spec {
 	enum vcp_pattern pattern;
 	bool cpu_work;		/* work=cpu: bursts of thread CPU time */
 	char pins[256];		/* per-thread CPU lists, '/'-separated */
+	int mem_mb;		/* per-thread buffer, 0 = none */
+	int memnode;		/* its first touch on this node, -1 = anywhere */
 	int index;		/* position on the command line */
 };
 
@@ -143,6 +156,9 @@ struct vcp_thread {
 	long long bursts, missed, work;
 	cpu_set_t pins;
 	bool pins_set;
+	unsigned char *mem;	/* mem=: the buffer, its size, next line */
+	size_t mem_len, mem_off;
+	long long mem_start[VCP_MAX_NODES], mem_end[VCP_MAX_NODES];
 	/* the scheduler's own run and wait time (schedstat, ns) at the
 	 * thread's first sample in the window and at its end; -1: none */
 	long long ss_run0, ss_wait0, ss_run1, ss_wait1;
@@ -188,7 +204,7 @@ static void vcp_usage(const char *msg)
 		"              --vm name=N,threads=T[,class=C][,duty=PCT][,burst=DUR]\n"
 		"                   [,pattern=steady|bursty|mixed][,start=DUR][,stop=DUR]\n"
 		"                   [,work=wall|cpu][,cg=REL/PATH][,cpus=LIST]\n"
-		"                   [,pins=LIST/LIST/...] ...\n"
+		"                   [,pins=LIST/LIST/...][,mem=MB][,memnode=N] ...\n"
 		"LIST: CPU numbers and ranges joined by ':' (0:2-3); pins: thread i\n"
 		"gets the (i mod n)-th list\n"
 		"DUR: a number with ns, us, ms or s (plain numbers are ms)\n",
@@ -276,6 +292,12 @@ static void vcp_parse_vm_kv(struct vcp_vm_spec *vm, const char *k,
 		vm->stop_ns = vcp_parse_dur(v);
 		if (vm->stop_ns < 0)
 			vcp_usage(msg);
+	} else if (!strcmp(k, "mem")) {
+		if (vcp_parse_int(v, 1, 1024, &vm->mem_mb))
+			vcp_usage(msg);
+	} else if (!strcmp(k, "memnode")) {
+		if (vcp_parse_int(v, 0, VCP_MAX_NODES - 1, &vm->memnode))
+			vcp_usage(msg);
 	} else if (!strcmp(k, "pattern")) {
 		if (!strcmp(v, "steady"))
 			vm->pattern = VCP_STEADY;
@@ -301,6 +323,7 @@ static void vcp_parse_vm(struct vcp_vm_spec *vm, char *spec)
 	vm->duty = 100;
 	vm->burst_ns = 10 * NSEC_PER_MSEC;
 	vm->pattern = VCP_STEADY;
+	vm->memnode = -1;
 	for (kv = strtok_r(spec, ",", &save); kv;
 	     kv = strtok_r(NULL, ",", &save)) {
 		char *eq = strchr(kv, '=');
@@ -314,6 +337,8 @@ static void vcp_parse_vm(struct vcp_vm_spec *vm, char *spec)
 	}
 	if (!vm->name[0])
 		vcp_usage("--vm: name= is required");
+	if (vm->memnode >= 0 && !vm->mem_mb)
+		vcp_usage("--vm: memnode= needs mem=");
 	if (!pattern_set && vm->duty < 100)
 		vm->pattern = VCP_BURSTY;
 	if (vm->pattern != VCP_STEADY && vm->duty == 100)
@@ -597,6 +622,13 @@ static void vcp_chunk(struct vcp_thread *t, long long now)
 	for (i = 0; i < 64; i++)
 		x = x * 1103515245u + 12345u;
 	vcp_sink = x;
+	if (t->mem) {
+		/* a line of the next page: NUMA hinting faults see it */
+		t->mem[t->mem_off] += (unsigned char)x;
+		t->mem_off += VCP_PAGE + 64;
+		if (t->mem_off >= t->mem_len)
+			t->mem_off %= VCP_PAGE;
+	}
 	if (vcp_in_window(now))
 		t->work++;
 }
@@ -675,6 +707,78 @@ static void vcp_run_bursty(struct vcp_thread *t, long long start,
 	}
 }
 
+/* The CPUs of NUMA node @node (its sysfs cpulist). */
+static int vcp_parse_cpulist(const char *s, cpu_set_t *set);
+
+static int vcp_node_cpus(int node, cpu_set_t *set)
+{
+	char path[64], buf[256];
+	int n;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/cpulist",
+		 node);
+	if (vcp_read_file(path, buf, sizeof(buf)) || !buf[0])
+		return -ENOENT;
+	for (n = 0; buf[n]; n++)	/* sysfs joins with ',', we with ':' */
+		if (buf[n] == ',')
+			buf[n] = ':';
+	return vcp_parse_cpulist(buf, set);
+}
+
+/* Pages of the thread's buffer on each node, asked of move_pages(2). */
+static void vcp_mem_nodes(const struct vcp_thread *t, long long *count)
+{
+	size_t n = t->mem_len / VCP_PAGE, i;
+	void **pages = calloc(n, sizeof(*pages));
+	int *status = calloc(n, sizeof(*status));
+
+	memset(count, 0, VCP_MAX_NODES * sizeof(*count));
+	if (!pages || !status)
+		vcp_die("out of memory");
+	for (i = 0; i < n; i++)
+		pages[i] = t->mem + i * VCP_PAGE;
+	if (syscall(SYS_move_pages, 0, n, pages, NULL, status, 0) < 0)
+		vcp_die("move_pages: %s", strerror(errno));
+	for (i = 0; i < n; i++)
+		if (status[i] >= 0 && status[i] < VCP_MAX_NODES)
+			count[status[i]]++;
+	free(pages);
+	free(status);
+}
+
+/*
+ * mem=: the buffer, first touched while the thread runs on memnode='s
+ * CPUs (the kernel's first-touch policy puts the pages there), then the
+ * thread's own affinity again.
+ */
+static void vcp_mem_setup(struct vcp_thread *t)
+{
+	const struct vcp_vm_spec *vm = t->vm;
+	cpu_set_t own, node;
+
+	t->mem_len = (size_t)vm->mem_mb << 20;
+	t->mem = mmap(NULL, t->mem_len, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (t->mem == MAP_FAILED)
+		vcp_die("VM '%s': mmap %d MB: %s", vm->name, vm->mem_mb,
+			strerror(errno));
+	if (sched_getaffinity(0, sizeof(own), &own))
+		vcp_die("sched_getaffinity: %s", strerror(errno));
+	if (vm->memnode >= 0) {
+		if (vcp_node_cpus(vm->memnode, &node))
+			vcp_die("VM '%s': no NUMA node %d", vm->name,
+				vm->memnode);
+		if (sched_setaffinity(0, sizeof(node), &node))
+			vcp_die("VM '%s': sched_setaffinity: %s", vm->name,
+				strerror(errno));
+	}
+	memset(t->mem, 1, t->mem_len);
+	if (vm->memnode >= 0 && sched_setaffinity(0, sizeof(own), &own))
+		vcp_die("VM '%s': sched_setaffinity: %s", vm->name,
+			strerror(errno));
+	vcp_mem_nodes(t, t->mem_start);
+}
+
 static void *vcp_thread_main(void *arg)
 {
 	struct vcp_thread *t = arg;
@@ -689,12 +793,16 @@ static void *vcp_thread_main(void *arg)
 	    sched_setaffinity(0, sizeof(t->pins), &t->pins))
 		vcp_die("VM '%s' thread %d: sched_setaffinity: %s", vm->name,
 			t->idx, strerror(errno));
+	if (vm->mem_mb)
+		vcp_mem_setup(t);
 	vcp_sleep_until(start);
 	if (t->steady)
 		vcp_spin(t, stop, &next_sample);
 	else
 		vcp_run_bursty(t, start, stop);
 	vcp_schedstat(&t->ss_run1, &t->ss_wait1);
+	if (t->mem)
+		vcp_mem_nodes(t, t->mem_end);
 	return NULL;
 }
 
@@ -730,10 +838,26 @@ static void vcp_timeline(const struct vcp_thread *t, char *buf, size_t size)
 	buf[s] = '\0';
 }
 
+/* "n0,n1,..." up to the last node that holds a page ("" if none). */
+static void vcp_node_counts(const long long *count, char *buf, size_t size)
+{
+	size_t len = 0;
+	int last = -1, n;
+
+	for (n = 0; n < VCP_MAX_NODES; n++)
+		if (count[n])
+			last = n;
+	buf[0] = '\0';
+	for (n = 0; n <= last; n++)
+		len += snprintf(buf + len, size - len, "%s%lld", n ? "," : "",
+				count[n]);
+}
+
 static void vcp_print_thread(const struct vcp_thread *t)
 {
 	char pk[VCP_MAX_PKGS * 12] = "", tl[VCP_MAX_SLOTS + 1];
 	char cs[VCP_MAX_CPUS * 24] = "";
+	char m0[VCP_MAX_NODES * 24] = "", m1[VCP_MAX_NODES * 24] = "";
 	char line[4096];
 	size_t len = 0, clen = 0;
 	int p, cpu, main_pkg = -1;
@@ -764,6 +888,10 @@ static void vcp_print_thread(const struct vcp_thread *t)
 		max = t->lat[t->n_lat - 1];
 	}
 	vcp_timeline(t, tl, sizeof(tl));
+	if (t->mem) {
+		vcp_node_counts(t->mem_start, m0, sizeof(m0));
+		vcp_node_counts(t->mem_end, m1, sizeof(m1));
+	}
 	snprintf(line, sizeof(line),
 		 "{\"type\":\"thread\",\"vm\":\"%s\",\"thread\":%d,\"class\":\"%s\","
 		 "\"steady\":%s,\"samples\":%lld,\"pkg_samples\":\"%s\","
@@ -775,6 +903,7 @@ static void vcp_print_thread(const struct vcp_thread *t)
 		 "\"start_ms\":%lld,\"stop_ms\":%lld,\"cpu_work\":%s,"
 		 "\"bursts\":%lld,\"missed\":%lld,\"work\":%lld,"
 		 "\"run_ms\":%.1f,\"wait_ms\":%.1f,"
+		 "\"mem_nodes_start\":\"%s\",\"mem_nodes_end\":\"%s\","
 		 "\"timeline\":\"%s\"}\n",
 		 t->vm->name, t->idx, t->vm->class[0] ? t->vm->class : "-",
 		 t->steady ? "true" : "false", t->samples, pk, cs, main_pkg,
@@ -786,7 +915,7 @@ static void vcp_print_thread(const struct vcp_thread *t)
 		 t->vm->start_ns / NSEC_PER_MSEC, t->vm->stop_ns / NSEC_PER_MSEC,
 		 t->vm->cpu_work ? "true" : "false", t->bursts, t->missed,
 		 t->work, ss ? (t->ss_run1 - t->ss_run0) / 1e6 : -1.0,
-		 ss ? (t->ss_wait1 - t->ss_wait0) / 1e6 : -1.0, tl);
+		 ss ? (t->ss_wait1 - t->ss_wait0) / 1e6 : -1.0, m0, m1, tl);
 	/* one write per line: VM processes share the console */
 	if (write(STDOUT_FILENO, line, strlen(line)) < 0)
 		exit(1);

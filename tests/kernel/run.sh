@@ -51,6 +51,7 @@ busyspread    busyspread         3x4      v2 400
 gather-4x4    gather-topo        4x4      v2 500
 gather-numa   gather-topo        numa2x4  v2 400
 gather-snc    gather-topo        snc2x4   v2 400
+numa          numa               numa2x4  v2 600
 stress        stress             2x4      v2 400
 knobs-v2      knobs,kselftest    2x4      v2 400
 knobs-v1      knobs              2x4      v1 400
