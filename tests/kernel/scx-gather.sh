@@ -15,7 +15,7 @@ if ! scx_have; then
 	exit 0
 fi
 
-if scx_start 1 && [ "$(cat $SCX/root/ops)" = vcpack ]; then
+if scx_start 1 -i 5 && [ "$(cat $SCX/root/ops)" = vcpack ]; then
 	vcp_pass scx-load "state $(scx_state), ops $(cat $SCX/root/ops)"
 else
 	vcp_fail scx-load "state $(scx_state), loader: $(tr '\n' ' ' <"$SCX_LOG")"

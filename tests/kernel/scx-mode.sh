@@ -17,7 +17,7 @@ if ! scx_have || ! command -v vcp-scxdrive >/dev/null; then
 	done
 	exit 0
 fi
-if ! scx_start 1; then
+if ! scx_start 1 -i 5; then
 	vcp_fail scx-drive-load "state $(scx_state): $(tr '\n' ' ' <"$SCX_LOG")"
 	exit 0
 fi

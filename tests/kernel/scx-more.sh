@@ -16,7 +16,7 @@ if ! scx_have; then
 	done
 	exit 0
 fi
-if ! scx_start 2; then
+if ! scx_start 2 -i 5; then
 	vcp_fail scx-more-load "state $(scx_state): $(tr '\n' ' ' <"$SCX_LOG")"
 	exit 0
 fi

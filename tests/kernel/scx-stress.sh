@@ -14,7 +14,7 @@ if ! scx_have; then
 	done
 	exit 0
 fi
-if ! scx_start 1; then
+if ! scx_start 1 -i 5; then
 	vcp_fail scx-stress-run "not loaded: state $(scx_state): $(tr '\n' ' ' <"$SCX_LOG")"
 	exit 0
 fi

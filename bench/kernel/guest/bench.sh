@@ -18,58 +18,10 @@
 # between VCB-JOB-BEGIN ID and VCB-JOB-END ID, vcwork's and vcresid's JSON
 # lines as they are, their stderr as "ERR ...".
 knob=/sys/devices/system/cpu/sched_mc_power_savings
-SCX=/sys/kernel/sched_ext
-scx_log=/tmp/scx_vcpack.log
-scx_pid=
 cgroot=${VCP_CG_ROOT:-/sys/fs/cgroup}
-
-scx_state() { cat $SCX/state 2>/dev/null || echo absent; }
-scx_seq() { cat $SCX/enable_seq 2>/dev/null || echo -; }
-scx_ops() { cat $SCX/root/ops 2>/dev/null || echo -; }
-
-# scx_running: our loader alive (not a zombie) and the kernel running it
-scx_running() {
-	[ -n "$scx_pid" ] && [ -d /proc/$scx_pid ] &&
-		! grep -q '^State:.*Z' /proc/$scx_pid/status 2>/dev/null &&
-		[ "$(scx_state)" = enabled ] && [ "$(scx_ops)" = vcpack ] &&
-		[ -e /sys/fs/bpf/vcpack/ctl ]
-}
-
-# scx_stop: SIGINT to the loader (it unloads the scheduler), reaped
-scx_stop() {
-	[ -n "$scx_pid" ] || return 0
-	kill -INT "$scx_pid" 2>/dev/null
-	wait "$scx_pid"
-	_r=$?
-	scx_pid=
-	return $_r
-}
-
-# scx_start LEVEL: the scheduler loaded at LEVEL with its maps pinned
-# (within 20 s of guest time); 1 with the reason as ERR lines if not
-scx_start() {
-	[ -d $SCX ] || { echo "ERR no $SCX: this kernel has no sched_ext"; return 1; }
-	command -v scx_vcpack >/dev/null || { echo "ERR no scx_vcpack in the initramfs"; return 1; }
-	grep -q " /sys/fs/bpf bpf " /proc/mounts || mount -t bpf bpf /sys/fs/bpf
-	# an ejected scheduler's loader exits by itself (2): reap it
-	scx_stop 2>/dev/null
-	_i=0
-	while [ "$(scx_state)" != disabled ] && [ $_i -lt 10 ]; do
-		sleep 1; _i=$((_i + 1))
-	done
-	scx_vcpack -l "$1" >>$scx_log 2>&1 &
-	scx_pid=$!
-	_i=0
-	while [ $_i -lt 20 ]; do
-		scx_running && return 0
-		sleep 1
-		_i=$((_i + 1))
-	done
-	echo "ERR scx_vcpack did not load: state $(scx_state), ops $(scx_ops)"
-	tail -5 $scx_log | sed 's/^/ERR scx_vcpack: /'
-	scx_stop 2>/dev/null
-	return 1
-}
+# scx_start/scx_stop/scx_running/scx_state/...: the helpers the scx test
+# scenarios use too (tests/kernel/scx-lib.sh, linked here)
+. /scenarios/scx-lib.sh
 
 # scx_classes VCWORK-ARGS: each --vm's class written for its cgroup
 # (cg=, default vcwork-NAME, as vcwork names it); prints how many
@@ -122,7 +74,7 @@ scx_after() {
 	echo "{\"type\":\"scx\",\"level\":$1,\"state\":\"$_st\",\"ops\":\"$_ops\",\"enable_seq\":\"$_sq\",\"enable_seq_before\":\"$scx_seq0\",\"classes\":$scx_ncl,\"ejected\":$_ej}"
 	[ $_ej = false ] && return 0
 	echo "ERR scx_vcpack was ejected during the job (state $_st, ops $_ops, enable_seq $scx_seq0 -> $_sq)"
-	tail -5 $scx_log | sed 's/^/ERR scx_vcpack: /'
+	tail -5 "$SCX_LOG" | sed 's/^/ERR scx_vcpack: /'
 	dmesg | grep -i sched_ext | tail -5 | sed 's/^/ERR dmesg: /'
 	return 1
 }

@@ -1,0 +1,1 @@
+../../../tests/kernel/scx-lib.sh
