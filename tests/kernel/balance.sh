@@ -53,11 +53,7 @@ bal_run() {
 }
 
 # main packages of VM's threads in RUN, sorted, space-separated
-vm_pkgs() {
-	awk -v vm="$2" 'index($0, "\"type\":\"thread\"") && index($0, "\"vm\":\"" vm "\"") {
-		match($0, /"main_pkg":-?[0-9]+/); print substr($0, RSTART + 11, RLENGTH - 11)
-	}' "/tmp/$1.out" | sort -n | tr '\n' ' ' | sed 's/ $//'
-}
+vm_pkgs() { jsel "$1" thread main_pkg "$2" | sort -n | tr '\n' ' ' | sed 's/ $//'; }
 
 # sum of alb_pushed (active balances that moved a task) over the domains
 # spanning all 8 CPUs (mask ff) in /proc/schedstat (version 16 layout)

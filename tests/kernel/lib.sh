@@ -45,10 +45,12 @@ vcp_run() {
 	return $r
 }
 
-# jsel NAME TYPE KEY: the values of KEY in NAME's lines of "type":TYPE.
+# jsel NAME TYPE KEY [VM]: the values of KEY in NAME's lines of "type":TYPE
+# (and of "vm":VM, where given).
 jsel() {
-	awk -v type="$2" -v key="$3" '
-	index($0, "\"type\":\"" type "\"") {
+	awk -v type="$2" -v key="$3" -v vm="${4:-}" '
+	index($0, "\"type\":\"" type "\"") &&
+	(vm == "" || index($0, "\"vm\":\"" vm "\"")) {
 		s = $0
 		if (match(s, "\"" key "\":(\"[^\"]*\"|[^,}]*)")) {
 			v = substr(s, RSTART + length(key) + 3,
@@ -72,8 +74,10 @@ thread_pkgs() {
 		print substr($0, RSTART + 11, RLENGTH - 11)
 	}' "/tmp/$1.out" | sort -u | wc -l
 }
+# thread_sum RUN KEY [VM]: KEY summed over the threads (of VM, where given).
+thread_sum() { jsel "$1" thread "$2" "${3:-}" | awk '{ s += $1 } END { print s + 0 }'; }
 # Sum of package migrations of all threads.
-pkg_migrations() { jsel "$1" thread pkg_migrations | awk '{ s += $1 } END { print s + 0 }'; }
+pkg_migrations() { thread_sum "$1" pkg_migrations; }
 
 # dmesg lines that are splats (lockdep, WARNING, BUG, ...).
 vcp_splats() {

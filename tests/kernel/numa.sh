@@ -43,16 +43,7 @@ numa_run() {
 }
 
 # away_field RUN KEY: the `away` thread's KEY.
-away_field() {
-	awk -v key="$2" 'index($0, "\"type\":\"thread\"") &&
-		index($0, "\"vm\":\"away\"") {
-		if (match($0, "\"" key "\":(\"[^\"]*\"|[^,}]*)")) {
-			v = substr($0, RSTART + length(key) + 3,
-				   RLENGTH - length(key) - 3)
-			gsub(/"/, "", v); print v
-		}
-	}' "/tmp/$1.out"
-}
+away_field() { jsel "$1" thread "$2" away; }
 
 # node_pct "N0,N1" NODE: NODE's share of the pages, in percent.
 node_pct() {

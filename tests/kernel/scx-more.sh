@@ -73,10 +73,8 @@ if vcp_check_run overload; then
 	fi
 	# by VM name, as overload.sh does (the thread lines need not come in
 	# VM order: b's came first)
-	ma=$(awk 'index($0, "\"type\":\"thread\"") && index($0, "\"vm\":\"a\"") {
-		match($0, /"pkg_migrations":[0-9]+/); s += substr($0, RSTART + 17, RLENGTH - 17) } END { print s + 0 }' /tmp/overload.out)
-	mb=$(awk 'index($0, "\"type\":\"thread\"") && index($0, "\"vm\":\"b\"") {
-		match($0, /"pkg_migrations":[0-9]+/); s += substr($0, RSTART + 17, RLENGTH - 17) } END { print s + 0 }' /tmp/overload.out)
+	ma=$(thread_sum overload pkg_migrations a)
+	mb=$(thread_sum overload pkg_migrations b)
 	if [ "$ma" -le 6 ] && [ "$mb" -le 3 ]; then
 		vcp_pass scx-overload-no-bounce "package migrations: a=$ma (<= 6) b=$mb (<= 3)"
 	else
