@@ -2,8 +2,9 @@
 /*
  * test_sysfile.c - the file helpers every module shares: a daemon's pid
  * found under a root (its pid file when that names a process with the
- * daemon's comm, else a scan of ROOT/proc), and the directories above a
- * state file made as `mkdir -p` does, in a scratch directory.
+ * daemon's comm, else a scan of ROOT/proc), the directories above a
+ * state file made as `mkdir -p` does, and a state file written with them
+ * or removed, in a scratch directory.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -12,6 +13,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -89,6 +91,50 @@ static void test_mkdir_parents(void **state)
 	assert_int_equal(vcp_mkdir_parents(""), 0);
 }
 
+/* The content of @rel under the scratch root ("" when absent). */
+static const char *content(const struct root *r, const char *rel)
+{
+	static char buf[256];
+	FILE *f = fopen(at(r, rel), "r");
+	size_t n = 0;
+
+	if (f) {
+		n = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+static void test_state_file_put(void **state)
+{
+	struct root *r = *state;
+
+	/* the directories made, the text and a newline written */
+	assert_int_equal(vcp_state_file_put(at(r, "/var/lib/x/state"), "1 0-3"),
+			 0);
+	assert_string_equal(content(r, "/var/lib/x/state"), "1 0-3\n");
+	/* replaced whole, no temporary file left */
+	assert_int_equal(vcp_state_file_put(at(r, "/var/lib/x/state"), "2"), 0);
+	assert_string_equal(content(r, "/var/lib/x/state"), "2\n");
+	assert_false(is_dir(r, "/var/lib/x/state"));
+	/* NULL removes it; removing what is not there is fine */
+	assert_int_equal(vcp_state_file_put(at(r, "/var/lib/x/state"), NULL),
+			 0);
+	assert_int_equal(access(at(r, "/var/lib/x/state"), F_OK), -1);
+	assert_int_equal(vcp_state_file_put(at(r, "/var/lib/x/state"), NULL),
+			 0);
+	assert_int_equal(vcp_state_file_put(at(r, "/none/state"), NULL), 0);
+	/* a file where a directory goes: refused, and said */
+	t_put(at(r, "/var/lib/f"), "x\n");
+	assert_int_equal(vcp_state_file_put(at(r, "/var/lib/f/state"), "1"),
+			 -ENOTDIR);
+	/* a directory where the file goes cannot be removed as one */
+	mkdirs(r, "/var/lib/d/state");
+	assert_int_equal(vcp_state_file_put(at(r, "/var/lib/d/state"), NULL),
+			 -EISDIR);
+}
+
 /* numad's pid under the scratch root */
 static int numad(const struct root *r)
 {
@@ -137,6 +183,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_mkdir_parents, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_find_daemon, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_state_file_put, setup,
 						teardown),
 	};
 

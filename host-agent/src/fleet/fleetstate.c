@@ -82,10 +82,7 @@ int vcp_fleet_state_save(const char *path, const struct vcp_sb_state *s)
 
 	if (!o)
 		return -ENOMEM;
-	r = vcp_mkdir_parents(path);
-	if (r == 0)
-		r = vcp_file_replace(path,
-				     json_object_to_json_string_ext(o, flags));
+	r = vcp_state_file_put(path, json_object_to_json_string_ext(o, flags));
 	json_object_put(o);
 	return r < 0 ? r : sync_dir(path);
 }

@@ -513,28 +513,22 @@ int vcp_irq_saved_store(const char *root, const struct vcp_irq_saved *s,
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = NULL;
-	int r;
+	int r = 0;
 
 	if (!path)
 		return -ENOMEM;
-	if (!n) {
-		r = unlink(path) < 0 && errno != ENOENT ? -errno : 0;
-		free(path);
-		return r;
-	}
-	r = vcp_mkdir_parents(path);
-	if (r == 0 && !(f = open_memstream(&text, &len)))
+	if (n && !(f = open_memstream(&text, &len)))
 		r = -ENOMEM;
 	if (f) {
 		r = write_saved(f, s, n);
 		if (fclose(f) != 0 && r == 0)
 			r = -ENOMEM;
 	}
-	if (r == 0) {
-		/* vcp_file_replace() writes the last line's newline */
+	/* the state file's writer adds the last line's newline */
+	if (r == 0 && text)
 		text[len - 1] = '\0';
-		r = vcp_file_replace(path, text);
-	}
+	if (r == 0)
+		r = vcp_state_file_put(path, text);
 	free(text);
 	free(path);
 	return r;

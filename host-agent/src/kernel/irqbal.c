@@ -166,18 +166,14 @@ int vcp_irqbal_told_store(const char *root, const struct vcp_irqbal_told *t)
 
 	if (!path)
 		return -ENOMEM;
-	if (!t->pid) {
-		r = unlink(path) < 0 && errno != ENOENT ? -errno : 0;
-		free(path);
-		return r;
+	if (t->pid) {
+		n = snprintf(line, sizeof(line), "%d ", t->pid);
+		if (vcp_cpuset_format(&t->ban, line + n,
+				      sizeof(line) - (size_t)n) < 0)
+			r = -ENOSPC;
 	}
-	n = snprintf(line, sizeof(line), "%d ", t->pid);
-	if (vcp_cpuset_format(&t->ban, line + n, sizeof(line) - (size_t)n) < 0)
-		r = -ENOSPC;
 	if (r == 0)
-		r = vcp_mkdir_parents(path);
-	if (r == 0)
-		r = vcp_file_replace(path, line);
+		r = vcp_state_file_put(path, t->pid ? line : NULL);
 	free(path);
 	return r;
 }

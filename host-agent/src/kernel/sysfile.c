@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * sysfile.c - one read() of a small kernel file, paths under a root, a
- * daemon's pid, and a state file's directories (see sysfile.h).
+ * daemon's pid, and a state file with its directories (see sysfile.h).
  */
 #include "sysfile.h"
 
@@ -15,6 +15,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "jsonfile.h"
 
 int vcp_read_line(const char *path, char *buf, size_t len)
 {
@@ -141,4 +143,14 @@ int vcp_mkdir_parents(const char *path)
 	}
 	free(d);
 	return r;
+}
+
+int vcp_state_file_put(const char *path, const char *text)
+{
+	int r;
+
+	if (!text)
+		return unlink(path) < 0 && errno != ENOENT ? -errno : 0;
+	r = vcp_mkdir_parents(path);
+	return r < 0 ? r : vcp_file_replace(path, text);
 }

@@ -2,8 +2,8 @@
 /*
  * sysfile.h - reading the one-line files of sysfs, procfs and cgroupfs
  * (or a fixture tree standing in for them), naming a file under such a
- * root, finding a daemon's process under it, and making the directories
- * a state file goes in.
+ * root, finding a daemon's process under it, and writing a state file
+ * (with the directories it goes in) or removing it.
  */
 #ifndef VCP_SYSFILE_H
 #define VCP_SYSFILE_H
@@ -38,5 +38,13 @@ int vcp_proc_find_daemon(const char *root, const char *pidfile,
  * directories made before it stay.
  */
 int vcp_mkdir_parents(const char *path);
+
+/*
+ * A small state file's new content: @text and a newline replace @path
+ * atomically (vcp_file_replace()), its directories made first
+ * (vcp_mkdir_parents()); a NULL @text removes @path (one that is not
+ * there is fine). 0 or -errno.
+ */
+int vcp_state_file_put(const char *path, const char *text);
 
 #endif
