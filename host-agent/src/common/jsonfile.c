@@ -176,44 +176,6 @@ int vcp_file_read(const char *path, size_t max, char **ret, char **ret_err)
 }
 
 /* Line number of byte @off in @text (1-based). */
-static int write_all(int fd, const char *s, size_t len)
-{
-	while (len) {
-		ssize_t w = write(fd, s, len);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		s += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
-int vcp_file_replace(const char *path, const char *text)
-{
-	char *tmp = NULL;
-	int fd, r;
-
-	if (asprintf(&tmp, "%s.tmp.%ld", path, (long)getpid()) < 0)
-		return -ENOMEM;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	r = fd < 0 ? -errno : write_all(fd, text, strlen(text));
-	if (r == 0)
-		r = write_all(fd, "\n", 1);
-	if (r == 0 && fsync(fd) < 0)
-		r = -errno;
-	if (fd >= 0 && close(fd) < 0 && r == 0)
-		r = -errno;
-	if (r == 0 && rename(tmp, path) < 0)
-		r = -errno;
-	if (r < 0 && fd >= 0)
-		unlink(tmp);
-	free(tmp);
-	return r;
-}
-
 static unsigned int line_of(const char *text, size_t off)
 {
 	unsigned int line = 1;

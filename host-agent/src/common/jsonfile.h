@@ -18,10 +18,6 @@
  * directory, device or socket. 0, -errno with "PATH: reason" in
  * *ret_err, -EFBIG past @max, -ENOMEM. */
 int vcp_file_read(const char *path, size_t max, char **ret, char **ret_err);
-/* Replace @path by @text and a newline, atomically: written to
- * PATH.tmp.PID, fsync'd, renamed over @path; the temporary file is
- * removed on failure. 0 or -errno. */
-int vcp_file_replace(const char *path, const char *text);
 /* Parse one strict JSON value filling all of @text (white space may
  * follow; see jsonstrict.h: no comments, single quotes, trailing commas
  * or duplicate keys). -EINVAL with "SOURCE: not valid JSON at line N:

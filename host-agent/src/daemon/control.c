@@ -17,6 +17,7 @@
 #include "errmsg.h"
 #include "jsonfile.h"
 #include "policy.h"
+#include "sysfile.h"
 
 int vcp_control_level_parse(const char *s, int *ret_level, bool *ret_policy)
 {

@@ -16,8 +16,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "jsonfile.h"
-
 int vcp_read_line(const char *path, char *buf, size_t len)
 {
 	ssize_t n;
@@ -142,6 +140,45 @@ int vcp_mkdir_parents(const char *path)
 		*p++ = '/';
 	}
 	free(d);
+	return r;
+}
+
+/* Write all @len bytes of @s to @fd. 0 or -errno. */
+static int write_all(int fd, const char *s, size_t len)
+{
+	while (len) {
+		ssize_t w = write(fd, s, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		s += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+int vcp_file_replace(const char *path, const char *text)
+{
+	char *tmp = NULL;
+	int fd, r;
+
+	if (asprintf(&tmp, "%s.tmp.%ld", path, (long)getpid()) < 0)
+		return -ENOMEM;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	r = fd < 0 ? -errno : write_all(fd, text, strlen(text));
+	if (r == 0)
+		r = write_all(fd, "\n", 1);
+	if (r == 0 && fsync(fd) < 0)
+		r = -errno;
+	if (fd >= 0 && close(fd) < 0 && r == 0)
+		r = -errno;
+	if (r == 0 && rename(tmp, path) < 0)
+		r = -errno;
+	if (r < 0 && fd >= 0)
+		unlink(tmp);
+	free(tmp);
 	return r;
 }
 

@@ -39,6 +39,11 @@ int vcp_proc_find_daemon(const char *root, const char *pidfile,
  */
 int vcp_mkdir_parents(const char *path);
 
+/* Replace @path by @text and a newline, atomically: written to
+ * PATH.tmp.PID, fsync'd, renamed over @path; the temporary file is
+ * removed on failure. 0 or -errno. */
+int vcp_file_replace(const char *path, const char *text);
+
 /*
  * A small state file's new content: @text and a newline replace @path
  * atomically (vcp_file_replace()), its directories made first

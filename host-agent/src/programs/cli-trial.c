@@ -43,6 +43,7 @@
 #include "powerread.h"
 #include "powerview.h"
 #include "render.h"
+#include "sysfile.h"
 #include "trial.h"
 #include "trialarm.h"
 #include "trialstate.h"
