@@ -64,16 +64,13 @@ b_share() {
 }
 
 # b_get RUN KEY: KEY of VM b's threads, space-separated
-b_get() {
-	grep '"vm":"b"' "/tmp/$1.out" >"/tmp/$1-b.out"
-	jsel "$1-b" thread "$2" | tr '\n' ' ' | sed 's/ $//'
-}
+b_get() { jsel "$1" thread "$2" b | tr '\n' ' ' | sed 's/ $//'; }
 
 # b_mig RUN: package migrations of VM b's threads, summed
-b_mig() { b_get "$1" pkg_migrations | awk '{ for (i = 1; i <= NF; i++) s += $i } END { print s + 0 }'; }
+b_mig() { thread_sum "$1" pkg_migrations b; }
 
 b_describe() {
-	echo "b on $(b_get "$1" cpu_samples) (CPU:samples), $(b_mig "$1") package migrations, wake p99 $(b_get "$1" wake_p99_us) us; $(vcp_describe "$1")"
+	echo "b ran $(b_get "$1" run_ms) ms, waited $(b_get "$1" wait_ms) ms, on $(b_get "$1" cpu_samples) (CPU:samples), $(b_mig "$1") package migrations, wake p99 $(b_get "$1" wake_p99_us) us; $(vcp_describe "$1")"
 }
 
 vcp_set_level 2
