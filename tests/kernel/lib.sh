@@ -67,13 +67,7 @@ pkgs_idle() { jsel "$1" pkg idle_pct | awk -v t="$2" '$1 >= t { n++ } END { prin
 # "busy%/busy%/..." of all packages, for messages.
 pkg_summary() { jsel "$1" pkg busy_pct | tr '\n' '/' | sed 's|/$||'; }
 # Distinct main packages of the threads of VM (all VMs if VM is empty).
-thread_pkgs() {
-	awk -v vm="$2" 'index($0, "\"type\":\"thread\"") &&
-		(vm == "" || index($0, "\"vm\":\"" vm "\"")) {
-		match($0, /"main_pkg":-?[0-9]+/)
-		print substr($0, RSTART + 11, RLENGTH - 11)
-	}' "/tmp/$1.out" | sort -u | wc -l
-}
+thread_pkgs() { jsel "$1" thread main_pkg "${2:-}" | sort -u | wc -l; }
 # thread_sum RUN KEY [VM]: KEY summed over the threads (of VM, where given).
 thread_sum() { jsel "$1" thread "$2" "${3:-}" | awk '{ s += $1 } END { print s + 0 }'; }
 # Sum of package migrations of all threads.

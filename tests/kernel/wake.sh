@@ -52,15 +52,15 @@ wk_run() {
 
 # b_share RUN CPUS: percentage of VM b's samples on CPUS (space-separated)
 b_share() {
-	awk -v cpus="$2" 'index($0, "\"type\":\"thread\"") && index($0, "\"vm\":\"b\"") {
-		n = split(cpus, c, " "); for (i = 1; i <= n; i++) want[c[i]] = 1
-		match($0, /"cpu_samples":"[^"]*"/)
-		k = split(substr($0, RSTART + 15, RLENGTH - 16), v, ",")
+	jsel "$1" thread cpu_samples b | awk -v cpus="$2" '
+	BEGIN { n = split(cpus, c, " "); for (i = 1; i <= n; i++) want[c[i]] = 1 }
+	{
+		k = split($0, v, ",")
 		for (i = 1; i <= k; i++) {
 			split(v[i], cv, ":"); all += cv[2]
 			if (cv[1] in want) in_set += cv[2]
 		}
-	} END { print all ? int(100 * in_set / all) : -1 }' "/tmp/$1.out"
+	} END { print all ? int(100 * in_set / all) : -1 }'
 }
 
 # b_get RUN KEY: KEY of VM b's threads, space-separated

@@ -61,6 +61,18 @@ void t_put(const char *path, const char *text)
 	assert_int_equal(fclose(f), 0);
 }
 
+void t_slurp(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (!f)
+		fail_msg("%s: cannot read", path);
+	n = fread(buf, 1, len - 1, f);
+	buf[n] = '\0';
+	assert_int_equal(fclose(f), 0);
+}
+
 struct vcp_fleet_input *t_fleet_input(const char *hosts)
 {
 	struct vcp_fleet_input *in = NULL;

@@ -36,6 +36,9 @@ void t_rmtree(const char *dir);
 void t_copy(const char *src, const char *dir);
 /* Write @text to @path, replacing what was there. */
 void t_put(const char *path, const char *text);
+/* The first @len - 1 bytes of @path into @buf, NUL-terminated; a file
+ * that cannot be read fails the test. */
+void t_slurp(const char *path, char *buf, size_t len);
 /* The fleet observation {"policy": {"headroom": 0}, "hosts": [@hosts]}:
  * headroom 0, so a T_HOST's capacity is its 10 CPUs. */
 struct vcp_fleet_input *t_fleet_input(const char *hosts);

@@ -264,15 +264,9 @@ static void test_gone(void **state)
 static void slurp(const char *root, const char *rel, char *buf, size_t len)
 {
 	char path[2 * PATH_MAX];
-	FILE *fp;
-	size_t n;
 
 	snprintf(path, sizeof(path), "%s%s", root, rel);
-	fp = fopen(path, "r");
-	assert_non_null(fp);
-	n = fread(buf, 1, len - 1, fp);
-	buf[n] = '\0';
-	fclose(fp);
+	t_slurp(path, buf, len);
 }
 
 /* Class and level through the kernel module on a fixture root: the VM's

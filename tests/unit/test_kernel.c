@@ -72,16 +72,9 @@ static void tmp_remove(struct tmp *t)
 static void slurp(const char *root, const char *rel, char *buf, size_t len)
 {
 	char path[PATH_MAX];
-	ssize_t n;
-	int fd;
 
 	at(path, root, rel);
-	fd = open(path, O_RDONLY);
-	assert_true(fd >= 0);
-	n = read(fd, buf, len - 1);
-	assert_true(n >= 0);
-	buf[n] = '\0';
-	close(fd);
+	t_slurp(path, buf, len);
 }
 
 static void spit(const char *root, const char *rel, const char *s)

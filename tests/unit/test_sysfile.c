@@ -91,18 +91,12 @@ static void test_mkdir_parents(void **state)
 	assert_int_equal(vcp_mkdir_parents(""), 0);
 }
 
-/* The content of @rel under the scratch root ("" when absent). */
+/* The content of @rel under the scratch root. */
 static const char *content(const struct root *r, const char *rel)
 {
 	static char buf[256];
-	FILE *f = fopen(at(r, rel), "r");
-	size_t n = 0;
 
-	if (f) {
-		n = fread(buf, 1, sizeof(buf) - 1, f);
-		fclose(f);
-	}
-	buf[n] = '\0';
+	t_slurp(at(r, rel), buf, sizeof(buf));
 	return buf;
 }
 
@@ -114,7 +108,7 @@ static void test_state_file_put(void **state)
 	assert_int_equal(vcp_state_file_put(at(r, "/var/lib/x/state"), "1 0-3"),
 			 0);
 	assert_string_equal(content(r, "/var/lib/x/state"), "1 0-3\n");
-	/* replaced whole, no temporary file left */
+	/* replaced whole */
 	assert_int_equal(vcp_state_file_put(at(r, "/var/lib/x/state"), "2"), 0);
 	assert_string_equal(content(r, "/var/lib/x/state"), "2\n");
 	assert_false(is_dir(r, "/var/lib/x/state"));
