@@ -5,6 +5,8 @@
 #          --vcpack BIN [--quick] [--topos "2x4 3x4 4x4 numa2x4"]
 #          [--configs "stock stock-pin L0 L1 L2 scx-L1 scx-L2"]
 #          [--repeats N] [--passes N] [--parallel N] [--testbed paced|nohz]
+#          [--jobs "SCENARIO[:LOAD] ..."] [--waits] [--waits-slow US]
+#          [--waits-trace N] [--waits-events SYS/EV,...]
 #
 # For every topology and pass, up to three guests boot (TCG, -icount: guest
 # time follows executed instructions, so a busy host slows the run down but
@@ -27,6 +29,17 @@
 # so the policy says each vCPU needs the scenario's highest duty. vcwork
 # then pins every thread as the plan pins the vCPU (sched_setaffinity, what
 # virDomainPinVcpu does to a vCPU thread).
+#
+# --jobs runs only the listed jobs (e.g. "ramp:30 steady"). --waits also
+# traces sched_wakeup and adds, per job, `vcresid waits`: how long each
+# class's wakeups waited for a CPU and where they were queued (a
+# diagnostic run: the extra trace events cost the guest some time, so its
+# residency and latency figures are not the benchmark's); --waits-slow
+# US (implies --waits) adds each wait of at least US microseconds in
+# detail ("wslow" lines), --waits-trace N the target CPU's trace around the
+# first N of them in each job ("wtrace"), --waits-events more trace events
+# for it (e.g. irq/softirq_entry,irq/softirq_exit). bench/kernel/waits.jq
+# tabulates such a run.
 #
 # --testbed paced (the default): the guests run with nohz=off skew_tick=1
 # and the RTC interrupt at 8192 Hz (vcresid pace). Single-threaded TCG
@@ -53,7 +66,7 @@ top=$(cd "$here/../.." && pwd)
 . "$here/scenarios.sh"
 . "$here/progress.sh"
 
-out= stock= patched= initrd= vcpack= quick=0
+out= stock= patched= initrd= vcpack= quick=0 only_jobs= waits=0 waitslow=0 waittrace=0 waitevents=
 all_configs="stock stock-pin L0 L1 L2 scx-L1 scx-L2"
 configs=$all_configs
 topos="2x4 3x4 4x4 numa2x4" repeats=3 passes=1 parallel=2 testbed=paced
@@ -71,6 +84,11 @@ while [ $# -gt 0 ]; do
 	--passes) passes=$2; shift 2 ;;
 	--parallel) parallel=$2; shift 2 ;;
 	--testbed) testbed=$2; shift 2 ;;
+	--jobs) only_jobs=$2; shift 2 ;;
+	--waits) waits=1; shift ;;
+	--waits-slow) waits=1 waitslow=$2; shift 2 ;;
+	--waits-trace) waittrace=$2; shift 2 ;;
+	--waits-events) waitevents=$2; shift 2 ;;
 	*) echo "run.sh: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 done
@@ -116,16 +134,26 @@ paced) append="nohz=off skew_tick=1 vcpack.pace=8192" ;;
 nohz) append="vcpack.pace=0" ;;
 *) echo "run.sh: --testbed is paced or nohz, not '$testbed'" >&2; exit 2 ;;
 esac
+[ $waits = 0 ] || append="$append vcpack.waits=1 vcpack.waitslow=$waitslow vcpack.waittrace=$waittrace${waitevents:+ vcpack.waitevents=$waitevents}"
 mkdir -p "$out/raw" "$out/plans"
 : >"$out/boots.txt"
 
-# jobs_for TOPO -> "SCENARIO LOAD" lines
+# jobs_for TOPO -> "SCENARIO LOAD" lines (those --jobs names, if given)
 jobs_for() {
-	echo "steady -"
-	echo "bursty -"
-	echo "mixed -"
-	echo "busyspread -"
-	for l in $loads; do echo "ramp $l"; done
+	{
+		echo "steady -"
+		echo "bursty -"
+		echo "mixed -"
+		echo "busyspread -"
+		for l in $loads; do echo "ramp $l"; done
+	} | while read -r _s _l; do
+		[ -z "$only_jobs" ] && { echo "$_s $_l"; continue; }
+		for _j in $only_jobs; do
+			[ "$_j" = "$_s" ] || [ "$_j" = "$_s:$_l" ] || continue
+			echo "$_s $_l"
+			break
+		done
+	done
 }
 
 # vm_args TOPO SCEN LOAD [PINFILE] -> the --vm arguments of vcwork

@@ -24,6 +24,24 @@
  *	package's all-idle share (a timeline); and whether any event of the
  *	window was lost (ring-buffer overrun).
  *
+ *   vcresid start --wakeups [--events SYSTEM/EVENT,...]
+ *	the same with sched:sched_wakeup on too, for vcresid waits, and
+ *	the events listed (e.g. irq/softirq_entry), for --slow-trace.
+ *   vcresid waits --window VCWORK.OUT
+ *	turns tracing off and says, per class of vcwork's bursty threads,
+ *	how long their wakeups waited for a CPU (sched_wakeup to the
+ *	sched_switch that runs the thread) and where they were queued: on an
+ *	idle CPU, on a busy one while its package had an idle CPU, in a
+ *	package with no idle CPU while another had one, or with no CPU idle
+ *	anywhere; and, for the waits at or above the class's p99, how many
+ *	were of each kind and how many queued behind another such thread
+ *	(see r_cmd_waits()). Needs vcwork's "tid" in its thread lines.
+ *	--slow US: also one "wslow" line for each wait of at least US
+ *	microseconds (when, where queued, traced and run, what the target
+ *	CPU ran then and next); --slow-trace N: the target CPU's trace
+ *	lines ("wtrace") from 200 us before each of the first N (at most
+ *	16) such wakeups to the switch that ran the thread.
+ *
  *   vcresid pace HZ
  *	turns on the RTC's periodic interrupt at HZ (rtc-core runs it as an
  *	hrtimer on one CPU; no task is woken: nobody reads /dev/rtc0) and
@@ -32,7 +50,7 @@
  *	deadline while a woken one waits (BENCHMARKS.md). Prints "rpace".
  *
  * A CPU is idle from a switch to pid 0 until the next switch away from it.
- * Output: JSON lines ("type": resid, rslot, rtotal); errors on stderr,
+ * Output: JSON lines ("type": resid, rslot, rtotal; wclass, wslow, wtotal); errors on stderr,
  * exit 1; usage 2. VCRESID_TRACEFS and VCRESID_SYSFS replace
  * /sys/kernel/tracing and /sys/devices/system/cpu (tests/bench).
  */
@@ -115,8 +133,9 @@ static int r_pkg_of(int cpu)
 	return pkg >= 0 && pkg < R_MAX_PKGS ? pkg : -1;
 }
 
-static int r_cmd_start(int kb)
+static int r_cmd_start(int kb, bool wakeups, const char *events)
 {
+	char ev[256], *tok, *save = NULL;
 	char buf[32];
 	cpu_set_t set;
 	int cpu, visited = 0;
@@ -128,6 +147,17 @@ static int r_cmd_start(int kb)
 	r_must_write("buffer_size_kb", buf);
 	r_must_write("trace", "");
 	r_must_write("events/sched/sched_switch/enable", "1");
+	if (wakeups)
+		r_must_write("events/sched/sched_wakeup/enable", "1");
+	snprintf(ev, sizeof(ev), "%s", events ? events : "");
+	for (tok = strtok_r(ev, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char file[320];
+
+		if (!*tok || strstr(tok, ".."))
+			r_die("bad event '%s' (SYSTEM/EVENT)", tok);
+		snprintf(file, sizeof(file), "events/%s/enable", tok);
+		r_must_write(file, "1");
+	}
 	r_must_write("tracing_on", "1");
 	for (cpu = 0; cpu < R_MAX_CPUS; cpu++) {
 		if (r_pkg_of(cpu) < 0)
@@ -139,22 +169,18 @@ static int r_cmd_start(int kb)
 			visited++;
 		}
 	}
-	printf("{\"type\":\"rstart\",\"cpus_visited\":%d,\"buffer_kb\":%d}\n",
-	       visited, kb);
+	printf("{\"type\":\"rstart\",\"cpus_visited\":%d,\"buffer_kb\":%d,"
+	       "\"wakeups\":%s}\n", visited, kb, wakeups ? "true" : "false");
 	return 0;
 }
 
-/* "...  12345.678901: sched_switch: prev_comm=... prev_pid=N ... next_pid=M" */
-static int r_parse_switch(const char *line, long long *t, int *prev, int *next)
+/* The timestamp before event @ev ("...  12345.678901: EVENT: ...") in ns. */
+static int r_parse_ts(const char *line, const char *ev, long long *t)
 {
-	const char *ev = strstr(line, ": sched_switch: ");
-	const char *p, *pp, *np;
+	const char *p = ev;
 	long long sec = 0, frac = 0;
 	int digits = 0;
 
-	if (!ev)
-		return -1;
-	p = ev;
 	while (p > line && p[-1] != ' ')
 		p--;
 	for (; *p >= '0' && *p <= '9'; p++)
@@ -167,13 +193,41 @@ static int r_parse_switch(const char *line, long long *t, int *prev, int *next)
 		frac *= 10;
 		digits++;
 	}
+	*t = sec * R_NSEC + frac;
+	return 0;
+}
+
+/* "...  12345.678901: sched_switch: prev_comm=... prev_pid=N ... next_pid=M" */
+static int r_parse_switch(const char *line, long long *t, int *prev, int *next)
+{
+	const char *ev = strstr(line, ": sched_switch: ");
+	const char *pp, *np;
+
+	if (!ev || r_parse_ts(line, ev, t))
+		return -1;
 	pp = strstr(ev, " prev_pid=");
 	np = strstr(ev, " next_pid=");
 	if (!pp || !np)
 		return -1;
-	*t = sec * R_NSEC + frac;
 	*prev = atoi(pp + 10);
 	*next = atoi(np + 10);
+	return 0;
+}
+
+/* "...  12345.678901: sched_wakeup: comm=... pid=N prio=P target_cpu=C" */
+static int r_parse_wakeup(const char *line, long long *t, int *pid, int *cpu)
+{
+	const char *ev = strstr(line, ": sched_wakeup: ");
+	const char *pp, *cp;
+
+	if (!ev || r_parse_ts(line, ev, t))
+		return -1;
+	pp = strstr(ev, " pid=");
+	cp = strstr(ev, " target_cpu=");
+	if (!pp || !cp)
+		return -1;
+	*pid = atoi(pp + 5);
+	*cpu = atoi(cp + 12);
 	return 0;
 }
 
@@ -469,6 +523,406 @@ static int r_cmd_report(const char *window, long long slot_ns)
 	return lost ? 1 : 0;
 }
 
+/*
+ * vcresid waits: where the wakeups of vcwork's bursty threads wait. Each
+ * sched_wakeup of a thread named in vcwork's output (its "tid") inside the
+ * window is followed to the sched_switch that runs it; the time between
+ * is the wait for a CPU (the timer's lateness before the wakeup is not in
+ * it). A wakeup is counted by the state at that moment of the CPU it was
+ * queued on: idle, and the CPU ran the thread first; idle, but the CPU
+ * ran another task first ("idle_taken": a task pulled or woken onto the
+ * same idle CPU at about the same time); busy while another CPU of its package was idle (a
+ * placement miss inside the package); busy with every CPU of its package
+ * busy but an idle CPU in another package (the package is full); busy
+ * with no CPU idle anywhere. Wakeups of a thread that was still running
+ * are left out.
+ */
+enum w_cat { W_IDLE, W_IDLETAKEN, W_PKGIDLE, W_PKGFULL, W_ALLBUSY, W_NCAT };
+static const char *const w_cat_name[W_NCAT] = {
+	"idle", "idle_taken", "pkg_idle", "pkg_full", "all_busy"
+};
+
+#define W_MAX_THREADS	2048
+#define W_MAX_CLASSES	8
+
+struct w_ev {
+	long long t;
+	size_t seq;	/* order within the CPU's buffer, for equal times */
+	int cpu, a, b;	/* switch: prev, next; wakeup: pid, target CPU */
+	bool wakeup;
+};
+
+struct w_thread {
+	int tid, class;
+	bool steady;		/* always busy: its wakeups are not counted */
+	bool pending, behind;	/* a wakeup waits; queued behind a thread */
+	bool target_ran;	/* its target CPU switched since the wakeup */
+	enum w_cat cat;
+	int target, rec_cpu;	/* queued on; the CPU that traced the wakeup */
+	int curr0, first_next;	/* target's task then; its next one after */
+	int idle_pkg, idle_other; /* other idle CPUs then: in its package, not */
+	long long t0, first_t;
+};
+
+struct w_class {
+	char name[16];
+	long long *wait[W_NCAT];
+	size_t n[W_NCAT], cap[W_NCAT];
+	long long running, migrated;
+};
+
+static struct w_ev *w_evs;
+static size_t w_n, w_cap;
+/* the comm a pid was last switched to under, for the wslow lines */
+#define W_MAX_PID	32768
+static char w_comm[W_MAX_PID][16];
+
+static void w_note_comm(const char *line, int pid)
+{
+	const char *p = strstr(line, " next_comm=");
+
+	if (p && pid > 0 && pid < W_MAX_PID)
+		sscanf(p + 11, "%15s", w_comm[pid]);
+}
+
+static const char *w_comm_of(int pid)
+{
+	if (pid == 0)
+		return "idle";
+	return pid > 0 && pid < W_MAX_PID && w_comm[pid][0] ? w_comm[pid] : "?";
+}
+
+static void w_push(const struct w_ev *e)
+{
+	if (w_n == w_cap) {
+		w_cap = w_cap ? 2 * w_cap : 8192;
+		w_evs = realloc(w_evs, w_cap * sizeof(*w_evs));
+		if (!w_evs)
+			r_die("%s", "out of memory");
+	}
+	w_evs[w_n++] = *e;
+}
+
+static int w_cmp_ev(const void *a, const void *b)
+{
+	const struct w_ev *x = a, *y = b;
+
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static void w_add(struct w_class *c, enum w_cat k, long long wait)
+{
+	if (c->n[k] == c->cap[k]) {
+		c->cap[k] = c->cap[k] ? 2 * c->cap[k] : 1024;
+		c->wait[k] = realloc(c->wait[k], c->cap[k] * sizeof(long long));
+		if (!c->wait[k])
+			r_die("%s", "out of memory");
+	}
+	c->wait[k][c->n[k]++] = wait;
+}
+
+/* The threads of vcwork's output: tid, class and whether steady. */
+static int w_read_threads(const char *file, struct w_thread *th,
+			  struct w_class *cl, int *n_cl)
+{
+	char line[8192], name[16];
+	FILE *f = fopen(file, "re");
+	const char *p;
+	int n = 0, k;
+
+	if (!f)
+		r_die("cannot open %s", file);
+	while (fgets(line, sizeof(line), f) && n < W_MAX_THREADS) {
+		if (!strstr(line, "\"type\":\"thread\""))
+			continue;
+		p = strstr(line, "\"tid\":");
+		if (!p || atoi(p + 6) <= 0)
+			r_die("no tid in a thread line of %s (vcwork too old?)", file);
+		th[n].tid = atoi(p + 6);
+		p = strstr(line, "\"class\":\"");
+		if (!p || sscanf(p + 9, "%15[^\"]", name) != 1)
+			r_die("no class in a thread line of %s", file);
+		for (k = 0; k < *n_cl && strcmp(cl[k].name, name); k++)
+			;
+		if (k == *n_cl) {
+			if (k == W_MAX_CLASSES)
+				r_die("too many classes in %s", file);
+			snprintf(cl[k].name, sizeof(cl[k].name), "%s", name);
+			(*n_cl)++;
+		}
+		th[n].steady = strstr(line, "\"steady\":true");
+		th[n++].class = k;
+	}
+	fclose(f);
+	return n;
+}
+
+static struct w_thread *w_find(struct w_thread *th, int n, int tid)
+{
+	for (int i = 0; i < n; i++)
+		if (th[i].tid == tid)
+			return &th[i];
+	return NULL;
+}
+
+static void w_read_cpu(int cpu)
+{
+	char path[512], line[1024];
+	struct w_ev e = { .cpu = cpu };
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/trace", r_tracefs, cpu);
+	f = fopen(path, "re");
+	if (!f)
+		r_die("cannot open %s", path);
+	while (fgets(line, sizeof(line), f)) {
+		if (line[0] == '#')
+			continue;
+		if (!r_parse_switch(line, &e.t, &e.a, &e.b)) {
+			e.wakeup = false;
+			w_note_comm(line, e.b);
+		} else if (!r_parse_wakeup(line, &e.t, &e.a, &e.b)) {
+			e.wakeup = true;
+		} else {
+			continue;
+		}
+		w_push(&e);
+		e.seq++;
+	}
+	fclose(f);
+}
+
+/*
+ * The category of a wakeup queued on @target, from the CPUs' tasks; the
+ * number of other idle CPUs in its package and elsewhere into @t.
+ */
+static enum w_cat w_category(const int *curr, const int *pkg_of, int target,
+			     struct w_thread *t)
+{
+	t->idle_pkg = t->idle_other = 0;
+	for (int c = 0; c < R_MAX_CPUS; c++) {
+		if (pkg_of[c] < 0 || curr[c] || c == target)
+			continue;
+		if (pkg_of[c] == pkg_of[target])
+			t->idle_pkg++;
+		else
+			t->idle_other++;
+	}
+	if (!curr[target])
+		return W_IDLE;
+	return t->idle_pkg ? W_PKGIDLE : t->idle_other ? W_PKGFULL : W_ALLBUSY;
+}
+
+/* Waits are kept as (ns << 1) | behind: sorting orders them by time. */
+static long long w_pct(const long long *v, size_t n, int pct)
+{
+	return n ? (v[(n * pct) / 100] >> 1) : 0;
+}
+
+static int w_cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void w_print_class(struct w_class *c)
+{
+	size_t all = 0, tail[W_NCAT] = { 0 }, behind = 0, i, j;
+	long long *v, p99;
+	int k;
+
+	for (k = 0; k < W_NCAT; k++) {
+		qsort(c->wait[k], c->n[k], sizeof(long long), w_cmp_ll);
+		all += c->n[k];
+	}
+	v = malloc((all ? all : 1) * sizeof(*v));
+	if (!v)
+		r_die("%s", "out of memory");
+	for (k = 0, j = 0; k < W_NCAT; k++)
+		for (i = 0; i < c->n[k]; i++)
+			v[j++] = c->wait[k][i];
+	qsort(v, all, sizeof(*v), w_cmp_ll);
+	p99 = w_pct(v, all, 99);
+	/* the waits at or above the class's p99: where they were queued */
+	for (k = 0; k < W_NCAT && all; k++)
+		for (i = 0; i < c->n[k]; i++) {
+			if ((c->wait[k][i] >> 1) < p99)
+				continue;
+			tail[k]++;
+			behind += c->wait[k][i] & 1;
+		}
+	printf("{\"type\":\"wclass\",\"class\":\"%s\",\"wakeups\":%zu,"
+	       "\"running\":%lld,\"migrated\":%lld,\"p50_us\":%.1f,"
+	       "\"p99_us\":%.1f,\"max_us\":%.1f,\"tail_behind_thread\":%zu",
+	       c->name, all, c->running, c->migrated,
+	       w_pct(v, all, 50) / 1e3, p99 / 1e3,
+	       all ? (v[all - 1] >> 1) / 1e3 : 0.0, behind);
+	for (k = 0; k < W_NCAT; k++)
+		printf(",\"n_%s\":%zu,\"p50_%s_us\":%.1f,\"p99_%s_us\":%.1f,"
+		       "\"tail_%s\":%zu",
+		       w_cat_name[k], c->n[k], w_cat_name[k],
+		       w_pct(c->wait[k], c->n[k], 50) / 1e3, w_cat_name[k],
+		       w_pct(c->wait[k], c->n[k], 99) / 1e3, w_cat_name[k],
+		       tail[k]);
+	printf("}\n");
+	free(v);
+}
+
+/* An idle target CPU that runs another task first: the wakeup was overtaken. */
+static void w_first_switch(struct w_thread *th, int n_th, const struct w_ev *e)
+{
+	for (int i = 0; i < n_th; i++) {
+		struct w_thread *t = &th[i];
+
+		if (!t->pending || t->target_ran || t->target != e->cpu)
+			continue;
+		t->target_ran = true;
+		t->first_t = e->t;
+		t->first_next = e->b;
+		if (t->cat == W_IDLE && e->b != t->tid) {
+			t->cat = W_IDLETAKEN;
+			t->behind = w_find(th, n_th, e->b);
+		}
+	}
+}
+
+/* The slow waits whose target CPU's events --slow-trace prints. */
+#define W_MAX_SLOW_TRACE	16
+static struct { int cpu; long long from, to; } w_slow[W_MAX_SLOW_TRACE];
+static int w_n_slow;
+
+/* Prints the events of CPU @cpu in [from, to] as "wtrace" lines. */
+static void w_print_trace(int n, int cpu, long long from, long long to)
+{
+	char path[512], line[1024];
+	long long t;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/trace", r_tracefs, cpu);
+	f = fopen(path, "re");
+	if (!f)
+		r_die("cannot open %s", path);
+	while (fgets(line, sizeof(line), f)) {
+		const char *ev = strstr(line, ": ");
+
+		if (line[0] == '#' || !ev || r_parse_ts(line, ev, &t) ||
+		    t < from || t > to)
+			continue;
+		line[strcspn(line, "\n")] = 0;
+		printf("{\"type\":\"wtrace\",\"slow\":%d,\"cpu\":%d,"
+		       "\"line\":\"", n, cpu);
+		for (const char *p = line; *p; p++) {
+			if (*p == '"' || *p == '\\')
+				putchar('\\');
+			putchar((unsigned char)*p < ' ' ? ' ' : *p);
+		}
+		printf("\"}\n");
+	}
+	fclose(f);
+}
+
+/* A wait of at least --slow US, in detail. */
+static void w_print_slow(const struct w_thread *t, const struct w_class *c,
+			 const struct w_ev *e, long long a)
+{
+	printf("{\"type\":\"wslow\",\"class\":\"%s\",\"tid\":%d,"
+	       "\"at_ms\":%.3f,\"wait_us\":%.1f,\"kind\":\"%s\","
+	       "\"target\":%d,\"traced_on\":%d,\"ran_on\":%d,"
+	       "\"target_task\":%d,\"target_comm\":\"%s\","
+	       "\"target_next\":%d,\"target_next_comm\":\"%s\","
+	       "\"target_next_after_us\":%.1f,\"idle_in_pkg\":%d,"
+	       "\"idle_elsewhere\":%d}\n",
+	       c->name, t->tid, (t->t0 - a) / 1e6, (e->t - t->t0) / 1e3,
+	       w_cat_name[t->cat], t->target, t->rec_cpu, e->cpu, t->curr0,
+	       w_comm_of(t->curr0), t->target_ran ? t->first_next : -1,
+	       t->target_ran ? w_comm_of(t->first_next) : "-",
+	       t->target_ran ? (t->first_t - t->t0) / 1e3 : -1.0,
+	       t->idle_pkg, t->idle_other);
+}
+
+static int r_cmd_waits(const char *window, long long slow_ns, int slow_trace)
+{
+	static struct w_thread th[W_MAX_THREADS];
+	static struct w_class cl[W_MAX_CLASSES];
+	int curr[R_MAX_CPUS], pkg_of[R_MAX_CPUS], n_th, n_cl = 0, cpu, k;
+	bool seen[R_MAX_CPUS] = { false };
+	long long a, b;
+	size_t i;
+
+	r_write("tracing_on", "0");
+	r_read_window(window, &a, &b);
+	n_th = w_read_threads(window, th, cl, &n_cl);
+	for (cpu = 0; cpu < R_MAX_CPUS; cpu++) {
+		pkg_of[cpu] = r_pkg_of(cpu);
+		curr[cpu] = 0;
+		if (pkg_of[cpu] >= 0)
+			w_read_cpu(cpu);
+	}
+	/* a CPU runs, before its first switch, that switch's prev task */
+	for (i = 0; i < w_n; i++) {
+		struct w_ev *e = &w_evs[i];
+
+		if (!e->wakeup && !seen[e->cpu]) {
+			seen[e->cpu] = true;
+			curr[e->cpu] = e->a;
+		}
+	}
+	qsort(w_evs, w_n, sizeof(*w_evs), w_cmp_ev);
+	for (i = 0; i < w_n && w_evs[i].t < b; i++) {
+		struct w_ev *e = &w_evs[i];
+		struct w_thread *t;
+
+		if (!e->wakeup) {
+			curr[e->cpu] = e->b;
+			w_first_switch(th, n_th, e);
+			t = w_find(th, n_th, e->b);
+			if (!t || !t->pending)
+				continue;
+			t->pending = false;
+			if (slow_ns && e->t - t->t0 >= slow_ns) {
+				w_print_slow(t, &cl[t->class], e, a);
+				if (w_n_slow < slow_trace) {
+					w_slow[w_n_slow].cpu = t->target;
+					w_slow[w_n_slow].from = t->t0 - 200000;
+					w_slow[w_n_slow++].to = e->t;
+				}
+			}
+			w_add(&cl[t->class], t->cat,
+			      ((e->t - t->t0) << 1) | t->behind);
+			cl[t->class].migrated += e->cpu != t->target;
+			continue;
+		}
+		t = w_find(th, n_th, e->a);
+		if (!t || t->steady || e->t < a || e->b < 0 || e->b >= R_MAX_CPUS ||
+		    pkg_of[e->b] < 0)
+			continue;
+		for (cpu = 0; cpu < R_MAX_CPUS && curr[cpu] != t->tid; cpu++)
+			;
+		if (cpu < R_MAX_CPUS) {
+			cl[t->class].running++;
+			continue;
+		}
+		t->pending = true;
+		t->target_ran = false;
+		t->t0 = e->t;
+		t->target = e->b;
+		t->rec_cpu = e->cpu;
+		t->curr0 = curr[e->b];
+		t->cat = w_category(curr, pkg_of, e->b, t);
+		t->behind = t->cat != W_IDLE && w_find(th, n_th, curr[e->b]);
+	}
+	for (k = 0; k < n_cl; k++)
+		w_print_class(&cl[k]);
+	for (k = 0; k < w_n_slow; k++)
+		w_print_trace(k, w_slow[k].cpu, w_slow[k].from, w_slow[k].to);
+	printf("{\"type\":\"wtotal\",\"threads\":%d,\"events\":%zu}\n", n_th,
+	       w_n);
+	return n_th ? 0 : 1;
+}
+
 static int r_cmd_pace(int hz)
 {
 	int fd = open("/dev/rtc0", O_RDONLY | O_CLOEXEC);
@@ -501,17 +955,21 @@ static int r_cmd_pace(int hz)
 
 static void r_usage(void)
 {
-	fprintf(stderr, "usage: vcresid start [--buffer-kb N]\n"
+	fprintf(stderr, "usage: vcresid start [--buffer-kb N] [--wakeups] [--events SYS/EV,...]\n"
 			"       vcresid pace HZ\n"
-			"       vcresid report --window VCWORK.OUT [--slot-ms MS]\n");
+			"       vcresid report --window VCWORK.OUT [--slot-ms MS]\n"
+			"       vcresid waits --window VCWORK.OUT [--slow US [--slow-trace N]]\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
 	const char *window = NULL;
-	long long slot_ms = 100;
+	long long slot_ms = 100, slow_us = 0;
+	const char *events = NULL;
+	int slow_trace = 0;
 	int kb = 4096, i;
+	bool wakeups = false;
 
 	if (getenv("VCRESID_TRACEFS"))
 		r_tracefs = getenv("VCRESID_TRACEFS");
@@ -525,22 +983,38 @@ int main(int argc, char **argv)
 			r_usage();
 		return r_cmd_pace(i);
 	}
-	for (i = 2; i + 1 < argc; i += 2) {
-		if (!strcmp(argv[i], "--buffer-kb"))
+	for (i = 2; i < argc; i += 2) {
+		if (!strcmp(argv[i], "--wakeups")) {
+			wakeups = true;
+			i--;
+		} else if (i + 1 == argc) {
+			r_usage();
+		} else if (!strcmp(argv[i], "--buffer-kb"))
 			kb = atoi(argv[i + 1]);
 		else if (!strcmp(argv[i], "--window"))
 			window = argv[i + 1];
 		else if (!strcmp(argv[i], "--slot-ms"))
 			slot_ms = atoll(argv[i + 1]);
+		else if (!strcmp(argv[i], "--slow"))
+			slow_us = atoll(argv[i + 1]);
+		else if (!strcmp(argv[i], "--slow-trace"))
+			slow_trace = atoi(argv[i + 1]);
+		else if (!strcmp(argv[i], "--events"))
+			events = argv[i + 1];
 		else
 			r_usage();
 	}
-	if (i != argc || kb < 64 || slot_ms <= 0)
+	if (i != argc || kb < 64 || slot_ms <= 0 || slow_us < 0 ||
+	    slow_trace < 0 || slow_trace > W_MAX_SLOW_TRACE)
 		r_usage();
 	if (!strcmp(argv[1], "start"))
-		return r_cmd_start(kb);
+		return r_cmd_start(kb, wakeups, events);
+	if (wakeups)
+		r_usage();
 	if (!strcmp(argv[1], "report") && window)
 		return r_cmd_report(window, slot_ms * 1000000);
+	if (!strcmp(argv[1], "waits") && window)
+		return r_cmd_waits(window, slow_us * 1000, slow_trace);
 	r_usage();
 	return 2;
 }

@@ -142,6 +142,7 @@ struct vcp_thread {
 	pthread_t th;
 	const struct vcp_vm_spec *vm;
 	int idx;
+	int tid;		/* its kernel pid, for trace analysis (vcresid waits) */
 	bool steady;
 	long long samples;
 	long long cpu_samples[VCP_MAX_CPUS];
@@ -789,6 +790,7 @@ static void *vcp_thread_main(void *arg)
 
 	if (stop > vcp_end)
 		stop = vcp_end;
+	t->tid = (int)syscall(SYS_gettid);
 	if (t->pins_set &&
 	    sched_setaffinity(0, sizeof(t->pins), &t->pins))
 		vcp_die("VM '%s' thread %d: sched_setaffinity: %s", vm->name,
@@ -893,8 +895,8 @@ static void vcp_print_thread(const struct vcp_thread *t)
 		vcp_node_counts(t->mem_end, m1, sizeof(m1));
 	}
 	snprintf(line, sizeof(line),
-		 "{\"type\":\"thread\",\"vm\":\"%s\",\"thread\":%d,\"class\":\"%s\","
-		 "\"steady\":%s,\"samples\":%lld,\"pkg_samples\":\"%s\","
+		 "{\"type\":\"thread\",\"vm\":\"%s\",\"thread\":%d,\"tid\":%d,"
+		 "\"class\":\"%s\",\"steady\":%s,\"samples\":%lld,\"pkg_samples\":\"%s\","
 		 "\"cpu_samples\":\"%s\","
 		 "\"main_pkg\":%d,\"pkg_migrations\":%lld,\"cpu_migrations\":%lld,"
 		 "\"wakes\":%lld,\"wake_mean_us\":%.1f,\"wake_p50_us\":%.1f,"
@@ -905,7 +907,7 @@ static void vcp_print_thread(const struct vcp_thread *t)
 		 "\"run_ms\":%.1f,\"wait_ms\":%.1f,"
 		 "\"mem_nodes_start\":\"%s\",\"mem_nodes_end\":\"%s\","
 		 "\"timeline\":\"%s\"}\n",
-		 t->vm->name, t->idx, t->vm->class[0] ? t->vm->class : "-",
+		 t->vm->name, t->idx, t->tid, t->vm->class[0] ? t->vm->class : "-",
 		 t->steady ? "true" : "false", t->samples, pk, cs, main_pkg,
 		 t->pkg_migr, t->cpu_migr, t->wakes,
 		 t->n_lat ? sum / 1000.0 / t->n_lat : 0.0, p50 / 1000.0,

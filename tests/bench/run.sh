@@ -153,6 +153,103 @@ eq "no window: exit status" $? 1
 grep -q "no window (win_start_ns/win_end_ns) in $tmp/bad.out" "$tmp/r.err" && ok ||
 	ko "no window: message '$(cat "$tmp/r.err")'"
 
+# ---- vcresid waits: where wakeups wait ----
+# 2 x 2 as above, window [10, 11). Threads: 100 and 101 bursty pack, 102
+# bursty balanced, 103 steady pack (on cpu0 throughout). Each wakeup and
+# the switch that runs it:
+#  10.1   100 -> cpu1, idle: ran 10.1001 there (idle, 0.1 ms)
+#  10.2   101 -> cpu0, busy with 103, cpu1 idle: cpu1 pulls it at 10.203
+#         (pkg_idle, 3 ms, migrated, behind a vcwork thread)
+#  10.3   102 -> cpu0, cpu1 busy with 101, cpu2 idle: ran 10.31 on cpu0
+#         (pkg_full, 10 ms, behind a vcwork thread)
+#  10.45  100 -> cpu3, busy with pid 201, cpu2 busy with 200: ran 10.452
+#         (all_busy, 2 ms, behind no vcwork thread)
+#  10.46  101 -> cpu1 while it still runs there: not a wait ("running")
+#  10.6   100 -> cpu1, idle, but pid 300 runs there first: ran 10.605
+#         (idle_taken, 5 ms, behind no vcwork thread)
+#  9.9 (before the window) and 10.99 (runs after its end): not counted
+wk() { # CPU TIME PID TARGET: one sched_wakeup line
+	printf '          task-%s     [%03d] d..2.  %s: sched_wakeup: comm=vcwork pid=%s prio=120 target_cpu=%03d\n' \
+		"$3" "$1" "$2" "$3" "$4" >>"$tr/per_cpu/cpu$1/trace"
+}
+stacked waits
+sw 0 9.500000 0 103
+sw 0 10.310000 103 102
+sw 0 10.320000 102 103
+sw 1 9.000000 100 0
+wk 1 10.100000 100 1
+sw 1 10.100100 0 100
+sw 1 10.150000 100 0
+wk 0 10.200000 101 0
+sw 1 10.203000 0 101
+wk 0 10.300000 102 0
+wk 1 10.460000 101 1
+sw 1 10.500000 101 0
+wk 1 10.600000 100 1
+sw 1 10.601000 0 300
+sw 1 10.605000 300 100
+sw 1 10.610000 100 0
+sw 2 9.000000 200 0
+wk 2 9.900000 102 2
+sw 2 9.910000 0 102
+sw 2 9.920000 102 0
+sw 2 10.400000 0 200
+sw 2 10.470000 200 0
+wk 2 10.990000 100 2
+sw 3 10.400000 0 201
+wk 3 10.450000 100 3
+sw 3 10.452000 201 100
+sw 3 10.460000 100 0
+{
+	echo '{"type":"start","pkgs":2,"win_start_ns":10000000000,"win_end_ns":11000000000}'
+	th='{"type":"thread","vm":"%s","thread":%s,"tid":%s,"class":"%s","steady":%s,"samples":1}\n'
+	# shellcheck disable=SC2059
+	printf "$th" a 0 100 pack false
+	# shellcheck disable=SC2059
+	printf "$th" a 1 101 pack false
+	# shellcheck disable=SC2059
+	printf "$th" b 0 102 balanced false
+	# shellcheck disable=SC2059
+	printf "$th" c 0 103 pack true
+} >"$tmp/ww.out"
+VCRESID_TRACEFS=$tr VCRESID_SYSFS=$sys "$tmp/vcresid" waits --window "$tmp/ww.out" \
+	>"$tmp/r.out" 2>"$tmp/r.err"
+eq "waits: exit status" $? 0
+wc_() { j "select(.type==\"wclass\" and .class==\"$1\") | [$2] | @csv"; }
+eq "waits: pack counts" "$(wc_ pack '.wakeups, .running, .migrated, .n_idle, .n_idle_taken, .n_pkg_idle, .n_pkg_full, .n_all_busy')" "4,1,1,1,1,1,0,1"
+eq "waits: pack p50, p99, max" "$(wc_ pack '.p50_us, .p99_us, .max_us')" "3000,5000,5000"
+eq "waits: pack per kind p99" "$(wc_ pack '.p99_idle_us, .p99_idle_taken_us, .p99_pkg_idle_us, .p99_all_busy_us')" "100,5000,3000,2000"
+eq "waits: pack tail" "$(wc_ pack '.tail_idle, .tail_idle_taken, .tail_pkg_idle, .tail_pkg_full, .tail_all_busy, .tail_behind_thread')" "0,1,0,0,0,0"
+eq "waits: balanced" "$(wc_ balanced '.wakeups, .n_pkg_full, .p99_us, .tail_pkg_full, .tail_behind_thread')" "1,1,10000,1,1"
+eq "waits: total" "$(j 'select(.type=="wtotal") | [.threads, .events] | @csv')" "4,27"
+# --slow 4000: the two waits of 4 ms or more in detail
+VCRESID_TRACEFS=$tr VCRESID_SYSFS=$sys "$tmp/vcresid" waits --window "$tmp/ww.out" \
+	--slow 4000 >"$tmp/r.out" 2>"$tmp/r.err"
+eq "waits --slow: lines" "$(j 'select(.type=="wslow") | .wait_us')" "10000 5000"
+eq "waits --slow: idle, taken" \
+	"$(j 'select(.type=="wslow" and .kind=="idle_taken") | [.class, .tid, .at_ms, .target, .traced_on, .ran_on, .target_task, .target_comm, .target_next, .target_next_comm, .target_next_after_us, .idle_in_pkg, .idle_elsewhere] | @csv')" \
+	'"pack",100,600,1,1,1,0,"idle",300,"y",1000,0,2'
+eq "waits --slow: package full" \
+	"$(j 'select(.type=="wslow" and .kind=="pkg_full") | [.class, .target, .ran_on, .target_task, .target_next, .idle_in_pkg, .idle_elsewhere] | @csv')" \
+	'"balanced",0,0,103,102,0,2'
+# --slow-trace 1: the target CPU's lines from 200 us before the first slow
+# wait (balanced 102, queued on cpu0 at 10.3: its wakeup and the switch
+# that ran it at 10.31)
+VCRESID_TRACEFS=$tr VCRESID_SYSFS=$sys "$tmp/vcresid" waits --window "$tmp/ww.out" \
+	--slow 4000 --slow-trace 1 >"$tmp/r.out" 2>"$tmp/r.err"
+eq "waits --slow-trace: lines" "$(j 'select(.type=="wtrace") | "\(.slow):\(.cpu)"')" "0:0 0:0"
+eq "waits --slow-trace: last line" \
+	"$(j 'select(.type=="wtrace") | .line' | sed -n 's/.*\(10.310000: sched_switch\).*\(next_pid=102\).*/\1 \2/p')" \
+	"10.310000: sched_switch next_pid=102"
+tr=$tmp/tracing
+# a vcwork output without tids (older vcwork): a clear error
+echo '{"type":"thread","vm":"a","thread":0,"class":"pack","steady":false}' >>"$tmp/w.out"
+VCRESID_TRACEFS=$tr VCRESID_SYSFS=$sys "$tmp/vcresid" waits --window "$tmp/w.out" \
+	>/dev/null 2>"$tmp/r.err"
+eq "waits without tids: exit status" $? 1
+grep -q "no tid in a thread line of $tmp/w.out" "$tmp/r.err" && ok ||
+	ko "waits without tids: message '$(cat "$tmp/r.err")'"
+
 # ---- report.jq ----
 # 2x4, steady, three repeats each of stock and L1, plus L0; each run has
 # two packages of 4 CPUs. Residencies: stock 30/34/32, L1 50/52/49, L0

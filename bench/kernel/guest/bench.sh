@@ -16,7 +16,12 @@
 # starts it again. Each job: vcresid start (ftrace sched_switch on),
 # vcwork ARGS, vcresid report over vcwork's window. Everything is printed
 # between VCB-JOB-BEGIN ID and VCB-JOB-END ID, vcwork's and vcresid's JSON
-# lines as they are, their stderr as "ERR ...".
+# lines as they are, their stderr as "ERR ...". With vcpack.waits=1 on the
+# command line, vcresid also traces sched_wakeup and, after its report,
+# prints where the wakeups waited (vcresid waits); vcpack.waitslow=US
+# adds each wait of at least US microseconds in detail, vcpack.waittrace=N
+# the trace around the first N of them, vcpack.waitevents=SYS/EV,... more
+# events in that trace.
 knob=/sys/devices/system/cpu/sched_mc_power_savings
 cgroot=${VCP_CG_ROOT:-/sys/fs/cgroup}
 # scx_start/scx_stop/scx_running/scx_state/...: the helpers the scx test
@@ -80,9 +85,15 @@ scx_after() {
 }
 # vcpack.pace=HZ on the command line (default 8192, 0 = off): the RTC
 # interrupt that paces single-threaded TCG (vcresid pace, BENCHMARKS.md)
-pace=8192
+pace=8192 waits= slow=0 wtrace=0 wevents=
 for a in $(cat /proc/cmdline); do
-	case $a in vcpack.pace=*) pace=${a#vcpack.pace=} ;; esac
+	case $a in
+	vcpack.pace=*) pace=${a#vcpack.pace=} ;;
+	vcpack.waits=1) waits=--wakeups ;;
+	vcpack.waitslow=*) slow=${a#vcpack.waitslow=} ;;
+	vcpack.waittrace=*) wtrace=${a#vcpack.waittrace=} ;;
+	vcpack.waitevents=*) wevents="--events ${a#vcpack.waitevents=}" ;;
+	esac
 done
 if [ "$pace" != 0 ]; then
 	echo "VCB-PACE $(vcresid pace "$pace" 2>&1 | tr '\n' ' ')"
@@ -111,10 +122,14 @@ while read -r id level args; do
 		fi ;;
 	esac
 	if [ $ok = 1 ]; then
-		vcresid start >/tmp/rs.out 2>/tmp/rs.err || ok=0
+		# shellcheck disable=SC2086
+		vcresid start $waits $wevents >/tmp/rs.out 2>/tmp/rs.err || ok=0
 		# shellcheck disable=SC2086
 		vcwork $args >/tmp/w.out 2>/tmp/w.err || ok=0
 		vcresid report --window /tmp/w.out --slot-ms 250 >/tmp/r.out 2>/tmp/r.err || ok=0
+		if [ -n "$waits" ]; then
+			vcresid waits --window /tmp/w.out --slow "$slow" --slow-trace "$wtrace" >>/tmp/r.out 2>>/tmp/r.err || ok=0
+		fi
 		cat /tmp/rs.out /tmp/w.out /tmp/r.out
 		cat /tmp/rs.err /tmp/w.err /tmp/r.err | sed 's/^/ERR /'
 		case $level in scx:*) scx_after "${level#scx:}" || ok=0 ;; esac
