@@ -37,8 +37,9 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$initrd" ] && [ -n "$out" ] || { echo "run.sh: --initrd and --out are required" >&2; exit 2; }
 
-# GUEST  SCENARIOS  TOPOLOGY  CGROUP  TIMEOUT(s)   (longest first:
-# schedwl about 85 s on the patched kernel, then 20-45 s each)
+# GUEST  SCENARIOS  TOPOLOGY  CGROUP  TIMEOUT(s)  [KERNEL COMMAND LINE...]
+# (longest first: schedwl about 85 s on the patched kernel, then 20-45 s
+# each)
 matrix="
 schedwl       schedwl            2x4      v2 600
 gather        gather             2x4      v2 500
@@ -47,6 +48,7 @@ level2        level2             2x4      v2 500
 overload      overload           2x4      v2 400
 balance       balance            2x4      v2 400
 wake          wake               2x4      v2 400
+wakellc       wakellc            2x4      v2 400 nohz=off skew_tick=1
 busyspread    busyspread         3x4      v2 400
 gather-4x4    gather-topo        4x4      v2 500
 gather-numa   gather-topo        numa2x4  v2 400
@@ -85,7 +87,7 @@ reap() {
 	done
 }
 
-while read -r id scen topo cg tmo; do
+while read -r id scen topo cg tmo append; do
 	for k in $kernels; do
 		eval img=\$$k
 		[ -n "$img" ] || continue
@@ -93,7 +95,8 @@ while read -r id scen topo cg tmo; do
 		reap "$jobs"
 		(
 			LABEL=$k OUT=$out/$k-$id INITRD=$initrd TIMEOUT=$tmo CGROUP=$cg \
-				sh "$rg" "$img" "$scen" "$topo" </dev/null 2>"$out/$k-$id.stderr"
+				APPEND=$append sh "$rg" "$img" "$scen" "$topo" \
+				</dev/null 2>"$out/$k-$id.stderr"
 			echo $? >"$out/$k-$id.rc"
 			sed "s/^/  /" "$out/$k-$id.stderr" >&2
 		) &
@@ -105,7 +108,7 @@ reap 1
 
 # ---- tally ----
 : >"$out/summary"
-while read -r id scen topo cg tmo; do
+while read -r id scen topo cg tmo _; do
 	for k in $kernels; do
 		f=$out/$k-$id
 		[ -f "$f.rc" ] || continue
