@@ -40,14 +40,18 @@
  *	microseconds (when, where queued, traced and run, what the target
  *	CPU ran then and next); --slow-trace N: the target CPU's trace
  *	lines ("wtrace") from 200 us before each of the first N (at most
- *	16) such wakeups to the switch that ran the thread.
+ *	16) such wakeups to the switch that ran the thread. --pace-cpu
+ *	CPU: the CPU that takes the pacing interrupt (vcresid pace prints
+ *	it); how many wakeups were queued on it, how many of the tail, and
+ *	the p99 of the others.
  *
  *   vcresid pace HZ
  *	turns on the RTC's periodic interrupt at HZ (rtc-core runs it as an
  *	hrtimer on one CPU; no task is woken: nobody reads /dev/rtc0) and
  *	leaves a process holding /dev/rtc0 open. It paces single-threaded
  *	TCG, which otherwise runs a spinning vCPU until the next virtual-clock
- *	deadline while a woken one waits (BENCHMARKS.md). Prints "rpace".
+ *	deadline while a woken one waits (BENCHMARKS.md). The hrtimer stays
+ *	on the CPU it was started on, which "rpace" names ("cpu").
  *
  * A CPU is idle from a switch to pid 0 until the next switch away from it.
  * Output: JSON lines ("type": resid, rslot, rtotal; wclass, wslow, wtotal); errors on stderr,
@@ -715,10 +719,16 @@ static enum w_cat w_category(const int *curr, const int *pkg_of, int target,
 	return t->idle_pkg ? W_PKGIDLE : t->idle_other ? W_PKGFULL : W_ALLBUSY;
 }
 
-/* Waits are kept as (ns << 1) | behind: sorting orders them by time. */
+/*
+ * Waits are kept as (ns << 2) | (on the pace CPU << 1) | behind: sorting
+ * orders them by time.
+ */
+#define W_BEHIND	1
+#define W_ON_PACE	2
+#define W_SHIFT		2
 static long long w_pct(const long long *v, size_t n, int pct)
 {
-	return n ? (v[(n * pct) / 100] >> 1) : 0;
+	return n ? (v[(n * pct) / 100] >> W_SHIFT) : 0;
 }
 
 static int w_cmp_ll(const void *a, const void *b)
@@ -731,7 +741,8 @@ static int w_cmp_ll(const void *a, const void *b)
 static void w_print_class(struct w_class *c)
 {
 	size_t all = 0, tail[W_NCAT] = { 0 }, behind = 0, i, j;
-	long long *v, p99;
+	size_t on_pace = 0, tail_pace = 0, off = 0;
+	long long *v, *w, p99;
 	int k;
 
 	for (k = 0; k < W_NCAT; k++) {
@@ -739,27 +750,37 @@ static void w_print_class(struct w_class *c)
 		all += c->n[k];
 	}
 	v = malloc((all ? all : 1) * sizeof(*v));
-	if (!v)
+	w = malloc((all ? all : 1) * sizeof(*w));
+	if (!v || !w)
 		r_die("%s", "out of memory");
 	for (k = 0, j = 0; k < W_NCAT; k++)
-		for (i = 0; i < c->n[k]; i++)
+		for (i = 0; i < c->n[k]; i++) {
 			v[j++] = c->wait[k][i];
+			if (c->wait[k][i] & W_ON_PACE)
+				on_pace++;
+			else
+				w[off++] = c->wait[k][i];
+		}
 	qsort(v, all, sizeof(*v), w_cmp_ll);
+	qsort(w, off, sizeof(*w), w_cmp_ll);
 	p99 = w_pct(v, all, 99);
 	/* the waits at or above the class's p99: where they were queued */
 	for (k = 0; k < W_NCAT && all; k++)
 		for (i = 0; i < c->n[k]; i++) {
-			if ((c->wait[k][i] >> 1) < p99)
+			if ((c->wait[k][i] >> W_SHIFT) < p99)
 				continue;
 			tail[k]++;
-			behind += c->wait[k][i] & 1;
+			behind += !!(c->wait[k][i] & W_BEHIND);
+			tail_pace += !!(c->wait[k][i] & W_ON_PACE);
 		}
 	printf("{\"type\":\"wclass\",\"class\":\"%s\",\"wakeups\":%zu,"
 	       "\"running\":%lld,\"migrated\":%lld,\"p50_us\":%.1f,"
-	       "\"p99_us\":%.1f,\"max_us\":%.1f,\"tail_behind_thread\":%zu",
+	       "\"p99_us\":%.1f,\"max_us\":%.1f,\"tail_behind_thread\":%zu,"
+	       "\"n_on_pace\":%zu,\"tail_on_pace\":%zu,\"p99_off_pace_us\":%.1f",
 	       c->name, all, c->running, c->migrated,
 	       w_pct(v, all, 50) / 1e3, p99 / 1e3,
-	       all ? (v[all - 1] >> 1) / 1e3 : 0.0, behind);
+	       all ? (v[all - 1] >> W_SHIFT) / 1e3 : 0.0, behind, on_pace,
+	       tail_pace, w_pct(w, off, 99) / 1e3);
 	for (k = 0; k < W_NCAT; k++)
 		printf(",\"n_%s\":%zu,\"p50_%s_us\":%.1f,\"p99_%s_us\":%.1f,"
 		       "\"tail_%s\":%zu",
@@ -769,6 +790,7 @@ static void w_print_class(struct w_class *c)
 		       tail[k]);
 	printf("}\n");
 	free(v);
+	free(w);
 }
 
 /* An idle target CPU that runs another task first: the wakeup was overtaken. */
@@ -843,7 +865,8 @@ static void w_print_slow(const struct w_thread *t, const struct w_class *c,
 	       t->idle_pkg, t->idle_other);
 }
 
-static int r_cmd_waits(const char *window, long long slow_ns, int slow_trace)
+static int r_cmd_waits(const char *window, long long slow_ns, int slow_trace,
+		       int pace_cpu)
 {
 	static struct w_thread th[W_MAX_THREADS];
 	static struct w_class cl[W_MAX_CLASSES];
@@ -891,7 +914,9 @@ static int r_cmd_waits(const char *window, long long slow_ns, int slow_trace)
 				}
 			}
 			w_add(&cl[t->class], t->cat,
-			      ((e->t - t->t0) << 1) | t->behind);
+			      ((e->t - t->t0) << W_SHIFT) |
+			      (t->target == pace_cpu ? W_ON_PACE : 0) |
+			      (t->behind ? W_BEHIND : 0));
 			cl[t->class].migrated += e->cpu != t->target;
 			continue;
 		}
@@ -926,11 +951,22 @@ static int r_cmd_waits(const char *window, long long slow_ns, int slow_trace)
 static int r_cmd_pace(int hz)
 {
 	int fd = open("/dev/rtc0", O_RDONLY | O_CLOEXEC);
+	cpu_set_t set;
 	pid_t pid;
+	int cpu;
 
 	if (fd < 0)
 		r_die("cannot open /dev/rtc0: %s (no RTC in this kernel?)",
 		      strerror(errno));
+	/*
+	 * The RTC's hrtimer stays on the CPU it is started on: stay on this
+	 * one while starting it, so the CPU can be named.
+	 */
+	cpu = sched_getcpu();
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (cpu < 0 || sched_setaffinity(0, sizeof(set), &set))
+		r_die("cannot stay on one CPU: %s", strerror(errno));
 	if (ioctl(fd, RTC_IRQP_SET, (unsigned long)hz) < 0)
 		r_die("RTC_IRQP_SET: %s", strerror(errno));
 	if (ioctl(fd, RTC_PIE_ON, 0) < 0)
@@ -949,7 +985,8 @@ static int r_cmd_pace(int hz)
 		for (;;)
 			pause();
 	}
-	printf("{\"type\":\"rpace\",\"hz\":%d,\"pid\":%d}\n", hz, (int)pid);
+	printf("{\"type\":\"rpace\",\"hz\":%d,\"pid\":%d,\"cpu\":%d}\n", hz,
+	       (int)pid, cpu);
 	return 0;
 }
 
@@ -958,7 +995,8 @@ static void r_usage(void)
 	fprintf(stderr, "usage: vcresid start [--buffer-kb N] [--wakeups] [--events SYS/EV,...]\n"
 			"       vcresid pace HZ\n"
 			"       vcresid report --window VCWORK.OUT [--slot-ms MS]\n"
-			"       vcresid waits --window VCWORK.OUT [--slow US [--slow-trace N]]\n");
+			"       vcresid waits --window VCWORK.OUT [--pace-cpu CPU]\n"
+			"                     [--slow US [--slow-trace N]]\n");
 	exit(2);
 }
 
@@ -967,7 +1005,7 @@ int main(int argc, char **argv)
 	const char *window = NULL;
 	long long slot_ms = 100, slow_us = 0;
 	const char *events = NULL;
-	int slow_trace = 0;
+	int slow_trace = 0, pace_cpu = -1;
 	int kb = 4096, i;
 	bool wakeups = false;
 
@@ -999,6 +1037,8 @@ int main(int argc, char **argv)
 			slow_us = atoll(argv[i + 1]);
 		else if (!strcmp(argv[i], "--slow-trace"))
 			slow_trace = atoi(argv[i + 1]);
+		else if (!strcmp(argv[i], "--pace-cpu"))
+			pace_cpu = atoi(argv[i + 1]);
 		else if (!strcmp(argv[i], "--events"))
 			events = argv[i + 1];
 		else
@@ -1014,7 +1054,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "report") && window)
 		return r_cmd_report(window, slot_ms * 1000000);
 	if (!strcmp(argv[1], "waits") && window)
-		return r_cmd_waits(window, slow_us * 1000, slow_trace);
+		return r_cmd_waits(window, slow_us * 1000, slow_trace, pace_cpu);
 	r_usage();
 	return 2;
 }

@@ -222,6 +222,11 @@ eq "waits: pack per kind p99" "$(wc_ pack '.p99_idle_us, .p99_idle_taken_us, .p9
 eq "waits: pack tail" "$(wc_ pack '.tail_idle, .tail_idle_taken, .tail_pkg_idle, .tail_pkg_full, .tail_all_busy, .tail_behind_thread')" "0,1,0,0,0,0"
 eq "waits: balanced" "$(wc_ balanced '.wakeups, .n_pkg_full, .p99_us, .tail_pkg_full, .tail_behind_thread')" "1,1,10000,1,1"
 eq "waits: total" "$(j 'select(.type=="wtotal") | [.threads, .events] | @csv')" "4,27"
+# --pace-cpu 1: pack's wakeups queued on cpu1 (10.1, 10.6), the tail one
+# (10.6, 5 ms) among them, and the p99 of the other two (2 and 3 ms)
+VCRESID_TRACEFS=$tr VCRESID_SYSFS=$sys "$tmp/vcresid" waits --window "$tmp/ww.out" \
+	--pace-cpu 1 >"$tmp/r.out" 2>"$tmp/r.err"
+eq "waits --pace-cpu" "$(wc_ pack '.n_on_pace, .tail_on_pace, .p99_off_pace_us, .p99_us')" "2,1,3000,5000"
 # --slow 4000: the two waits of 4 ms or more in detail
 VCRESID_TRACEFS=$tr VCRESID_SYSFS=$sys "$tmp/vcresid" waits --window "$tmp/ww.out" \
 	--slow 4000 >"$tmp/r.out" 2>"$tmp/r.err"

@@ -95,8 +95,12 @@ for a in $(cat /proc/cmdline); do
 	vcpack.waitevents=*) wevents="--events ${a#vcpack.waitevents=}" ;;
 	esac
 done
+pacecpu=-1
 if [ "$pace" != 0 ]; then
-	echo "VCB-PACE $(vcresid pace "$pace" 2>&1 | tr '\n' ' ')"
+	rp=$(vcresid pace "$pace" 2>&1 | tr '\n' ' ')
+	echo "VCB-PACE $rp"
+	pacecpu=$(echo "$rp" | sed -n 's/.*"cpu":\([0-9]*\).*/\1/p')
+	pacecpu=${pacecpu:--1}
 else
 	echo "VCB-PACE off"
 fi
@@ -128,7 +132,8 @@ while read -r id level args; do
 		vcwork $args >/tmp/w.out 2>/tmp/w.err || ok=0
 		vcresid report --window /tmp/w.out --slot-ms 250 >/tmp/r.out 2>/tmp/r.err || ok=0
 		if [ -n "$waits" ]; then
-			vcresid waits --window /tmp/w.out --slow "$slow" --slow-trace "$wtrace" >>/tmp/r.out 2>>/tmp/r.err || ok=0
+			vcresid waits --window /tmp/w.out --slow "$slow" --slow-trace "$wtrace" \
+				--pace-cpu "$pacecpu" >>/tmp/r.out 2>>/tmp/r.err || ok=0
 		fi
 		cat /tmp/rs.out /tmp/w.out /tmp/r.out
 		cat /tmp/rs.err /tmp/w.err /tmp/r.err | sed 's/^/ERR /'
