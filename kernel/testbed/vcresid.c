@@ -201,38 +201,41 @@ static int r_parse_ts(const char *line, const char *ev, long long *t)
 	return 0;
 }
 
-/* "...  12345.678901: sched_switch: prev_comm=... prev_pid=N ... next_pid=M" */
-static int r_parse_switch(const char *line, long long *t, int *prev, int *next)
+/*
+ * "...  12345.678901: EVENT: ... K1N ... K2M": the time and the integers
+ * after the keys @k1 and @k2 (with their leading space and '=').
+ */
+static int r_parse_event(const char *line, const char *event, const char *k1,
+			 const char *k2, long long *t, int *a, int *b)
 {
-	const char *ev = strstr(line, ": sched_switch: ");
-	const char *pp, *np;
+	char tag[64];
+	const char *ev, *p1, *p2;
 
+	snprintf(tag, sizeof(tag), ": %s: ", event);
+	ev = strstr(line, tag);
 	if (!ev || r_parse_ts(line, ev, t))
 		return -1;
-	pp = strstr(ev, " prev_pid=");
-	np = strstr(ev, " next_pid=");
-	if (!pp || !np)
+	p1 = strstr(ev, k1);
+	p2 = strstr(ev, k2);
+	if (!p1 || !p2)
 		return -1;
-	*prev = atoi(pp + 10);
-	*next = atoi(np + 10);
+	*a = atoi(p1 + strlen(k1));
+	*b = atoi(p2 + strlen(k2));
 	return 0;
 }
 
-/* "...  12345.678901: sched_wakeup: comm=... pid=N prio=P target_cpu=C" */
+/* "... sched_switch: prev_comm=... prev_pid=N ... next_pid=M" */
+static int r_parse_switch(const char *line, long long *t, int *prev, int *next)
+{
+	return r_parse_event(line, "sched_switch", " prev_pid=", " next_pid=",
+			     t, prev, next);
+}
+
+/* "... sched_wakeup: comm=... pid=N prio=P target_cpu=C" */
 static int r_parse_wakeup(const char *line, long long *t, int *pid, int *cpu)
 {
-	const char *ev = strstr(line, ": sched_wakeup: ");
-	const char *pp, *cp;
-
-	if (!ev || r_parse_ts(line, ev, t))
-		return -1;
-	pp = strstr(ev, " pid=");
-	cp = strstr(ev, " target_cpu=");
-	if (!pp || !cp)
-		return -1;
-	*pid = atoi(pp + 5);
-	*cpu = atoi(cp + 12);
-	return 0;
+	return r_parse_event(line, "sched_wakeup", " pid=", " target_cpu=",
+			     t, pid, cpu);
 }
 
 struct r_evs {
@@ -254,6 +257,19 @@ static void r_push(struct r_evs *e, long long t, int cpu, bool idle)
 	e->n++;
 }
 
+/* CPU @cpu's trace buffer, read without consuming it. */
+static FILE *r_open_trace(int cpu)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/trace", r_tracefs, cpu);
+	f = fopen(path, "re");
+	if (!f)
+		r_die("cannot open %s", path);
+	return f;
+}
+
 /*
  * Reads one CPU's events into @e; the first element is the CPU's state
  * before its first event (at time LLONG_MIN). Returns the number of
@@ -261,16 +277,13 @@ static void r_push(struct r_evs *e, long long t, int cpu, bool idle)
  */
 static size_t r_read_cpu(int cpu, struct r_evs *e)
 {
-	char path[512], line[1024];
+	char line[1024];
 	FILE *f;
 	long long t;
 	int prev, next;
 	size_t n = 0;
 
-	snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/trace", r_tracefs, cpu);
-	f = fopen(path, "re");
-	if (!f)
-		r_die("cannot open %s", path);
+	f = r_open_trace(cpu);
 	while (fgets(line, sizeof(line), f)) {
 		if (line[0] == '#' || r_parse_switch(line, &t, &prev, &next))
 			continue;
@@ -673,14 +686,11 @@ static struct w_thread *w_find(struct w_thread *th, int n, int tid)
 
 static void w_read_cpu(int cpu)
 {
-	char path[512], line[1024];
+	char line[1024];
 	struct w_ev e = { .cpu = cpu };
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/trace", r_tracefs, cpu);
-	f = fopen(path, "re");
-	if (!f)
-		r_die("cannot open %s", path);
+	f = r_open_trace(cpu);
 	while (fgets(line, sizeof(line), f)) {
 		if (line[0] == '#')
 			continue;
@@ -819,14 +829,11 @@ static int w_n_slow;
 /* Prints the events of CPU @cpu in [from, to] as "wtrace" lines. */
 static void w_print_trace(int n, int cpu, long long from, long long to)
 {
-	char path[512], line[1024];
+	char line[1024];
 	long long t;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/trace", r_tracefs, cpu);
-	f = fopen(path, "re");
-	if (!f)
-		r_die("cannot open %s", path);
+	f = r_open_trace(cpu);
 	while (fgets(line, sizeof(line), f)) {
 		const char *ev = strstr(line, ": ");
 
