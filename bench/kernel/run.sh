@@ -6,7 +6,7 @@
 #          [--configs "stock stock-pin L0 L1 L2 scx-L1 scx-L2"]
 #          [--repeats N] [--passes N] [--parallel N] [--testbed paced|nohz]
 #          [--jobs "SCENARIO[:LOAD] ..."] [--waits] [--waits-slow US]
-#          [--waits-trace N] [--waits-events SYS/EV,...]
+#          [--waits-trace N] [--waits-events SYS/EV,...] [--seed-base N]
 #
 # For every topology and pass, up to three guests boot (TCG, -icount: guest
 # time follows executed instructions, so a busy host slows the run down but
@@ -39,7 +39,8 @@
 # detail ("wslow" lines), --waits-trace N the target CPU's trace around the
 # first N of them in each job ("wtrace"), --waits-events more trace events
 # for it (e.g. irq/softirq_entry,irq/softirq_exit). bench/kernel/waits.jq
-# tabulates such a run.
+# tabulates such a run. --seed-base N adds N to every job's vcwork seed
+# (default 0: pass * 1000 + repeat), for a run independent of another.
 #
 # --testbed paced (the default): the guests run with nohz=off skew_tick=1
 # and the RTC interrupt at 8192 Hz (vcresid pace). Single-threaded TCG
@@ -66,7 +67,7 @@ top=$(cd "$here/../.." && pwd)
 . "$here/scenarios.sh"
 . "$here/progress.sh"
 
-out= stock= patched= initrd= vcpack= quick=0 only_jobs= waits=0 waitslow=0 waittrace=0 waitevents=
+out= stock= patched= initrd= vcpack= quick=0 only_jobs= waits=0 waitslow=0 waittrace=0 waitevents= seedbase=0
 all_configs="stock stock-pin L0 L1 L2 scx-L1 scx-L2"
 configs=$all_configs
 topos="2x4 3x4 4x4 numa2x4" repeats=3 passes=1 parallel=2 testbed=paced
@@ -89,6 +90,7 @@ while [ $# -gt 0 ]; do
 	--waits-slow) waits=1 waitslow=$2; shift 2 ;;
 	--waits-trace) waittrace=$2; shift 2 ;;
 	--waits-events) waitevents=$2; shift 2 ;;
+	--seed-base) seedbase=$2; shift 2 ;;
 	*) echo "run.sh: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 done
@@ -226,7 +228,7 @@ make_boot() {
 				scx-L?) level=scx:${conf#scx-L} ;;
 				*) level=- ;;
 				esac
-				seed=$((pass * 1000 + rep))
+				seed=$((seedbase + pass * 1000 + rep))
 				echo "$topo/$conf/$scen/$load/$pass/$rep $level --warmup $warmup --duration $duration --seed $seed --mon-ms 1000 $(vm_args "$topo" "$scen" "$load" "$pins")"
 			done
 		done
