@@ -54,9 +54,10 @@
  *	on the CPU it was started on, which "rpace" names ("cpu").
  *
  * A CPU is idle from a switch to pid 0 until the next switch away from it.
- * Output: JSON lines ("type": resid, rslot, rtotal; wclass, wslow, wtotal); errors on stderr,
- * exit 1; usage 2. VCRESID_TRACEFS and VCRESID_SYSFS replace
- * /sys/kernel/tracing and /sys/devices/system/cpu (tests/bench).
+ * Output: JSON lines ("type": resid, rslot, rtotal; wclass, wslow, wtrace,
+ * wtotal); errors on stderr, exit 1; usage 2. VCRESID_TRACEFS and
+ * VCRESID_SYSFS replace /sys/kernel/tracing and /sys/devices/system/cpu
+ * (tests/bench).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -243,14 +244,24 @@ struct r_evs {
 	size_t n, cap;
 };
 
+/*
+ * Room for one more element of @size in array @v holding @n of @*cap:
+ * doubles it (from @first) when full. Returns the array, maybe moved.
+ */
+static void *r_grow(void *v, size_t n, size_t *cap, size_t size, size_t first)
+{
+	if (n < *cap)
+		return v;
+	*cap = *cap ? 2 * *cap : first;
+	v = realloc(v, *cap * size);
+	if (!v)
+		r_die("%s", "out of memory");
+	return v;
+}
+
 static void r_push(struct r_evs *e, long long t, int cpu, bool idle)
 {
-	if (e->n == e->cap) {
-		e->cap = e->cap ? 2 * e->cap : 4096;
-		e->v = realloc(e->v, e->cap * sizeof(*e->v));
-		if (!e->v)
-			r_die("%s", "out of memory");
-	}
+	e->v = r_grow(e->v, e->n, &e->cap, sizeof(*e->v), 4096);
 	e->v[e->n].t = t;
 	e->v[e->n].cpu = cpu;
 	e->v[e->n].idle = idle;
@@ -548,11 +559,11 @@ static int r_cmd_report(const char *window, long long slot_ns)
  * it). A wakeup is counted by the state at that moment of the CPU it was
  * queued on: idle, and the CPU ran the thread first; idle, but the CPU
  * ran another task first ("idle_taken": a task pulled or woken onto the
- * same idle CPU at about the same time); busy while another CPU of its package was idle (a
- * placement miss inside the package); busy with every CPU of its package
- * busy but an idle CPU in another package (the package is full); busy
- * with no CPU idle anywhere. Wakeups of a thread that was still running
- * are left out.
+ * same idle CPU at about the same time); busy while another CPU of its
+ * package was idle (a placement miss inside the package); busy with
+ * every CPU of its package busy but an idle CPU in another package (the
+ * package is full); busy with no CPU idle anywhere. Wakeups of a thread
+ * that was still running are left out.
  */
 enum w_cat { W_IDLE, W_IDLETAKEN, W_PKGIDLE, W_PKGFULL, W_ALLBUSY, W_NCAT };
 static const char *const w_cat_name[W_NCAT] = {
@@ -611,12 +622,7 @@ static const char *w_comm_of(int pid)
 
 static void w_push(const struct w_ev *e)
 {
-	if (w_n == w_cap) {
-		w_cap = w_cap ? 2 * w_cap : 8192;
-		w_evs = realloc(w_evs, w_cap * sizeof(*w_evs));
-		if (!w_evs)
-			r_die("%s", "out of memory");
-	}
+	w_evs = r_grow(w_evs, w_n, &w_cap, sizeof(*w_evs), 8192);
 	w_evs[w_n++] = *e;
 }
 
@@ -631,12 +637,8 @@ static int w_cmp_ev(const void *a, const void *b)
 
 static void w_add(struct w_class *c, enum w_cat k, long long wait)
 {
-	if (c->n[k] == c->cap[k]) {
-		c->cap[k] = c->cap[k] ? 2 * c->cap[k] : 1024;
-		c->wait[k] = realloc(c->wait[k], c->cap[k] * sizeof(long long));
-		if (!c->wait[k])
-			r_die("%s", "out of memory");
-	}
+	c->wait[k] = r_grow(c->wait[k], c->n[k], &c->cap[k],
+			    sizeof(long long), 1024);
 	c->wait[k][c->n[k]++] = wait;
 }
 
@@ -999,7 +1001,8 @@ static int r_cmd_pace(int hz)
 
 static void r_usage(void)
 {
-	fprintf(stderr, "usage: vcresid start [--buffer-kb N] [--wakeups] [--events SYS/EV,...]\n"
+	fprintf(stderr, "usage: vcresid start [--buffer-kb N] [--wakeups]\n"
+			"                     [--events SYS/EV,...]\n"
 			"       vcresid pace HZ\n"
 			"       vcresid report --window VCWORK.OUT [--slot-ms MS]\n"
 			"       vcresid waits --window VCWORK.OUT [--pace-cpu CPU]\n"
