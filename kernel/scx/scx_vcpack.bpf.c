@@ -64,6 +64,14 @@
  *   CPU is placed like an unpackable one: on any idle CPU, or it waits
  *   in the shared DSQ, which every CPU consumes and where an idle CPU is
  *   kicked for it. Nothing waits behind a gathered package.
+ * - Put back: a packable task whose slice ends while another task waits
+ *   for its CPU (a bound kworker, mostly) stays in its package while the
+ *   package is within the consolidation capacity: on an idle CPU of the
+ *   package, else behind the waiting task on its own CPU, as CFS leaves
+ *   a preempted task on its runqueue. Waking another package for it
+ *   would only have it gathered back a slice later. It waits so at most
+ *   once in WAIT_LOCAL_NS, so a CPU hog bound to its CPU does not halve
+ *   its share: put back again that soon, it spills.
  *
  * Tasks bound to one CPU are dispatched to that CPU's local DSQ. CPU
  * hotplug is followed (ops.cpu_online/offline) rather than restarting
@@ -86,6 +94,12 @@ char _license[] SEC("license") = "GPL";
 #define MAX_CG_DEPTH	32
 /* a CPU handed a task this recently counts as busy, even if idle */
 #define CLAIM_NS	(5ULL * 1000 * 1000)
+/*
+ * A task put back from its CPU waits there behind what is queued at most
+ * once in this long: a task bound to the CPU that runs for a slice (20
+ * ms) and comes back every slice puts it back again within 40 ms.
+ */
+#define WAIT_LOCAL_NS	(3 * SCX_SLICE_DFL)
 
 /* topology, set by the loader before load */
 const volatile u32 nr_cpus = 1;
@@ -130,6 +144,7 @@ struct task_ctx {
 	u64 win_start;
 	u64 win_run;
 	u64 run_start;
+	u64 waited_local;	/* when it last waited behind its CPU's queue */
 };
 
 struct {
@@ -629,11 +644,29 @@ void BPF_STRUCT_OPS(vcpack_enqueue, struct task_struct *p, u64 enq_flags)
 	}
 	if (bpf_get_current_task_btf() == p) {
 		/* put back from its CPU: it stays in its package if it can */
+		u64 now = bpf_ktime_get_ns();
+
 		view_drop_self(v, pkg_of(cur), tc->util);
 		pkg = pkg_of(cur);
 		if (v->busy[PKG_IDX(pkg)] + 1 <=
-		    cons_capacity(level, pkg_cores[PKG_IDX(pkg)]))
+		    cons_capacity(level, pkg_cores[PKG_IDX(pkg)])) {
 			cpu = claim_idle_in(p, pkg, -1);
+			if (cpu < 0 && now - tc->waited_local >= WAIT_LOCAL_NS) {
+				/*
+				 * No idle CPU in the package: wait behind
+				 * the task queued on this CPU (a bound
+				 * kworker, mostly), as CFS leaves a
+				 * preempted task on its runqueue, rather
+				 * than wake another package and be
+				 * gathered back a slice later.
+				 */
+				tc->waited_local = now;
+				__sync_fetch_and_add(&nr_packed, 1);
+				scx_bpf_dispatch(p, SCX_DSQ_LOCAL,
+						 SCX_SLICE_DFL, enq_flags);
+				return;
+			}
+		}
 		if (cpu >= 0) {
 			__sync_fetch_and_add(&nr_packed, 1);
 			dispatch_on(p, cpu, enq_flags);
@@ -734,6 +767,7 @@ s32 BPF_STRUCT_OPS(vcpack_init_task, struct task_struct *p,
 	/* a new task counts as busy until measured */
 	tc->util = UTIL_ONE;
 	tc->win_start = bpf_ktime_get_ns();
+	tc->waited_local = 0;
 	tc->gen = 0;
 	return 0;
 }

@@ -1,8 +1,9 @@
 # scx-more: scx_vcpack at level 2 and under overload (2x4). Level 2
 # gathers bursty `balanced` and 4 steady `pack` tasks (a full package) and
 # leaves 3 steady `spread` tasks spread over both packages, also when
-# they start in one package (pinned there, then let go): at
-# level 1, 3 + 3 steady `pack` tasks spill over
+# they start in one package (pinned there, then let go), and keeps a pack
+# task in its full package when a bound task takes its CPU for a moment;
+# at level 1, 3 + 3 steady `pack` tasks spill over
 # to the second package while 6 run and come back to one package after,
 # without bouncing (as tests/kernel/overload.sh asks of the patch).
 . /scenarios/lib.sh
@@ -10,7 +11,7 @@
 
 if ! scx_have; then
 	for t in level2-bursty-balanced level2-steady4-pack level2-spread \
-		level2-spread-unpinned \
+		level2-spread-unpinned putback-stays \
 		overload-spill overload-return overload-no-bounce; do
 		vcp_skip scx-$t "no sched_ext or no scx_vcpack"
 	done
@@ -51,6 +52,29 @@ done
 wait $wpid
 sed "s/^/VCP-DATA level2-spread-unpinned /" /tmp/level2-spread-unpinned.out
 vcp_expect_spread level2-spread-unpinned 2
+
+# A pack task whose slice ends while a task bound to its CPU waits (a
+# per-CPU kworker, here a pinned bursty thread) is put back. With its
+# package full (3 pack tasks beside a pinned spread hog on CPU 3) it waits
+# behind the short task on its own CPU instead of taking an idle CPU of
+# the other package and being gathered back a slice later: before the
+# fix every burst of w could move a pack task to package 1 and back (25
+# and 22 package migrations in two runs, 0 and 0 with it). w comes every
+# 200 ms: a task put back twice within 60 ms spills (WAIT_LOCAL_NS), and
+# under TCG w's own wakeups are late by up to 100 ms, so at every 100 ms
+# two put-backs came that close now and then (2-6 migrations with it).
+vcp_run putback --warmup 1 --duration 6 \
+	--vm "name=n,threads=1,duty=100,pins=3,cg=scx-spread/n" \
+	--vm "name=w,threads=3,duty=4,burst=8ms,pins=0/1/2,cg=scx-spread/w" \
+	--vm "name=a,threads=3,duty=100,cg=scx-pack/a"
+if vcp_check_run putback; then
+	mp=$(thread_sum putback pkg_migrations a)
+	if [ "$mp" -le 6 ]; then
+		vcp_pass scx-putback-stays "pack tasks stay in their package: package migrations $mp (<= 6)"
+	else
+		vcp_fail scx-putback-stays "pack tasks bounce behind a bound task: package migrations $mp (want <= 6); timelines: $(jsel putback thread timeline a | tr '\n' ' ')"
+	fi
+fi
 
 scx_vcpack level 1
 vcp_run overload --warmup 2 --duration 11 \
