@@ -16,12 +16,7 @@
 . /scenarios/lib.sh
 
 CHECKS="balance-spill-no-active balance-pinned-gather balance-keep-spread"
-if ! vcp_have_knobs; then
-	for t in $CHECKS; do
-		vcp_skip $t "knob absent (stock kernel)"
-	done
-	exit 0
-fi
+vcp_need_knobs $CHECKS || exit 0
 
 # bal_run RUN WIDEN_VMS vcwork-args...: vcwork in the background; a
 # second after each VM of WIDEN_VMS (space-separated names) has a process,

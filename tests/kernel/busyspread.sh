@@ -14,10 +14,7 @@
 # The stock kernel has no level 2: SKIP.
 . /scenarios/lib.sh
 
-if ! vcp_have_knobs; then
-	vcp_skip busyspread-idle-pkg "knob absent (stock kernel)"
-	exit 0
-fi
+vcp_need_knobs busyspread-idle-pkg || exit 0
 
 rn=busyspread
 vcp_set_level 2

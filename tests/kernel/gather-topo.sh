@@ -9,10 +9,7 @@ echo "gather-topo: $(nproc) CPUs, $nodes NUMA node(s)"
 vcp_have_knobs && vcp_set_level 0
 vcp_steady3 topo-level0 pack
 vcp_expect_spread topo-level0 2
-if ! vcp_have_knobs; then
-	vcp_skip topo-level1-pack "knob absent (stock kernel)"
-	exit 0
-fi
+vcp_need_knobs topo-level1-pack || exit 0
 vcp_set_level 1
 vcp_steady3 topo-level1-pack pack
 vcp_expect_gathered topo-level1-pack

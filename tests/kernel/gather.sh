@@ -7,12 +7,8 @@ vcp_have_knobs && vcp_set_level 0
 vcp_steady3 level0-balanced balanced
 vcp_expect_spread level0-balanced 2
 
-if ! vcp_have_knobs; then
-	for t in level0-pack level1-pack level1-balanced level1-spread; do
-		vcp_skip $t "knob absent (stock kernel)"
-	done
+vcp_need_knobs level0-pack level1-pack level1-balanced level1-spread ||
 	exit 0
-fi
 vcp_steady3 level0-pack pack
 vcp_expect_spread level0-pack 2
 

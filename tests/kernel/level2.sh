@@ -3,13 +3,8 @@
 # is still never gathered.
 . /scenarios/lib.sh
 
-if ! vcp_have_knobs; then
-	for t in level2-bursty-pack level2-bursty-balanced level2-mixed \
-	    level2-steady4-pack level2-spread; do
-		vcp_skip $t "knob absent (stock kernel)"
-	done
-	exit 0
-fi
+vcp_need_knobs level2-bursty-pack level2-bursty-balanced level2-mixed \
+	level2-steady4-pack level2-spread || exit 0
 bursty() {	# RUN CLASS PATTERN
 	vcp_run "$1" --warmup "$WARMUP" --duration "$DURATION" \
 		--vm "name=$1,threads=3,class=$2,duty=40,burst=10ms,pattern=$3"

@@ -32,6 +32,24 @@ vcp_have_class() {
 
 vcp_have_knobs() { vcp_have_level && vcp_have_class; }
 
+# vcp_skip_all REASON CHECK...: skip each named check for one reason.
+vcp_skip_all() {
+	_why=$1
+	shift
+	for _t in "$@"; do
+		vcp_skip "$_t" "$_why"
+	done
+}
+
+# vcp_need_knobs CHECK...: true on a kernel with both knobs; on any other
+# (stock) kernel skip the named checks and be false: vcp_need_knobs ... ||
+# exit 0.
+vcp_need_knobs() {
+	vcp_have_knobs && return 0
+	vcp_skip_all "knob absent (stock kernel)" "$@"
+	return 1
+}
+
 vcp_set_level() { echo "$1" >"$LEVEL"; }
 
 # vcp_run NAME vcwork-args... : runs vcwork, keeps its output in

@@ -5,12 +5,7 @@
 # Slots are 1 s of guest time; slot 0..1 is the warm-up.
 . /scenarios/lib.sh
 
-if ! vcp_have_knobs; then
-	for t in overload-spill overload-return overload-no-bounce; do
-		vcp_skip $t "knob absent (stock kernel)"
-	done
-	exit 0
-fi
+vcp_need_knobs overload-spill overload-return overload-no-bounce || exit 0
 vcp_set_level 1
 vcp_run overload --warmup 2 --duration 11 \
 	--vm name=a,threads=3,class=pack,duty=100 \

@@ -7,13 +7,8 @@
 . /scenarios/lib.sh
 . /scenarios/scx-lib.sh
 
-if ! scx_have; then
-	for t in load level1-pack level1-balanced level1-spread level0-pack \
-		stays-loaded unload; do
-		vcp_skip scx-$t "no sched_ext or no scx_vcpack"
-	done
-	exit 0
-fi
+scx_need scx-load scx-level1-pack scx-level1-balanced scx-level1-spread \
+	scx-level0-pack scx-stays-loaded scx-unload || exit 0
 
 if scx_start 1 -i 5 && [ "$(cat $SCX/root/ops)" = vcpack ]; then
 	vcp_pass scx-load "state $(scx_state), ops $(cat $SCX/root/ops)"

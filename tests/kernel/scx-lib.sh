@@ -11,6 +11,13 @@ scx_pid=
 
 # 0 when the kernel has sched_ext and the initramfs has scx_vcpack.
 scx_have() { [ -d "$SCX" ] && command -v scx_vcpack >/dev/null; }
+# scx_need CHECK...: as vcp_need_knobs (lib.sh), for sched_ext and
+# scx_vcpack
+scx_need() {
+	scx_have && return 0
+	vcp_skip_all "no sched_ext or no scx_vcpack" "$@"
+	return 1
+}
 
 scx_state() { cat "$SCX/state" 2>/dev/null || echo absent; }
 scx_seq() { cat "$SCX/enable_seq" 2>/dev/null || echo -; }

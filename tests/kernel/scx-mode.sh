@@ -12,9 +12,8 @@
 
 CHECKS="state class-map existing-spread existing-tasks unloaded refused"
 if ! scx_have || ! command -v vcp-scxdrive >/dev/null; then
-	for t in $CHECKS; do
-		vcp_skip scx-drive-$t "no sched_ext, scx_vcpack or vcp-scxdrive"
-	done
+	vcp_skip_all "no sched_ext, scx_vcpack or vcp-scxdrive" \
+		$(for t in $CHECKS; do echo scx-drive-$t; done)
 	exit 0
 fi
 if ! scx_start 1 -i 5; then

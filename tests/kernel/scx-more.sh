@@ -9,14 +9,9 @@
 . /scenarios/lib.sh
 . /scenarios/scx-lib.sh
 
-if ! scx_have; then
-	for t in level2-bursty-balanced level2-steady4-pack level2-spread \
-		level2-spread-unpinned putback-stays \
-		overload-spill overload-return overload-no-bounce; do
-		vcp_skip scx-$t "no sched_ext or no scx_vcpack"
-	done
-	exit 0
-fi
+scx_need scx-level2-bursty-balanced scx-level2-steady4-pack \
+	scx-level2-spread scx-level2-spread-unpinned scx-putback-stays \
+	scx-overload-spill scx-overload-return scx-overload-no-bounce || exit 0
 if ! scx_start 2 -i 5; then
 	vcp_fail scx-more-load "state $(scx_state): $(tr '\n' ' ' <"$SCX_LOG")"
 	exit 0

@@ -8,12 +8,7 @@
 . /scenarios/scx-lib.sh
 ROUNDS=${VCP_STRESS_ROUNDS:-12}
 
-if ! scx_have; then
-	for t in stress-run stress-loaded stress-dmesg; do
-		vcp_skip scx-$t "no sched_ext or no scx_vcpack"
-	done
-	exit 0
-fi
+scx_need scx-stress-run scx-stress-loaded scx-stress-dmesg || exit 0
 if ! scx_start 1 -i 5; then
 	vcp_fail scx-stress-run "not loaded: state $(scx_state): $(tr '\n' ' ' <"$SCX_LOG")"
 	exit 0

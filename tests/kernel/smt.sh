@@ -23,10 +23,7 @@
 
 tests="smt-l1-gather smt-l1-cores smt-l2-cores smt-l2-gather"
 wait_tests="smt-l1-gather-wait smt-l1-cores-wait smt-l2-cores-wait smt-l2-gather-wait"
-if ! vcp_have_knobs; then
-	for t in $tests $wait_tests; do vcp_skip $t "knob absent (stock kernel)"; done
-	exit 0
-fi
+vcp_need_knobs $tests $wait_tests || exit 0
 
 # "PKG CORE" of CPU N
 core_of() {

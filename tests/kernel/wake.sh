@@ -17,12 +17,7 @@
 . /scenarios/lib.sh
 
 CHECKS="wake-busy-stays wake-idle-redirect"
-if ! vcp_have_knobs; then
-	for t in $CHECKS; do
-		vcp_skip $t "knob absent (stock kernel)"
-	done
-	exit 0
-fi
+vcp_need_knobs $CHECKS || exit 0
 
 # wk_run RUN CPUS N: the spinners and the bursty VM `b` of N threads,
 # which may run on CPUS from a second after it started. Output as vcp_run.

@@ -17,12 +17,7 @@
 . /scenarios/lib.sh
 
 CHECKS="wake-llc-idle"
-if ! vcp_have_knobs; then
-	for t in $CHECKS; do
-		vcp_skip $t "knob absent (stock kernel)"
-	done
-	exit 0
-fi
+vcp_need_knobs $CHECKS || exit 0
 
 # wl_run RUN: the wake-llc-idle workload, traced; VM b's (class pack)
 # line of vcresid waits in /tmp/RUN-w.out, everything as VCP-DATA.
