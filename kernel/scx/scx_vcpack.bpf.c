@@ -570,6 +570,21 @@ static void view_drop_self(struct pkg_view *v, u32 own, u64 tutil)
 	v->util[i] = v->util[i] > tutil ? v->util[i] - tutil : 0;
 }
 
+/*
+ * May a task put back from its CPU, with no idle CPU in its package, wait
+ * on its own CPU (the header's "Put back")? Yes if it did not within
+ * WAIT_LOCAL_NS; the answer yes is stamped.
+ */
+static bool may_wait_local(struct task_ctx *tc)
+{
+	u64 now = bpf_ktime_get_ns();
+
+	if (now - tc->waited_local < WAIT_LOCAL_NS)
+		return false;
+	tc->waited_local = now;
+	return true;
+}
+
 static void enqueue_shared(struct task_struct *p, u64 enq_flags)
 {
 	u64 vtime = p->scx.dsq_vtime;
@@ -644,23 +659,13 @@ void BPF_STRUCT_OPS(vcpack_enqueue, struct task_struct *p, u64 enq_flags)
 	}
 	if (bpf_get_current_task_btf() == p) {
 		/* put back from its CPU: it stays in its package if it can */
-		u64 now = bpf_ktime_get_ns();
-
 		view_drop_self(v, pkg_of(cur), tc->util);
 		pkg = pkg_of(cur);
 		if (v->busy[PKG_IDX(pkg)] + 1 <=
 		    cons_capacity(level, pkg_cores[PKG_IDX(pkg)])) {
 			cpu = claim_idle_in(p, pkg, -1);
-			if (cpu < 0 && now - tc->waited_local >= WAIT_LOCAL_NS) {
-				/*
-				 * No idle CPU in the package: wait behind
-				 * the task queued on this CPU (a bound
-				 * kworker, mostly), as CFS leaves a
-				 * preempted task on its runqueue, rather
-				 * than wake another package and be
-				 * gathered back a slice later.
-				 */
-				tc->waited_local = now;
+			if (cpu < 0 && may_wait_local(tc)) {
+				/* behind the task queued on its own CPU */
 				__sync_fetch_and_add(&nr_packed, 1);
 				scx_bpf_dispatch(p, SCX_DSQ_LOCAL,
 						 SCX_SLICE_DFL, enq_flags);
