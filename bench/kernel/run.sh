@@ -4,7 +4,8 @@
 #   run.sh --out DIR --stock IMG --patched IMG --initrd BASE.cpio.gz
 #          --vcpack BIN [--quick] [--topos "2x4 3x4 4x4 numa2x4"]
 #          [--configs "stock stock-pin L0 L1 L2 scx-L1 scx-L2"]
-#          [--repeats N] [--passes N] [--parallel N] [--testbed paced|nohz]
+#          [--repeats N] [--passes N] [--parallel N]
+#          [--testbed paced|paced-inline|nohz]
 #          [--jobs "SCENARIO[:LOAD] ..."] [--waits] [--waits-slow US]
 #          [--waits-trace N] [--waits-events SYS/EV,...] [--seed-base N]
 #
@@ -47,8 +48,17 @@
 # runs one vCPU until the next virtual-clock deadline, so under NO_HZ a
 # woken vCPU waits milliseconds behind a spinning one: wakeup latencies
 # would measure QEMU, not the kernel (BENCHMARKS.md, "The testbed's own
-# floor"). nohz: the kernels' own NO_HZ_IDLE, unpaced, as a cross-check of
-# the residency figures.
+# floor"). The pacing hrtimer runs on a CPU of its own, outside the
+# measured topology: one more vCPU, alone in one more package
+# (run-guest.sh PACE_CPU=1), kept out of the scheduler's domains
+# (isolcpus=domain; not on the scx boot: sched_ext refuses it) and of
+# every task the benchmark starts, and left out of every figure
+# (vcpack.pacecpu=, guest/bench.sh). Its interrupts cost that vCPU
+# milliseconds at a time; on a workload CPU they delayed the wakeups
+# queued there (BENCHMARKS.md, "Where level 2's wakeups wait").
+# paced-inline: the same, paced from a workload CPU (the testbed of the
+# figures before 2026-12-07). nohz: the kernels' own NO_HZ_IDLE,
+# unpaced, as a cross-check of the residency figures.
 #
 # Writes DIR/results.jsonl (every JSON line of every job, tagged with
 # topo, config, scenario, load, pass, rep), DIR/boots.txt, DIR/raw/*.
@@ -132,9 +142,9 @@ else
 	warmup=1 duration=6
 fi
 case $testbed in
-paced) append="nohz=off skew_tick=1 vcpack.pace=8192" ;;
+paced | paced-inline) append="nohz=off skew_tick=1 vcpack.pace=8192" ;;
 nohz) append="vcpack.pace=0" ;;
-*) echo "run.sh: --testbed is paced or nohz, not '$testbed'" >&2; exit 2 ;;
+*) echo "run.sh: --testbed is paced, paced-inline or nohz, not '$testbed'" >&2; exit 2 ;;
 esac
 [ $waits = 0 ] || append="$append vcpack.waits=1 vcpack.waitslow=$waitslow vcpack.waittrace=$waittrace${waitevents:+ vcpack.waitevents=$waitevents}"
 mkdir -p "$out/raw" "$out/plans"
@@ -237,6 +247,17 @@ make_boot() {
 	sh "$here/jobs-initrd.sh" "$initrd" "$out/raw/$name.jobs" "$out/raw/$name.cpio"
 }
 
+# boot_append KIND PACKAGES CORES NODES -> the boot's kernel command line
+# (--testbed paced: the pacing CPU, numbered after the topology's own)
+boot_append() {
+	[ $testbed = paced ] || { echo "$append"; return; }
+	_pc=$(($2 * $3))
+	case $1 in
+	scx) echo "$append vcpack.pacecpu=$_pc" ;;
+	*) echo "$append isolcpus=domain,$_pc vcpack.pacecpu=$_pc" ;;
+	esac
+}
+
 # run_boot TOPO PASS KIND
 run_boot() {
 	name=$1-p$2-$3
@@ -246,7 +267,10 @@ run_boot() {
 	# than real time on a loaded 2-core host, plus the boot
 	to=$((120 + n * (warmup + duration + 2) * 8))
 	rc=0
-	APPEND=$append INITRD=$out/raw/$name.cpio OUT=$out/raw/$name MEM=512 TIMEOUT=$to \
+	# shellcheck disable=SC2046
+	_app=$(boot_append "$3" $(topo_size "$1"))
+	PACE_CPU=$([ $testbed = paced ] && echo 1 || echo 0) APPEND=$_app \
+		INITRD=$out/raw/$name.cpio OUT=$out/raw/$name MEM=512 TIMEOUT=$to \
 		LABEL="$3 kernel" sh "${BENCH_RUN_GUEST:-$top/kernel/testbed/run-guest.sh}" \
 		"$img" bench "$1" 2>>"$out/raw/$name.run" || rc=$?
 	# /init's "VCP-SCX state=S enable_seq=N" (kernels with sched_ext)

@@ -22,6 +22,10 @@
 #   CGROUP   v2 (default) or v1 (the v1 cpu hierarchy)
 #   MEM      guest memory in MiB (default 256)
 #   APPEND   extra kernel command line
+#   PACE_CPU 1: one more vCPU, alone in one more package (and in NUMA node
+#            0 on the NUMA topologies), numbered after the topology's
+#            own CPUs: the benchmark's pacing CPU (bench/kernel/run.sh),
+#            kept out of the measured topology. Default 0.
 #   LABEL    what to call the kernel in the summary line (default: its path)
 # Exit: 0 the scenario ran and returned 0; 1 it returned non-zero;
 # 2 no result (boot failure, crash, timeout: see OUT.log); 3 usage.
@@ -46,10 +50,9 @@ mem=${MEM:-256}
 [ -f "$initrd" ] || { echo "run-guest: no initramfs '$initrd' (make -C kernel initramfs)" >&2; exit 3; }
 
 numa=
-s=2 c=4
+s=2 c=4 t=1
 case $topo in
 numa2x4)
-	smp="8,sockets=2,cores=4,threads=1"
 	half=$((mem / 2))
 	numa="-object memory-backend-ram,id=m0,size=${half}M
 	      -object memory-backend-ram,id=m1,size=$((mem - half))M
@@ -59,7 +62,6 @@ snc2x4)
 	# 2 packages x 4 cores, each package split into 2 NUMA nodes of 2
 	# cores (Intel SNC, AMD NPS2): distance 12 inside a package, 21
 	# across
-	smp="8,sockets=2,cores=4,threads=1"
 	q=$((mem / 4))
 	numa=
 	for n in 0 1 2 3; do
@@ -74,15 +76,23 @@ snc2x4)
 		done
 	done ;;
 *x*x*)
-	s=${topo%%x*}; r=${topo#*x}; c=${r%%x*}; t=${r#*x}
-	smp="$((s * c * t)),sockets=$s,cores=$c,threads=$t" ;;
+	s=${topo%%x*}; r=${topo#*x}; c=${r%%x*}; t=${r#*x} ;;
 *x*)
-	s=${topo%%x*}; c=${topo#*x}
-	smp="$((s * c)),sockets=$s,cores=$c,threads=1" ;;
+	s=${topo%%x*}; c=${topo#*x} ;;
 *)
 	echo "run-guest: unknown topology '$topo'" >&2; exit 3 ;;
 esac
-case $s$c in *[!0-9]*|"") echo "run-guest: bad topology '$topo'" >&2; exit 3 ;; esac
+case $s$c$t in *[!0-9]*|"") echo "run-guest: bad topology '$topo'" >&2; exit 3 ;; esac
+n=$((s * c * t))
+case ${PACE_CPU:-0} in
+0) smp="$n,sockets=$s,cores=$c,threads=$t" ;;
+1)
+	# CPU n, the first of package s; QEMU fills sockets in order, so the
+	# rest of that socket is possible but absent
+	smp="$((n + 1)),maxcpus=$((n + c * t)),sockets=$((s + 1)),cores=$c,threads=$t"
+	[ -z "$numa" ] || numa="$numa -numa cpu,node-id=0,socket-id=$s" ;;
+*) echo "run-guest: PACE_CPU is 0 or 1, not '$PACE_CPU'" >&2; exit 3 ;;
+esac
 
 if [ "$icount" = 1 ]; then
 	accel="-accel tcg,thread=single -icount shift=${ICOUNT_SHIFT:-2},sleep=off"

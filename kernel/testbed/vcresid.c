@@ -45,19 +45,22 @@
  *	it); how many wakeups were queued on it, how many of the tail, and
  *	the p99 of the others.
  *
- *   vcresid pace HZ
+ *   vcresid pace HZ [--cpu CPU]
  *	turns on the RTC's periodic interrupt at HZ (rtc-core runs it as an
  *	hrtimer on one CPU; no task is woken: nobody reads /dev/rtc0) and
  *	leaves a process holding /dev/rtc0 open. It paces single-threaded
  *	TCG, which otherwise runs a spinning vCPU until the next virtual-clock
  *	deadline while a woken one waits (BENCHMARKS.md). The hrtimer stays
- *	on the CPU it was started on, which "rpace" names ("cpu").
+ *	on the CPU it was started on: CPU if given, else the one this runs
+ *	on; "rpace" names it ("cpu").
  *
  * A CPU is idle from a switch to pid 0 until the next switch away from it.
- * Output: JSON lines ("type": resid, rslot, rtotal; wclass, wslow, wtrace,
- * wtotal); errors on stderr, exit 1; usage 2. VCRESID_TRACEFS and
- * VCRESID_SYSFS replace /sys/kernel/tracing and /sys/devices/system/cpu
- * (tests/bench).
+ * VCPACK_PACE_CPU=CPU: that CPU is outside the measured topology (the
+ * benchmark's pacing CPU, alone in a package of its own): in no package,
+ * not in the system figures, not visited by start. Output: JSON lines
+ * ("type": resid, rslot, rtotal; wclass, wslow, wtrace, wtotal); errors
+ * on stderr, exit 1; usage 2. VCRESID_TRACEFS and VCRESID_SYSFS replace
+ * /sys/kernel/tracing and /sys/devices/system/cpu (tests/bench).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -76,6 +79,7 @@
 #define R_MAX_SLOTS	1000
 static const char *r_tracefs = "/sys/kernel/tracing";
 static const char *r_sysfs = "/sys/devices/system/cpu";
+static int r_outside = -1; /* VCPACK_PACE_CPU */
 #define R_NSEC		1000000000LL
 
 static const long long r_thresh_ns[] = { 0, 200000, 1000000, 10000000 };
@@ -127,6 +131,8 @@ static int r_pkg_of(int cpu)
 	FILE *f;
 	int pkg = -1;
 
+	if (cpu == r_outside)
+		return -1;
 	snprintf(path, sizeof(path), "%s/cpu%d/topology/physical_package_id",
 		 r_sysfs, cpu);
 	f = fopen(path, "re");
@@ -957,25 +963,33 @@ static int r_cmd_waits(const char *window, long long slow_ns, int slow_trace,
 	return n_th ? 0 : 1;
 }
 
-static int r_cmd_pace(int hz)
+static int r_cmd_pace(int hz, int cpu)
 {
 	int fd = open("/dev/rtc0", O_RDONLY | O_CLOEXEC);
 	cpu_set_t set;
 	pid_t pid;
-	int cpu;
 
 	if (fd < 0)
 		r_die("cannot open /dev/rtc0: %s (no RTC in this kernel?)",
 		      strerror(errno));
 	/*
-	 * The RTC's hrtimer stays on the CPU it is started on: stay on this
-	 * one while starting it, so the CPU can be named.
+	 * The RTC's hrtimer stays on the CPU it is started on: start it
+	 * from CPU, or stay on this one while starting it, so the CPU can be
+	 * named.
 	 */
-	cpu = sched_getcpu();
+	if (cpu < 0)
+		cpu = sched_getcpu();
+	if (cpu < 0)
+		r_die("cannot tell which CPU this runs on: %s", strerror(errno));
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
-	if (cpu < 0 || sched_setaffinity(0, sizeof(set), &set))
-		r_die("cannot stay on one CPU: %s", strerror(errno));
+	if (sched_setaffinity(0, sizeof(set), &set)) {
+		char msg[96];
+
+		snprintf(msg, sizeof(msg), "cannot move to CPU %d: %s", cpu,
+			 strerror(errno));
+		r_die("%s", msg);
+	}
 	if (ioctl(fd, RTC_IRQP_SET, (unsigned long)hz) < 0)
 		r_die("RTC_IRQP_SET: %s", strerror(errno));
 	if (ioctl(fd, RTC_PIE_ON, 0) < 0)
@@ -1003,7 +1017,7 @@ static void r_usage(void)
 {
 	fprintf(stderr, "usage: vcresid start [--buffer-kb N] [--wakeups]\n"
 			"                     [--events SYS/EV,...]\n"
-			"       vcresid pace HZ\n"
+			"       vcresid pace HZ [--cpu CPU]\n"
 			"       vcresid report --window VCWORK.OUT [--slot-ms MS]\n"
 			"       vcresid waits --window VCWORK.OUT [--pace-cpu CPU]\n"
 			"                     [--slow US [--slow-trace N]]\n");
@@ -1023,13 +1037,26 @@ int main(int argc, char **argv)
 		r_tracefs = getenv("VCRESID_TRACEFS");
 	if (getenv("VCRESID_SYSFS"))
 		r_sysfs = getenv("VCRESID_SYSFS");
+	if (getenv("VCPACK_PACE_CPU") && *getenv("VCPACK_PACE_CPU"))
+		r_outside = atoi(getenv("VCPACK_PACE_CPU"));
 	if (argc < 2)
 		r_usage();
-	if (argc == 3 && !strcmp(argv[1], "pace")) {
+	if ((argc == 3 || (argc == 5 && !strcmp(argv[3], "--cpu"))) &&
+	    !strcmp(argv[1], "pace")) {
 		i = atoi(argv[2]);
 		if (i < 2 || i > 8192)
 			r_usage();
-		return r_cmd_pace(i);
+		if (argc == 5) {
+			char *end;
+			long cpu = strtol(argv[4], &end, 10);
+
+			if (end == argv[4] || *end || cpu < 0 ||
+			    cpu >= R_MAX_CPUS)
+				r_die("pace --cpu: '%s' is not a CPU number",
+				      argv[4]);
+			return r_cmd_pace(i, (int)cpu);
+		}
+		return r_cmd_pace(i, -1);
 	}
 	for (i = 2; i < argc; i += 2) {
 		if (!strcmp(argv[i], "--wakeups")) {

@@ -452,13 +452,22 @@ static int vcp_write_file(const char *path, const char *val)
 	return r;
 }
 
+/*
+ * VCPACK_PACE_CPU=CPU: that CPU is outside the measured topology (the
+ * benchmark's pacing CPU, alone in a package of its own): in no package,
+ * so not in the per-package figures nor in the limit.
+ */
 static void vcp_load_topology(void)
 {
+	const char *pace = getenv("VCPACK_PACE_CPU");
+	int outside = pace && *pace ? atoi(pace) : -1;
 	char path[96], buf[32];
 	int cpu, pkg;
 
 	for (cpu = 0; cpu < VCP_MAX_CPUS; cpu++) {
 		vcp_pkg_of[cpu] = -1;
+		if (cpu == outside)
+			continue;
 		snprintf(path, sizeof(path),
 			 "/sys/devices/system/cpu/cpu%d/topology/physical_package_id",
 			 cpu);

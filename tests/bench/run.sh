@@ -95,6 +95,29 @@ eq "system stretches" "$(j 'select(.type=="rtotal") | .sys_stretches')" 4
 # of the second (10 %); package 1 499.9 / 500 (100 %) and 400 / 500 (80 %)
 eq "timeline" "$(j 'select(.type=="rslot") | .all_idle')" "60,100 10,80"
 
+# ---- the pacing CPU is left out (VCPACK_PACE_CPU) ----
+# The same host with a cpu4 alone in package 2, busy from 10.5 s on:
+# named as the pacing CPU, the report is the one above, byte for byte;
+# not named, it is a third package and the system all-idle time keeps
+# only [10.2, 10.3) + [10.3001, 10.5) = 299.9 ms.
+cp -r "$sys" "$tmp/sys4"
+cp -r "$tr" "$tmp/tr4"
+mkdir -p "$tmp/sys4/cpu4/topology" "$tmp/tr4/per_cpu/cpu4"
+echo 2 >"$tmp/sys4/cpu4/topology/physical_package_id"
+printf 'entries: 2\noverrun: 0\n' >"$tmp/tr4/per_cpu/cpu4/stats"
+tr=$tmp/tr4
+sw 4 9.000000 400 0
+sw 4 10.500000 0 400
+tr=$tmp/tracing
+VCPACK_PACE_CPU=4 VCRESID_TRACEFS=$tmp/tr4 VCRESID_SYSFS=$tmp/sys4 "$tmp/vcresid" report \
+	--window "$tmp/w.out" --slot-ms 500 >"$tmp/r4.out" 2>&1
+eq "pacing CPU left out: the report without it" "$(cmp "$tmp/r.out" "$tmp/r4.out" && echo same)" same
+VCRESID_TRACEFS=$tmp/tr4 VCRESID_SYSFS=$tmp/sys4 "$tmp/vcresid" report \
+	--window "$tmp/w.out" --slot-ms 500 >"$tmp/r4.out" 2>&1
+eq "pacing CPU not named: a third package, system all-idle 29.99 %" \
+	"$(jq -r 'select(.type=="resid" and .pkg==2) | .busy_pct' "$tmp/r4.out") $(jq -r 'select(.type=="rtotal") | .sys_all_idle_pct' "$tmp/r4.out")" \
+	"50 29.99"
+
 # ---- packing can lower the system all-idle time ----
 # Two tasks each run a 200 ms burst at 10.1 s. Spread (stock), on cpu0
 # and cpu2 of different packages, the bursts overlap: each package and
@@ -483,6 +506,7 @@ cat >"$tmp/guest.sh" <<'EOF'
 		echo "VCB-JOB-END $id ok=1"
 	done <"$OUT.jobs"
 } >"$OUT.result"
+echo "$PACE_CPU $APPEND" >"$OUT.env"
 echo "stand-in: $LABEL: $2 on $3" >&2
 [ "$LABEL" != "scx kernel" ]
 EOF
@@ -508,6 +532,27 @@ for want in "1/3 done (2x4 pass 1, L1: 8 jobs): $sec; elapsed $sec, about $sec l
 	i=$((i + 1))
 	sed -n "${i}p" "$tmp/kb.progress" | grep -q "^bench-kernel: run $want\$" && ok ||
 		ko "run.sh with a stand-in: progress line $i: '$(sed -n "${i}p" "$tmp/kb.progress")'"
+done
+# the paced testbed: one more CPU (8 on 2x4) paces, outside the
+# scheduler's domains where the kernel allows it (not under sched_ext)
+p="nohz=off skew_tick=1 vcpack.pace=8192"
+eq "run.sh paced: the stock boot's CPUs and command line" "$(cat "$tmp/kb/raw/2x4-p1-stock.env")" \
+	"1 $p isolcpus=domain,8 vcpack.pacecpu=8"
+eq "run.sh paced: the patched boot's" "$(cat "$tmp/kb/raw/2x4-p1-patched.env")" \
+	"1 $p isolcpus=domain,8 vcpack.pacecpu=8"
+eq "run.sh paced: the scx boot's (no isolcpus: sched_ext refuses it)" \
+	"$(cat "$tmp/kb/raw/2x4-p1-scx.env")" "1 $p vcpack.pacecpu=8"
+for tb in paced-inline nohz; do
+	rm -rf "$tmp/kb2"
+	BENCH_RUN_GUEST=$tmp/guest.sh sh "$top/bench/kernel/run.sh" --out "$tmp/kb2" \
+		--patched "$tmp/img/patched" --initrd "$tmp/img/base" --testbed $tb \
+		--quick --topos 3x4 --repeats 1 --configs "L2" >/dev/null 2>&1
+	case $tb in
+	nohz) want="0 vcpack.pace=0" ;;
+	*) want="0 $p" ;;
+	esac
+	eq "run.sh $tb: the patched boot's CPUs and command line" \
+		"$(cat "$tmp/kb2/raw/3x4-p1-patched.env")" "$want"
 done
 
 echo "bench: $passed passed, $failed failed"

@@ -84,27 +84,39 @@ scx_after() {
 	return 1
 }
 # vcpack.pace=HZ on the command line (default 8192, 0 = off): the RTC
-# interrupt that paces single-threaded TCG (vcresid pace, BENCHMARKS.md)
-pace=8192 waits= slow=0 wtrace=0 wevents=
+# interrupt that paces single-threaded TCG (vcresid pace, BENCHMARKS.md).
+# vcpack.pacecpu=CPU: the CPU to pace from, outside the measured topology
+# (run.sh boots the guest with one more CPU, alone in a package, and
+# isolcpus=domain,CPU where the kernel allows it): every task started
+# here is kept off it, and vcwork and vcresid leave it out
+# (VCPACK_PACE_CPU). Without it, the CPU this script runs on paces.
+pace=8192 pacecpu="" waits="" slow=0 wtrace=0 wevents=""
 for a in $(cat /proc/cmdline); do
 	case $a in
 	vcpack.pace=*) pace=${a#vcpack.pace=} ;;
+	vcpack.pacecpu=*) pacecpu=${a#vcpack.pacecpu=} ;;
 	vcpack.waits=1) waits=--wakeups ;;
 	vcpack.waitslow=*) slow=${a#vcpack.waitslow=} ;;
 	vcpack.waittrace=*) wtrace=${a#vcpack.waittrace=} ;;
 	vcpack.waitevents=*) wevents="--events ${a#vcpack.waitevents=}" ;;
 	esac
 done
-pacecpu=-1
+if [ -n "$pacecpu" ]; then
+	# every CPU but the pacing one, for this shell and all it starts
+	keep=$(awk -v x="$pacecpu" '/^processor/ && $3 != x { printf "%s%s", s, $3; s = "," }' /proc/cpuinfo)
+	taskset -pc "$keep" $$ >/dev/null || { echo "VCB-FAIL cannot keep off CPU $pacecpu"; exit 1; }
+	export VCPACK_PACE_CPU="$pacecpu"
+fi
 if [ "$pace" != 0 ]; then
-	rp=$(vcresid pace "$pace" 2>&1 | tr '\n' ' ')
+	rp=$(vcresid pace "$pace" ${pacecpu:+--cpu "$pacecpu"} 2>&1 | tr '\n' ' ')
 	echo "VCB-PACE $rp"
 	pacecpu=$(echo "$rp" | sed -n 's/.*"cpu":\([0-9]*\).*/\1/p')
 	pacecpu=${pacecpu:--1}
 else
 	echo "VCB-PACE off"
+	pacecpu=${pacecpu:--1}
 fi
-echo "VCB-BOOT kernel=$(uname -r) knob=$([ -f $knob ] && echo yes || echo no) cpus=$(nproc) cmdline=$(cat /proc/cmdline | tr ' ' ',')"
+echo "VCB-BOOT kernel=$(uname -r) knob=$([ -f $knob ] && echo yes || echo no) cpus=$(nproc) isolated=$(cat /sys/devices/system/cpu/isolated 2>/dev/null) affinity=$(taskset -p $$ | sed 's/.*: //') cmdline=$(cat /proc/cmdline | tr ' ' ',')"
 [ -f /bench/jobs ] || { echo "VCB-FAIL no /bench/jobs"; exit 1; }
 fails=0
 while read -r id level args; do
