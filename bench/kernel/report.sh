@@ -65,7 +65,7 @@ else empty end),
 "| target | topology | case | value | goal | met |",
 "|---|---|---|---|---|---|",
 (.targets[] |
- "| \(.target) | \(.topo) | \(.scenario)\(if .load != null then " " + (.load | tostring) + "%" else "" end) \(.config)\(if .class then " (" + .class + ")" else "" end) | \(if .value == null then "-" elif (.target | test("limit")) then (.value | pct) elif (.target | test("level 0 residency")) then (.value | f1) + " pts" else (.value * 100 | round / 100 | tostring) + "x" end) | \(if (.target | test("limit")) then (.goal | pct) elif (.target | test("level 0 residency")) then "<= " + (.goal | f1) + " pts" elif .goal == null then "ranges overlap" else "<= " + (.goal | tostring) + "x" end) | \(if .met then "yes" else "**no**" end) |")
+ "| \(.target) | \(.topo) | \(.scenario)\(if .load != null then " " + (.load | tostring) + "%" else "" end) \(.config)\(if .class then " (" + .class + ")" else "" end) | \(if .value == null then "-" elif (.target | test("limit")) then (.value | pct) elif (.target | test("level 0 residency|work done")) then (.value | f1) + " pts" else (.value * 100 | round / 100 | tostring) + "x" end) | \(if (.target | test("limit")) then (.goal | pct) elif (.target | test("level 0 residency|work done")) then "<= " + (.goal | f1) + " pts" elif .goal == null then "ranges overlap" else "<= " + (.goal | tostring) + "x" end) | \(if .met then "yes" else "**no**" end) |")
 ' "$dir/summary.json" >"$dir/table.md"
 
 # ---- plots ----

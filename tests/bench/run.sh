@@ -283,25 +283,25 @@ grep -q "no tid in a thread line of $tmp/w.out" "$tmp/r.err" && ok ||
 # two packages of 4 CPUs. Residencies: stock 30/34/32, L1 50/52/49, L0
 # 31/33/35; limit 54 in every run.
 {
-	run() { # CONFIG REP RESID PKG0 PKG1 P99 BUSY0 BUSY1 [SYS]
+	run() { # CONFIG REP RESID PKG0 PKG1 P99 BUSY0 BUSY1 [SYS [BURSTS]]
 		sysf=${9:+,\"sys_all_idle_pct\":$9,\"sys_all_idle_1ms_pct\":$9}
 		t="\"job\":\"2x4/$1/steady/-/1/$2\",\"topo\":\"2x4\",\"config\":\"$1\",\"scenario\":\"steady\",\"load\":null,\"pass\":1,\"rep\":$2,\"testbed\":\"paced\""
 		echo "{$t,\"type\":\"resid\",\"pkg\":0,\"cpus\":4,\"all_idle_pct\":$4,\"all_idle_200us_pct\":$4,\"all_idle_1ms_pct\":$4,\"all_idle_10ms_pct\":$4,\"busy_pct\":$7}"
 		echo "{$t,\"type\":\"resid\",\"pkg\":1,\"cpus\":4,\"all_idle_pct\":$5,\"all_idle_200us_pct\":$5,\"all_idle_1ms_pct\":$5,\"all_idle_10ms_pct\":$5,\"busy_pct\":$8}"
 		echo "{$t,\"type\":\"rtotal\",\"all_idle_pct\":$3,\"all_idle_1ms_pct\":$3$sysf,\"lost_in_window\":false}"
-		echo "{$t,\"type\":\"class\",\"class\":\"pack\",\"wake_p50_us\":80,\"wake_p99_us\":$6,\"wake_max_us\":900,\"bursts\":90,\"bursts_due\":100,\"work\":1000}"
+		echo "{$t,\"type\":\"class\",\"class\":\"pack\",\"wake_p50_us\":80,\"wake_p99_us\":$6,\"wake_max_us\":900,\"bursts\":${10:-90},\"bursts_due\":100,\"work\":1000}"
 		echo "{$t,\"type\":\"limit\",\"pkgs\":2,\"cores_per_pkg\":4,\"limit_pct\":54,\"demand_mean\":1.4,\"demand_peak\":4}"
 		echo "{$t,\"type\":\"job\",\"ok\":true}"
 	}
-	run stock 1 30 30 30 100 20 20 20
-	run stock 2 34 34 34 110 20 20 20
-	run stock 3 32 32 32 120 20 20 20
+	run stock 1 30 30 30 100 20 20 20 92
+	run stock 2 34 34 34 110 20 20 20 93
+	run stock 3 32 32 32 120 20 20 20 92
 	run L1 1 50 0 100 130 40 0 0
 	run L1 2 52 4 100 140 40 0 0
 	run L1 3 49 0 98 150 40 0 0
-	run L0 1 31 31 31 100 20 20
-	run L0 2 33 33 33 100 20 20
-	run L0 3 35 35 35 100 20 20
+	run L0 1 31 31 31 100 20 20 "" 90
+	run L0 2 33 33 33 100 20 20 "" 91
+	run L0 3 35 35 35 100 20 20 "" 90
 } >"$tmp/results.jsonl"
 cat >"$tmp/model.json" <<'EOF'
 {"min_stretch": "1ms", "profiles": [{"name": "m", "awake_idle_w": 40, "sleep_w": 10, "core_w": 5},
@@ -342,6 +342,11 @@ eq "steady L1 target: 92.6% < 95% is not met" \
 	"$(s '.targets[] | select(.target | test("steady")) | .met')" false
 eq "packed p99 target: 1.27x > 1.25x is not met" \
 	"$(s '.targets[] | select((.target | test("packed")) and .config == "L1") | .met')" false
+# bursts done: stock 92/93/92 of 100 (median 0.92), L1 90 in every run:
+# 2 points short of stock, more than 1: not met (L0 has no such target)
+eq "work done target: L1 2 points short of stock is not met" \
+	"$(s '.targets[] | select(.target | test("work done")) | [.config, (.value * 10 | round), .goal, .met] | @csv')" \
+	'"L1",20,1,false'
 # L0 33 against stock 32: difference 1 <= the larger spread (4): met
 eq "level 0 target" "$(s '.targets[] | select(.target | test("level 0 residency")) | [.value, .goal, .met] | @csv')" "1,4,true"
 # L0 p99 100 (range 100-100) against stock 110 (100-120): ranges overlap
