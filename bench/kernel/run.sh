@@ -51,9 +51,10 @@
 # floor"). The pacing hrtimer runs on a CPU of its own, outside the
 # measured topology: one more vCPU, alone in one more package
 # (run-guest.sh PACE_CPU=1), kept out of the scheduler's domains
-# (isolcpus=domain; not on the scx boot: sched_ext refuses it) and of
-# every task the benchmark starts, and left out of every figure
-# (vcpack.pacecpu=, guest/bench.sh). Its interrupts cost that vCPU
+# (isolcpus=domain; not on the scx boot: sched_ext refuses it, and
+# scx_vcpack -x leaves it out of its packages instead) and of every task
+# the benchmark starts, and left out of every figure (vcpack.pacecpu=,
+# guest/bench.sh). Its interrupts cost that vCPU
 # milliseconds at a time; on a workload CPU they delayed the wakeups
 # queued there (BENCHMARKS.md, "Where level 2's wakeups wait").
 # paced-inline: the same, paced from a workload CPU (the testbed of the

@@ -3,8 +3,12 @@
  * scx_vcpack.c - loader and control client of the scx_vcpack sched_ext
  * scheduler (the policy is in scx_vcpack.bpf.c's header comment).
  *
- *   scx_vcpack [-l LEVEL] [-c CGROUP=CLASS]... [-d PINDIR] [-i SECS] [-v]
- *	reads the CPU topology from sysfs, loads and attaches the scheduler,
+ *   scx_vcpack [-l LEVEL] [-c CGROUP=CLASS]... [-x CPULIST] [-d PINDIR]
+ *	       [-i SECS] [-v]
+ *	reads the CPU topology from sysfs (without the CPUs of -x, which
+ *	belong to no package: housekeeping CPUs the workload never runs on,
+ *	whose tasks are scheduled there as usual but never counted, gathered
+ *	to or spread to), loads and attaches the scheduler,
  *	sets the level and classes, pins the control maps as PINDIR/ctl and
  *	PINDIR/classes (default /sys/fs/bpf/vcpack), and runs until SIGINT
  *	or SIGTERM (exit 0: the scheduler is unloaded and every task goes
@@ -43,7 +47,7 @@
 static const char *const class_names[] = { "spread", "balanced", "pack" };
 
 static const char usage_fmt[] =
-"usage: %s [-l LEVEL] [-c CGROUP=CLASS]... [-d PINDIR] [-i SECS] [-v]\n"
+"usage: %s [-l LEVEL] [-c CGROUP=CLASS]... [-x CPULIST] [-d PINDIR] [-i SECS] [-v]\n"
 "       %s [-d PINDIR] level LEVEL\n"
 "       %s [-d PINDIR] class CGROUP spread|balanced|pack|none\n"
 "       %s [-d PINDIR] show\n"
@@ -127,6 +131,36 @@ static int cgroup_id(const char *path, __u64 *ret_id)
  * marked as the core's leader and named as every CPU's core. CPUs offline
  * now get package 0.
  */
+/*
+ * Parses a CPU list ("8", "0-3,8") into @set (VCP_MAX_CPUS entries);
+ * 0, or -EINVAL on anything else.
+ */
+static int parse_cpulist(const char *s, bool *set)
+{
+	char *end;
+	long a, b;
+
+	do {
+		a = strtol(s, &end, 10);
+		if (end == s || a < 0 || a >= VCP_MAX_CPUS)
+			return -EINVAL;
+		b = a;
+		if (*end == '-') {
+			s = end + 1;
+			b = strtol(s, &end, 10);
+			if (end == s || b < a || b >= VCP_MAX_CPUS)
+				return -EINVAL;
+		}
+		while (a <= b)
+			set[a++] = true;
+		s = end + 1;
+	} while (*end == ',');
+	return *end ? -EINVAL : 0;
+}
+
+/* CPUs of -x: in no package (cpu_pkg out of range, never a core leader) */
+static bool excluded[VCP_MAX_CPUS];
+
 static int read_topology(struct scx_vcpack *skel, int *ret_cpus,
 			 int *ret_pkgs)
 {
@@ -143,11 +177,18 @@ static int read_topology(struct scx_vcpack *skel, int *ret_cpus,
 	for (cpu = 0; cpu < nr_cpus; cpu++) {
 		int phys, core, pkg = -1;
 
+		if (excluded[cpu]) {
+			skel->rodata->cpu_pkg[cpu] = 0xff;
+			continue;
+		}
+		/* a possible CPU that is not present has no topology */
 		snprintf(path, sizeof(path),
 			 "/sys/devices/system/cpu/cpu%d/topology/physical_package_id",
 			 cpu);
-		if (read_int(path, &phys))
+		if (read_int(path, &phys)) {
+			skel->rodata->cpu_pkg[cpu] = 0xff;
 			continue;
+		}
 		snprintf(path, sizeof(path),
 			 "/sys/devices/system/cpu/cpu%d/topology/core_id", cpu);
 		if (read_int(path, &core))
@@ -191,9 +232,15 @@ static void mark_online(struct scx_vcpack *skel, int nr_cpus)
 	for (cpu = 0; cpu < nr_cpus; cpu++) {
 		snprintf(path, sizeof(path),
 			 "/sys/devices/system/cpu/cpu%d/online", cpu);
-		/* cpu0 often has no online file: it cannot go offline */
-		if (read_int(path, &on))
-			on = access(path, F_OK) ? 1 : 0;
+		/*
+		 * cpu0 often has no online file: it cannot go offline; a
+		 * possible CPU that is not present has no directory at all
+		 */
+		if (read_int(path, &on)) {
+			snprintf(path, sizeof(path),
+				 "/sys/devices/system/cpu/cpu%d", cpu);
+			on = !access(path, F_OK);
+		}
 		skel->bss->cpu_on[cpu] = on ? 1 : 0;
 	}
 }
@@ -452,7 +499,7 @@ int main(int argc, char **argv)
 	int opt;
 
 	libbpf_set_print(libbpf_print_fn);
-	while ((opt = getopt(argc, argv, "+l:c:d:i:vh")) != -1) {
+	while ((opt = getopt(argc, argv, "+l:c:x:d:i:vh")) != -1) {
 		switch (opt) {
 		case 'l':
 			if (parse_level(optarg, &o.level)) {
@@ -475,6 +522,13 @@ int main(int argc, char **argv)
 				return 1;
 			}
 			o.cg[o.nr_classes++] = optarg;
+			break;
+		case 'x':
+			if (parse_cpulist(optarg, excluded)) {
+				fprintf(stderr, "%s: bad -x '%s' (a CPU list: 8 or 0-3,8)\n",
+					prog, optarg);
+				return 1;
+			}
 			break;
 		case 'd':
 			dir = optarg;

@@ -6,7 +6,9 @@
 # what it printed. TOPOLOGY: 2x4 (2 packages x 4 cores), 4x4, numa2x4
 # (2 packages x 4 cores, one NUMA node each), snc2x4 (the same with two
 # NUMA nodes in each package, as Intel SNC or AMD NPS2), or SxC[xT] in
-# general.
+# general; TOPOLOGY+slot adds an empty socket slot: one more package's
+# CPUs possible but not present (hotplug slots, as many servers'
+# firmware declares).
 #
 # Environment:
 #   INITRD   initramfs (default: ../../build/kernel/initramfs.cpio.gz)
@@ -50,7 +52,8 @@ mem=${MEM:-256}
 [ -f "$initrd" ] || { echo "run-guest: no initramfs '$initrd' (make -C kernel initramfs)" >&2; exit 3; }
 
 numa=
-s=2 c=4 t=1
+s=2 c=4 t=1 slot=0
+case $topo in *+slot) slot=1 topo=${topo%+slot} ;; esac
 case $topo in
 numa2x4)
 	half=$((mem / 2))
@@ -84,9 +87,13 @@ snc2x4)
 esac
 case $s$c$t in *[!0-9]*|"") echo "run-guest: bad topology '$topo'" >&2; exit 3 ;; esac
 n=$((s * c * t))
-case ${PACE_CPU:-0} in
-0) smp="$n,sockets=$s,cores=$c,threads=$t" ;;
-1)
+case ${PACE_CPU:-0}$slot in
+00) smp="$n,sockets=$s,cores=$c,threads=$t" ;;
+01)
+	smp="$n,maxcpus=$((n + c * t)),sockets=$((s + 1)),cores=$c,threads=$t"
+	[ -z "$numa" ] || numa="$numa -numa cpu,node-id=0,socket-id=$s" ;;
+11) echo "run-guest: PACE_CPU=1 and +slot both want the extra socket" >&2; exit 3 ;;
+10)
 	# CPU n, the first of package s; QEMU fills sockets in order, so the
 	# rest of that socket is possible but absent
 	smp="$((n + 1)),maxcpus=$((n + c * t)),sockets=$((s + 1)),cores=$c,threads=$t"

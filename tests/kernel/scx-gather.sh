@@ -4,11 +4,23 @@
 # spreads `pack`; a class set on a parent applies to children made later
 # (every VM cgroup here is made by vcwork after the class was written);
 # unloading returns every task to the fair class and they keep running.
+# The matrix boots it with an empty socket slot (2x4+slot): CPUs 8-11
+# possible but not present, which scx_vcpack once counted as a busy core
+# of package 0.
 . /scenarios/lib.sh
 . /scenarios/scx-lib.sh
 
 scx_need scx-load scx-level1-pack scx-level1-balanced scx-level1-spread \
-	scx-level0-pack scx-stays-loaded scx-unload || exit 0
+	scx-level0-pack scx-stays-loaded scx-unload scx-bad-exclude || exit 0
+
+# -x takes a CPU list; anything else is refused before anything loads
+out=$(scx_vcpack -x 3-1 2>&1)
+rc=$?
+if [ $rc = 1 ] && echo "$out" | grep -q "bad -x '3-1'" && [ "$(scx_state)" = disabled ]; then
+	vcp_pass scx-bad-exclude "exit 1: $out"
+else
+	vcp_fail scx-bad-exclude "exit $rc, state $(scx_state): $out"
+fi
 
 if scx_start 1 -i 5 && [ "$(cat $SCX/root/ops)" = vcpack ]; then
 	vcp_pass scx-load "state $(scx_state), ops $(cat $SCX/root/ops)"

@@ -63,7 +63,8 @@ scx_before() {
 	if scx_running; then
 		scx_vcpack level "$_lv" || { echo "ERR cannot set scx_vcpack's level $_lv"; return 1; }
 	else
-		scx_start "$_lv" || return 1
+		# shellcheck disable=SC2086
+		scx_start "$_lv" $scx_x || return 1
 	fi
 	scx_seq0=$(scx_seq)
 	scx_ncl=$(scx_classes "$@" 2>/tmp/scx.err) || {
@@ -90,7 +91,7 @@ scx_after() {
 # isolcpus=domain,CPU where the kernel allows it): every task started
 # here is kept off it, and vcwork and vcresid leave it out
 # (VCPACK_PACE_CPU). Without it, the CPU this script runs on paces.
-pace=8192 pacecpu="" waits="" slow=0 wtrace=0 wevents=""
+pace=8192 pacecpu="" scx_x="" waits="" slow=0 wtrace=0 wevents=""
 for a in $(cat /proc/cmdline); do
 	case $a in
 	vcpack.pace=*) pace=${a#vcpack.pace=} ;;
@@ -106,6 +107,8 @@ if [ -n "$pacecpu" ]; then
 	keep=$(awk -v x="$pacecpu" '/^processor/ && $3 != x { printf "%s%s", s, $3; s = "," }' /proc/cpuinfo)
 	taskset -pc "$keep" $$ >/dev/null || { echo "VCB-FAIL cannot keep off CPU $pacecpu"; exit 1; }
 	export VCPACK_PACE_CPU="$pacecpu"
+	# scx_vcpack leaves it out of its packages too
+	scx_x="-x $pacecpu"
 fi
 if [ "$pace" != 0 ]; then
 	rp=$(vcresid pace "$pace" ${pacecpu:+--cpu "$pacecpu"} 2>&1 | tr '\n' ' ')
