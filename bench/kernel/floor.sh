@@ -13,6 +13,7 @@
 set -eu
 out=$1 img=$2 initrd=$3
 top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/bench/kernel/scenarios.sh"
 mkdir -p "$out/floor"
 a="--warmup 1 --duration 3 --seed 5 --mon-ms 1000 --vm name=a,threads=1,class=pack,duty=50,burst=5ms,work=cpu,pins=0"
 {
@@ -23,13 +24,7 @@ a="--warmup 1 --duration 3 --seed 5 --mon-ms 1000 --vm name=a,threads=1,class=pa
 sh "$top/bench/kernel/jobs-initrd.sh" "$initrd" "$out/floor/jobs" "$out/floor/boot.cpio"
 tbs="nohz paced-inline paced"
 for tb in $tbs; do
-	pc=0
-	case $tb in
-	nohz) ap="vcpack.pace=0" ;;
-	paced-inline) ap="nohz=off skew_tick=1 vcpack.pace=8192" ;;
-	paced) ap="nohz=off skew_tick=1 vcpack.pace=8192 isolcpus=domain,8 vcpack.pacecpu=8" pc=1 ;;
-	esac
-	PACE_CPU=$pc APPEND=$ap INITRD=$out/floor/boot.cpio OUT=$out/floor/$tb MEM=512 TIMEOUT=300 \
+	PACE_CPU=$(testbed_pace_cpu $tb) APPEND=$(testbed_append $tb stock 2 4) INITRD=$out/floor/boot.cpio OUT=$out/floor/$tb MEM=512 TIMEOUT=300 \
 		LABEL="floor $tb" sh "$top/kernel/testbed/run-guest.sh" "$img" bench 2x4 \
 		2>>"$out/floor/run.log" || true
 done

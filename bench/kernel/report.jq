@@ -143,6 +143,10 @@ def patched_of: sub("^scx-"; "");
 	else $r end)) as $rows |
 
 def row($t; $s; $c): $rows | map(select(.topo == $t and .scenario == $s and .config == $c));
+# the rows of the targets judged up to half load
+def halfload($t; $c): $rows | map(select(.topo == $t and .config == $c and
+	(.scenario == "steady" or .scenario == "bursty" or .scenario == "mixed" or
+	 (.scenario == "ramp" and .load <= 50))));
 def topos: $rows | map(.topo) | unique;
 
 # ---- targets ----
@@ -173,18 +177,12 @@ def topos: $rows | map(.topo) | unique;
 	{target: "p99 wakeup latency of spread tasks within 5% of stock", topo: $t,
 	 scenario: "mixed", config: $c, value: .p99_vs_stock.spread, goal: 1.05,
 	 met: (.p99_vs_stock.spread != null and .p99_vs_stock.spread <= 1.05)}),
- (topos[] as $t | ("L1", "L2", "stock-pin", "scx-L1", "scx-L2") as $c |
-	($rows | map(select(.topo == $t and .config == $c and
-		(.scenario == "steady" or .scenario == "bursty" or .scenario == "mixed" or
-		 (.scenario == "ramp" and .load <= 50)))))[] |
+ (topos[] as $t | ("L1", "L2", "stock-pin", "scx-L1", "scx-L2") as $c | halfload($t; $c)[] |
 	{target: "p99 wakeup latency of packed tasks within 25% of stock up to half load",
 	 topo: $t, scenario: .scenario, load: .load, config: $c,
 	 value: .p99_vs_stock.pack, goal: 1.25,
 	 met: (.p99_vs_stock.pack != null and .p99_vs_stock.pack <= 1.25)}),
- (topos[] as $t | ("L1", "L2", "stock-pin", "scx-L1", "scx-L2") as $c |
-	($rows | map(select(.topo == $t and .config == $c and
-		(.scenario == "steady" or .scenario == "bursty" or .scenario == "mixed" or
-		 (.scenario == "ramp" and .load <= 50)))))[] as $r |
+ (topos[] as $t | ("L1", "L2", "stock-pin", "scx-L1", "scx-L2") as $c | halfload($t; $c)[] as $r |
 	(row($t; $r.scenario; "stock") | map(select(.load == $r.load)) | .[0]) as $s |
 	select($s != null) |
 	([$r.classes | to_entries[] | select(.key == "pack" or .key == "balanced") |

@@ -142,12 +142,10 @@ else
 	loads="5 15 30 50 70 90"
 	warmup=1 duration=6
 fi
-case $testbed in
-paced | paced-inline) append="nohz=off skew_tick=1 vcpack.pace=8192" ;;
-nohz) append="vcpack.pace=0" ;;
-*) echo "run.sh: --testbed is paced, paced-inline or nohz, not '$testbed'" >&2; exit 2 ;;
-esac
-[ $waits = 0 ] || append="$append vcpack.waits=1 vcpack.waitslow=$waitslow vcpack.waittrace=$waittrace${waitevents:+ vcpack.waitevents=$waitevents}"
+testbed_append "$testbed" stock 1 1 >/dev/null ||
+	{ echo "run.sh: --testbed is paced, paced-inline or nohz, not '$testbed'" >&2; exit 2; }
+waitsapp=
+[ $waits = 0 ] || waitsapp=" vcpack.waits=1 vcpack.waitslow=$waitslow vcpack.waittrace=$waittrace${waitevents:+ vcpack.waitevents=$waitevents}"
 mkdir -p "$out/raw" "$out/plans"
 : >"$out/boots.txt"
 
@@ -248,17 +246,6 @@ make_boot() {
 	sh "$here/jobs-initrd.sh" "$initrd" "$out/raw/$name.jobs" "$out/raw/$name.cpio"
 }
 
-# boot_append KIND PACKAGES CORES NODES -> the boot's kernel command line
-# (--testbed paced: the pacing CPU, numbered after the topology's own)
-boot_append() {
-	[ $testbed = paced ] || { echo "$append"; return; }
-	_pc=$(($2 * $3))
-	case $1 in
-	scx) echo "$append vcpack.pacecpu=$_pc" ;;
-	*) echo "$append isolcpus=domain,$_pc vcpack.pacecpu=$_pc" ;;
-	esac
-}
-
 # run_boot TOPO PASS KIND
 run_boot() {
 	name=$1-p$2-$3
@@ -269,8 +256,8 @@ run_boot() {
 	to=$((120 + n * (warmup + duration + 2) * 8))
 	rc=0
 	# shellcheck disable=SC2046
-	_app=$(boot_append "$3" $(topo_size "$1"))
-	PACE_CPU=$([ $testbed = paced ] && echo 1 || echo 0) APPEND=$_app \
+	_app=$(testbed_append "$testbed" "$3" $(topo_size "$1"))$waitsapp
+	PACE_CPU=$(testbed_pace_cpu "$testbed") APPEND=$_app \
 		INITRD=$out/raw/$name.cpio OUT=$out/raw/$name MEM=512 TIMEOUT=$to \
 		LABEL="$3 kernel" sh "${BENCH_RUN_GUEST:-$top/kernel/testbed/run-guest.sh}" \
 		"$img" bench "$1" 2>>"$out/raw/$name.run" || rc=$?

@@ -1,4 +1,5 @@
-# bench/kernel/scenarios.sh - the benchmark's workloads, sourced by run.sh.
+# bench/kernel/scenarios.sh - the benchmark's workloads, topologies and
+# testbeds, sourced by run.sh (and floor.sh for the testbeds).
 #
 # scen_vms SCENARIO PACKAGES CORES [LOAD] prints one VM per line:
 #   NAME THREADS CLASS DUTY BURST_MS
@@ -73,4 +74,31 @@ topo_size() {
 	*x*) echo "${1%%x*} ${1#*x} 1" ;;
 	*) echo "topo_size: unknown topology '$1'" >&2; return 1 ;;
 	esac
+}
+
+# testbed_append TESTBED KIND PACKAGES CORES -> the kernel command line of
+# a guest boot on that testbed (run.sh --testbed): nohz unpaced; paced
+# and paced-inline with nohz=off skew_tick=1 and the RTC at 8192 Hz;
+# paced from CPU PACKAGES * CORES (run-guest.sh PACE_CPU=1), kept out of
+# the scheduler's domains except on the scx boot (KIND scx: sched_ext
+# refuses isolcpus). Status 1 for an unknown testbed.
+testbed_append() {
+	_tb="nohz=off skew_tick=1 vcpack.pace=8192"
+	case $1 in
+	nohz) echo "vcpack.pace=0" ;;
+	paced-inline) echo "$_tb" ;;
+	paced)
+		_pc=$(($3 * $4))
+		if [ "$2" = scx ]; then
+			echo "$_tb vcpack.pacecpu=$_pc"
+		else
+			echo "$_tb isolcpus=domain,$_pc vcpack.pacecpu=$_pc"
+		fi ;;
+	*) return 1 ;;
+	esac
+}
+
+# testbed_pace_cpu TESTBED -> run-guest.sh's PACE_CPU for it
+testbed_pace_cpu() {
+	if [ "$1" = paced ]; then echo 1; else echo 0; fi
 }

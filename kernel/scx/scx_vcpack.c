@@ -177,15 +177,11 @@ static int read_topology(struct scx_vcpack *skel, int *ret_cpus,
 	for (cpu = 0; cpu < nr_cpus; cpu++) {
 		int phys, core, pkg = -1;
 
-		if (excluded[cpu]) {
-			skel->rodata->cpu_pkg[cpu] = 0xff;
-			continue;
-		}
 		/* a possible CPU that is not present has no topology */
 		snprintf(path, sizeof(path),
 			 "/sys/devices/system/cpu/cpu%d/topology/physical_package_id",
 			 cpu);
-		if (read_int(path, &phys)) {
+		if (excluded[cpu] || read_int(path, &phys)) {
 			skel->rodata->cpu_pkg[cpu] = 0xff;
 			continue;
 		}

@@ -87,19 +87,16 @@ snc2x4)
 esac
 case $s$c$t in *[!0-9]*|"") echo "run-guest: bad topology '$topo'" >&2; exit 3 ;; esac
 n=$((s * c * t))
-case ${PACE_CPU:-0}$slot in
-00) smp="$n,sockets=$s,cores=$c,threads=$t" ;;
-01)
-	smp="$n,maxcpus=$((n + c * t)),sockets=$((s + 1)),cores=$c,threads=$t"
-	[ -z "$numa" ] || numa="$numa -numa cpu,node-id=0,socket-id=$s" ;;
-11) echo "run-guest: PACE_CPU=1 and +slot both want the extra socket" >&2; exit 3 ;;
-10)
-	# CPU n, the first of package s; QEMU fills sockets in order, so the
-	# rest of that socket is possible but absent
-	smp="$((n + 1)),maxcpus=$((n + c * t)),sockets=$((s + 1)),cores=$c,threads=$t"
-	[ -z "$numa" ] || numa="$numa -numa cpu,node-id=0,socket-id=$s" ;;
-*) echo "run-guest: PACE_CPU is 0 or 1, not '$PACE_CPU'" >&2; exit 3 ;;
-esac
+pace=${PACE_CPU:-0}
+case $pace in 0 | 1) ;; *) echo "run-guest: PACE_CPU is 0 or 1, not '$pace'" >&2; exit 3 ;; esac
+[ $((pace + slot)) -le 1 ] || { echo "run-guest: PACE_CPU=1 and +slot both want the extra socket" >&2; exit 3; }
+smp="$((n + pace)),sockets=$s,cores=$c,threads=$t"
+if [ $((pace + slot)) = 1 ]; then
+	# one more socket, filled in order: the pacing CPU n first (PACE_CPU),
+	# the rest of it possible but absent
+	smp="$((n + pace)),maxcpus=$((n + c * t)),sockets=$((s + 1)),cores=$c,threads=$t"
+	[ -z "$numa" ] || numa="$numa -numa cpu,node-id=0,socket-id=$s"
+fi
 
 if [ "$icount" = 1 ]; then
 	accel="-accel tcg,thread=single -icount shift=${ICOUNT_SHIFT:-2},sleep=off"

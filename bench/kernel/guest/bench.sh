@@ -114,11 +114,10 @@ if [ "$pace" != 0 ]; then
 	rp=$(vcresid pace "$pace" ${pacecpu:+--cpu "$pacecpu"} 2>&1 | tr '\n' ' ')
 	echo "VCB-PACE $rp"
 	pacecpu=$(echo "$rp" | sed -n 's/.*"cpu":\([0-9]*\).*/\1/p')
-	pacecpu=${pacecpu:--1}
 else
 	echo "VCB-PACE off"
-	pacecpu=${pacecpu:--1}
 fi
+pacecpu=${pacecpu:--1}
 echo "VCB-BOOT kernel=$(uname -r) knob=$([ -f $knob ] && echo yes || echo no) cpus=$(nproc) isolated=$(cat /sys/devices/system/cpu/isolated 2>/dev/null) affinity=$(taskset -p $$ | sed 's/.*: //') cmdline=$(cat /proc/cmdline | tr ' ' ',')"
 [ -f /bench/jobs ] || { echo "VCB-FAIL no /bench/jobs"; exit 1; }
 fails=0
