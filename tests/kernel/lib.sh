@@ -180,3 +180,14 @@ vcp_slot_busy() {
 		cnt++
 	} END { for (i = 1; i <= n; i++) printf "%s%.0f", (i > 1 ? " " : ""), sum[i] / cnt; print "" }' "$3"
 }
+
+# class_done RUN CLASS: the bursts CLASS's threads completed, in percent
+# of those due in the window (one decimal; "-" when none were due).
+class_done() {
+	awk -v cl="$2" 'index($0, "\"type\":\"class\"") &&
+	index($0, "\"class\":\"" cl "\"") {
+		match($0, /"bursts":[0-9]+/); b = substr($0, RSTART + 9, RLENGTH - 9)
+		match($0, /"bursts_due":[0-9]+/); d = substr($0, RSTART + 13, RLENGTH - 13)
+		if (d > 0) printf "%.1f\n", b * 100 / d; else print "-"
+	}' "/tmp/$1.out"
+}
