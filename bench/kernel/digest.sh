@@ -7,10 +7,8 @@
 # bursty, mixed, busyspread and the 15/30/50% ramps. Prints markdown.
 set -eu
 [ -s "$1" ] || { echo "digest.sh: no summary '$1' (report.sh writes it)" >&2; exit 2; }
-jq -r '
-def f1: if . == null then "-" else (. * 10 | round / 10 | tostring) end;
-def ord: {"steady": 0, "bursty": 1, "mixed": 2, "busyspread": 3, "ramp": 4}[.] // 9;
-def cord: {"stock": 0, "stock-pin": 1, "L0": 2, "L1": 3, "L2": 4, "scx-L1": 5, "scx-L2": 6}[.] // 9;
+here=$(cd "$(dirname "$0")" && pwd)
+jq -L "$here" -r 'include "fmt";
 def name: if .load == null then .scenario else "\(.scenario) \(.load)%" end;
 def worst: [.classes | to_entries[] | select(.key == "pack" or .key == "balanced") | .value.p99.med // empty] | max;
 def wratio: [.p99_vs_stock // {} | to_entries[] | select(.key == "pack" or .key == "balanced") | .value] | max;

@@ -20,15 +20,12 @@ jq -s --argjson model "$(cat "$model")" -f "$here/report.jq" \
 	"$dir/results.jsonl" >"$dir/summary.json"
 
 # ---- tables ----
-jq -r '
-def f1: if . == null then "-" else (. * 10 | round / 10 | tostring) end;
+jq -L "$here" -r 'include "fmt";
 def f0: if . == null then "-" else (. | round | tostring) end;
 def pct: if . == null then "-" else (. * 100 | round | tostring) + "%" end;
 def spread: if .med == null then "-" else (.med | f1) + " [" + (.min | f1) + "-" + (.max | f1) + "]" end;
 def us: if . == null or .med == null then "-" else (.med | f0) end;
 def sav: if . == null then "" elif (. | fabs) < 0.005 then " (0%)" else " (" + (if . > 0 then "-" else "+" end) + ((. | fabs) * 100 | round | tostring) + "%)" end;
-def ord: {"steady": 0, "bursty": 1, "mixed": 2, "ramp": 3}[.] // 9;
-def cord: {"stock": 0, "stock-pin": 1, "L0": 2, "L1": 3, "L2": 4, "scx-L1": 5, "scx-L2": 6}[.] // 9;
 def pts: if . == null then "-" else (if . > 0 then "+" else "" end) + (. * 10 | round / 10 | tostring) end;
 def ratio: if . == null then "-" else (. * 100 | round / 100 | tostring) + "x" end;
 def ms: if . == null or .med == null then "-" else (.med / 100 | round / 10 | tostring) end;

@@ -430,6 +430,18 @@ eq "scx: the scx section's level 2 row (no patched row)" \
 	"| 2x4 | steady | - | 2 | 54 | 32 | - | 45 [45-45] | - | 0.1 / - / 0.2 | - | - / 90% |"
 grep -q 'scx - patched residency median +4 points (+4 to +4)' "$tmp/scx/table.md" &&
 	ok || ko "scx: section summary: $(grep 'scx - patched residency' "$tmp/scx/table.md" | cut -c1-200)"
+# digest.sh (BENCHMARKS.md's two tables) on the same summary: configs in
+# fmt.jq's order, residency medians, the worst packable p99 in ms with
+# its ratio to stock (L0 33 of 31/33/35, L1 50 of 50/52/49; p99 L0 100
+# against stock's 110: 0.91x, scx-L1 165: 0.2 ms, 1.5x)
+sh "$top/bench/kernel/digest.sh" "$tmp/scx/summary.json" >"$tmp/digest.md" 2>"$tmp/digest.err"
+eq "digest: exit status" $? 0
+eq "digest: residency header" "$(grep '^| topology | scenario | limit' "$tmp/digest.md")" \
+	"| topology | scenario | limit % | stock | L0 | L1 | scx-L1 | scx-L2 | system all-idle % stock / L2 |"
+eq "digest: residency row" "$(grep '^| 2x4 | steady | 54 ' "$tmp/digest.md")" \
+	"| 2x4 | steady | 54 | 32 | 33 | 50 | 54 | 45 | 20 / - |"
+eq "digest: p99 row" "$(grep '^| 2x4 | steady | 0' "$tmp/digest.md")" \
+	"| 2x4 | steady | 0.1 | 0.1 (0.91x) | 0.1 (1.27x) | 0.2 (1.5x) | 0.2 (1.82x) |"
 # a run without scx configs has no scx section
 PATH=$tmp/bin:$PATH sh "$top/bench/kernel/report.sh" "$tmp" "$tmp/model.json" >/dev/null 2>&1
 eq "no scx runs: report.sh exit status" $? 0
