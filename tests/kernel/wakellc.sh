@@ -30,7 +30,7 @@ vcp_need_knobs $CHECKS || exit 0
 wl_run() {
 	rn=$1
 	pace=$(vcresid pace 8192 --cpu 7 2>/dev/null | sed -n 's/.*"pid":\([0-9]*\).*/\1/p')
-	if [ -n "$pace" ]; then wl_paced=paced; else wl_paced="unpaced (no RTC)"; fi
+	if [ -n "$pace" ]; then wl_paced=paced; else wl_paced="unpaced (vcresid pace failed)"; fi
 	if ! vcresid start --wakeups >"/tmp/$rn.rs" 2>&1; then
 		echo "VCP-DATA $rn vcresid start: $(cat "/tmp/$rn.rs")"
 		[ -z "$pace" ] || kill "$pace"
