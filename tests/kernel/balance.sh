@@ -1,6 +1,15 @@
 # balance: the balancer bugs of series v1 (issue 15), each set up on
 # 2x4 by starting a VM on a few CPUs and widening its affinity a second
 # later (taskset), so every run starts from the same bad placement.
+#  balance-spill-cap       level 2, a `spread` task pinned to CPU 1 and 5
+#                          steady `pack` tasks released from CPU 0 to CPUs
+#                          0 and 4-7 (6 tasks in a package of 4 cores,
+#                          its idle CPUs 2-3 closed to them): the first
+#                          pass that spills from CPU 0 moves the 2 tasks
+#                          beyond the package's capacity (3 if a kworker
+#                          runs in the package at that moment), although
+#                          the package domain balances utilization
+#                          there (migrate_util); v1 moves all but one.
 #  balance-spill-no-active level 1, 5 `pack` tasks beside 4 `spread`
 #                          tasks pinned to the second package (9 tasks,
 #                          8 CPUs): the spill goes through the usual
@@ -15,18 +24,19 @@
 #                          pack tasks stay.
 . /scenarios/lib.sh
 
-CHECKS="balance-spill-no-active balance-pinned-gather balance-keep-spread"
+CHECKS="balance-spill-cap balance-spill-no-active balance-pinned-gather balance-keep-spread"
 vcp_need_knobs $CHECKS || exit 0
 
-# bal_run RUN WIDEN_VMS vcwork-args...: vcwork in the background; a
-# second after each VM of WIDEN_VMS (space-separated names) has a process,
-# all its threads may run on every CPU. Output as vcp_run.
-bal_run() {
-	rn=$1 widen=$2
+# bal_start RUN WIDEN_VMS vcwork-args...: vcwork in the background (pid in
+# $bal_pid), back a second after each VM of WIDEN_VMS (space-separated
+# names) has a process. bal_widen CPUS: all threads of those VMs may run
+# on CPUS. bal_end: wait for vcwork, its output as vcp_run's.
+bal_start() {
+	bal_rn=$1 bal_vms=$2
 	shift 2
-	vcwork "$@" >"/tmp/$rn.out" 2>"/tmp/$rn.err" &
-	wp=$!
-	for vm in $widen; do
+	vcwork "$@" >"/tmp/$bal_rn.out" 2>"/tmp/$bal_rn.err" &
+	bal_pid=$!
+	for vm in $bal_vms; do
 		n=0
 		while ! grep -q . "$CGROOT/vcwork-$vm/cgroup.procs" 2>/dev/null &&
 		    [ $n -lt 100 ]; do
@@ -34,17 +44,28 @@ bal_run() {
 		done
 	done
 	sleep 1
-	for vm in $widen; do
+}
+bal_widen() {
+	for vm in $bal_vms; do
 		for p in $(cat "$CGROOT/vcwork-$vm/cgroup.procs" 2>/dev/null); do
-			taskset -a -p -c 0-7 "$p" >/dev/null 2>&1 ||
-				echo "VCP-DATA $rn taskset -a -p -c 0-7 $p failed"
+			taskset -a -p -c "$1" "$p" >/dev/null 2>&1 ||
+				echo "VCP-DATA $bal_rn taskset -a -p -c $1 $p failed"
 		done
 	done
-	wait $wp
+}
+bal_end() {
+	wait $bal_pid
 	r=$?
-	sed "s/^/VCP-DATA $rn /" "/tmp/$rn.out"
-	sed "s/^/VCP-DATA $rn stderr: /" "/tmp/$rn.err"
+	sed "s/^/VCP-DATA $bal_rn /" "/tmp/$bal_rn.out"
+	sed "s/^/VCP-DATA $bal_rn stderr: /" "/tmp/$bal_rn.err"
 	return $r
+}
+
+# bal_run RUN WIDEN_VMS vcwork-args...: bal_start, every CPU, bal_end
+bal_run() {
+	bal_start "$@"
+	bal_widen 0-7
+	bal_end
 }
 
 # main packages of VM's threads in RUN, sorted, space-separated
@@ -55,6 +76,70 @@ vm_pkgs() { jsel "$1" thread main_pkg "$2" | sort -n | tr '\n' ' ' | sed 's/ $//
 alb_pushed() {
 	awk '$1 ~ /^domain/ && $2 == "ff" { s += $29 } END { print s + 0 }' /proc/schedstat
 }
+
+# the thread ids of VM's process, space-separated
+vm_tids() {
+	for p in $(cat "$CGROOT/vcwork-$1/cgroup.procs" 2>/dev/null); do
+		ls "/proc/$p/task"
+	done | tr '\n' ' '
+}
+
+# first_spill TIDS: from sched_migrate_task in the trace, the first pass
+# that moved one of TIDS from CPU 0 into package 1 (CPUs 4-7): the
+# moves from CPU 0 to that pass's destination within 1 ms of its first
+# (detach_tasks() and attach_tasks() move a pass's tasks under one lock,
+# microseconds apart; the next pass is a balance interval later).
+# Prints "N DEST" (0 -1 if none) and the moves as "VCP-DATA spill-cap
+# mig TIME TID FROM TO".
+first_spill() {
+	awk -v tids=" $1 " '/sched_migrate_task:/ {
+		pid = $0; sub(/.* pid=/, "", pid); sub(/ .*/, "", pid)
+		if (index(tids, " " pid " ") == 0) next
+		ts = $0; sub(/: sched_migrate_task:.*/, "", ts); sub(/.* /, "", ts)
+		o = $0; sub(/.*orig_cpu=/, "", o); sub(/ .*/, "", o)
+		d = $0; sub(/.*dest_cpu=/, "", d); sub(/ .*/, "", d)
+		print "VCP-DATA spill-cap mig " ts " " pid " " o " " d > "/dev/stderr"
+		if (o + 0 != 0 || d + 0 < 4 || d + 0 > 7) next
+		if (dest == "") { dest = d; t0 = ts }
+		if (d == dest && ts - t0 < 0.001) n++
+	} END { print n + 0, (dest == "" ? -1 : dest) }' /sys/kernel/tracing/trace
+}
+
+# (a) the spill cap, where the package domain balances utilization
+if [ -d /sys/kernel/tracing/events/sched/sched_migrate_task ]; then
+	tr=/sys/kernel/tracing
+	# this shell, taskset and vcwork's monitor off package 0: a task
+	# running there when the spill is decided counts against its capacity
+	taskset -p -c 4-7 $$ >/dev/null
+	vcp_set_level 2
+	bal_start spill-cap a --warmup 4 --duration 2 \
+		--vm name=s,threads=1,class=spread,duty=100,pins=1 \
+		--vm name=a,threads=5,class=pack,duty=100,cpus=0
+	tids=$(vm_tids a)
+	echo 0 >$tr/tracing_on
+	echo >$tr/trace
+	echo 1 >$tr/events/sched/sched_migrate_task/enable
+	echo 1 >$tr/tracing_on
+	bal_widen 0,4-7
+	sleep 1
+	echo 0 >$tr/tracing_on
+	echo 0 >$tr/events/sched/sched_migrate_task/enable
+	bal_end
+	vcp_set_level 0
+	taskset -p -c 0-7 $$ >/dev/null
+	set -- $(first_spill "$tids" 2>/tmp/spill-cap.mig)
+	cat /tmp/spill-cap.mig
+	echo >$tr/trace
+	if vcp_check_run spill-cap; then
+		if [ "$1" -ge 1 ] && [ "$1" -le 3 ]; then
+			vcp_pass balance-spill-cap "the first spill moved $1 task(s) from CPU 0 to CPU $2 (capacity 4, 6 tasks); a in $(vm_pkgs spill-cap a)"
+		else
+			vcp_fail balance-spill-cap "want the first spill from CPU 0 to move 1 to 3 of VM a's 5 tasks there (6 tasks in the package, capacity 4, at most one kworker beside them), it moved $1 (to CPU $2); a in $(vm_pkgs spill-cap a)"
+		fi
+	fi
+else
+	vcp_skip balance-spill-cap "no sched_migrate_task trace event"
+fi
 
 # (b) no forced active balance for a spill
 if [ -w /proc/sys/kernel/sched_schedstats ]; then
