@@ -173,7 +173,7 @@ vm_args() {
 	# shellcheck disable=SC2046
 	set -- "$@" $(topo_size "$1")
 	_pins=$4
-	scen_vms "$2" "$5" "$6" "$([ "$3" = - ] || echo "$3")" |
+	scen_vms "$2" "$5" "$(($6 * $8))" "$([ "$3" = - ] || echo "$3")" |
 	while read -r name th cl duty burst; do
 		a="--vm name=$name,threads=$th,class=$cl,duty=$duty,burst=${burst}ms,work=cpu"
 		if [ -n "$_pins" ]; then
@@ -189,18 +189,18 @@ vm_args() {
 plan_pins() {
 	# shellcheck disable=SC2046
 	set -- "$@" $(topo_size "$1")
-	_p=$5 _c=$6 _nodes=$7
+	_p=$5 _c=$6 _nodes=$7 _t=$8
 	x=$out/plans/$1-$2-$3.xml
 	pol=$out/plans/$1-$2-$3.policy.json
-	maxd=$(scen_vms "$2" "$_p" "$_c" "$([ "$3" = - ] || echo "$3")" |
+	maxd=$(scen_vms "$2" "$_p" "$((_c * _t))" "$([ "$3" = - ] || echo "$3")" |
 		awk '$4 > m { m = $4 } END { printf "%.2f", m / 100 }')
 	{
 		echo "<node><cpu><mhz>2400</mhz><model>x86_64</model>"
-		echo "<active>$((_p * _c))</active><max>$((_p * _c))</max>"
+		echo "<active>$((_p * _c * _t))</active><max>$((_p * _c * _t))</max>"
 		echo "<nodes>$_nodes</nodes><sockets>$((_p / _nodes))</sockets>"
-		echo "<cores>$_c</cores><threads>1</threads></cpu>"
+		echo "<cores>$_c</cores><threads>$_t</threads></cpu>"
 		echo "<memory>16777216</memory>"
-		scen_vms "$2" "$_p" "$_c" "$([ "$3" = - ] || echo "$3")" |
+		scen_vms "$2" "$_p" "$((_c * _t))" "$([ "$3" = - ] || echo "$3")" |
 		while read -r name th cl duty burst; do
 			tag=
 			[ "$cl" = balanced ] ||
@@ -214,8 +214,8 @@ plan_pins() {
 	"$vcpack" -c "test://$x" -p "$pol" --mode pin --sample 0 --json plan \
 		>"$out/plans/$1-$2-$3.plan.json" ||
 		{ echo "run.sh: vcpack plan failed for $1 $2 $3" >&2; return 1; }
-	jq -r '.plan.vms[] | .name + " " + ([.vcpus[] | gsub(","; ":")] | join("/"))' \
-		"$out/plans/$1-$2-$3.plan.json" >"$4"
+	jq -r '.plan.vms[] | .name + " " + (.vcpus | join("/"))' \
+		"$out/plans/$1-$2-$3.plan.json" | guest_cpus "$_p" "$_c" "$_t" >"$4"
 }
 
 # make_boot TOPO PASS KIND: writes the jobs file and the boot's initrd

@@ -1,11 +1,13 @@
 # bench/kernel/scenarios.sh - the benchmark's workloads, topologies and
 # testbeds, sourced by run.sh (and floor.sh for the testbeds).
 #
-# scen_vms SCENARIO PACKAGES CORES [LOAD] prints one VM per line:
+# scen_vms SCENARIO PACKAGES CPUS [LOAD] prints one VM per line:
 #   NAME THREADS CLASS DUTY BURST_MS
 # Every vCPU thread is periodic: BURST_MS of its own CPU time (a fixed
 # amount of work) every BURST_MS * 100 / DUTY ms, with its own phase.
-# Sizes scale with the host (N = PACKAGES * CORES CPUs):
+# CPUS is per package (cores times hardware threads: on SMT the load is
+# a share of the logical CPUs, as a host's is).
+# Sizes scale with the host (N = PACKAGES * CPUS CPUs):
 #   steady  N/2 vCPUs of pack VMs (2 vCPUs each), duty cycles 60, 10, 35,
 #           20, 50, 30 % by VM, long bursts (period 100 ms)
 #   bursty  N vCPUs of pack VMs, 1-2 ms bursts, duty 5-10 % (period 20 ms)
@@ -67,19 +69,58 @@ scen_vms() {
 	esac
 }
 
-# topo_size TOPOLOGY -> "PACKAGES CORES NODES" (run-guest.sh's topologies)
+# topo_size TOPOLOGY -> "PACKAGES CORES NODES THREADS" (run-guest.sh's
+# topologies: PxC, PxCxT with T hardware threads per core, numa2x4)
 topo_size() {
 	case $1 in
-	numa2x4) echo "2 4 2" ;;
-	*x*) echo "${1%%x*} ${1#*x} 1" ;;
+	numa2x4) echo "2 4 2 1" ;;
+	*x*x*) _r=${1#*x}; echo "${1%%x*} ${_r%%x*} 1 ${_r#*x}" ;;
+	*x*) echo "${1%%x*} ${1#*x} 1 1" ;;
 	*) echo "topo_size: unknown topology '$1'" >&2; return 1 ;;
 	esac
 }
 
-# testbed_append TESTBED KIND PACKAGES CORES -> the kernel command line of
-# a guest boot on that testbed (run.sh --testbed): nohz unpaced; paced
+# guest_cpus PACKAGES CORES THREADS: "VM LIST/LIST" lines of CPU lists in
+# the agent's numbering to the same in the guest's, ":" for ",". The
+# agent numbers a host from virNodeGetInfo() as Linux numbers x86 hosts,
+# thread 0 of every core of every package first (CPU i and i + P * C are
+# siblings); QEMU's -smp numbers the threads of a core next to each other
+# (socket, core, thread). The same without SMT.
+guest_cpus() {
+	awk -v p="$1" -v c="$2" -v t="$3" '
+	function g(a,  th, r) {
+		th = int(a / (p * c)); r = a % (p * c)
+		return int(r / c) * c * t + (r % c) * t + th
+	}
+	function conv(l,  n, parts, i, lo, hi, k, seen, out, j, first, prev) {
+		n = split(l, parts, ",")
+		delete seen
+		for (i = 1; i <= n; i++) {
+			lo = parts[i]; hi = parts[i]
+			if (index(parts[i], "-")) { split(parts[i], k, "-"); lo = k[1]; hi = k[2] }
+			for (j = lo + 0; j <= hi + 0; j++) seen[g(j)] = 1
+		}
+		out = ""; first = -1
+		for (j = 0; j <= p * c * t; j++) {
+			if (j in seen) { if (first < 0) first = j; prev = j; continue }
+			if (first < 0) continue
+			out = out (out == "" ? "" : ":") (first == prev ? first : first "-" prev)
+			first = -1
+		}
+		return out
+	}
+	{
+		n = split($2, v, "/"); s = ""
+		for (i = 1; i <= n; i++) s = s (i > 1 ? "/" : "") conv(v[i])
+		print $1, s
+	}'
+}
+
+# testbed_append TESTBED KIND PACKAGES CORES [NODES [THREADS]] -> the
+# kernel command line of a guest boot on that testbed (run.sh --testbed,
+# topo_size's fields after KIND): nohz unpaced; paced
 # and paced-inline with nohz=off skew_tick=1 and the RTC at 8192 Hz;
-# paced from CPU PACKAGES * CORES (run-guest.sh PACE_CPU=1), kept out of
+# paced from CPU PACKAGES * CORES * THREADS (run-guest.sh PACE_CPU=1), kept out of
 # the scheduler's domains except on the scx boot (KIND scx: sched_ext
 # refuses isolcpus). Status 1 for an unknown testbed.
 testbed_append() {
@@ -88,7 +129,7 @@ testbed_append() {
 	nohz) echo "vcpack.pace=0" ;;
 	paced-inline) echo "$_tb" ;;
 	paced)
-		_pc=$(($3 * $4))
+		_pc=$(($3 * $4 * ${6:-1}))
 		if [ "$2" = scx ]; then
 			echo "$_tb vcpack.pacecpu=$_pc"
 		else

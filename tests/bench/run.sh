@@ -577,5 +577,24 @@ for tb in paced-inline nohz; do
 		"$(cat "$tmp/kb2/raw/3x4-p1-patched.env")" "$want"
 done
 
+# topologies with SMT: sizes, the pacing CPU after every hardware thread,
+# and the agent's CPU numbers (thread-major over the host, as Linux
+# numbers x86 hosts from virNodeGetInfo()) in the guest's (QEMU -smp:
+# the threads of a core side by side)
+. "$top/bench/kernel/scenarios.sh"
+eq "topo_size 2x4" "$(topo_size 2x4)" "2 4 1 1"
+eq "topo_size 2x4x2" "$(topo_size 2x4x2)" "2 4 1 2"
+eq "topo_size numa2x4" "$(topo_size numa2x4)" "2 4 2 1"
+eq "testbed_append paced 2x4x2" "$(testbed_append paced patched $(topo_size 2x4x2))" \
+	"$p isolcpus=domain,16 vcpack.pacecpu=16"
+eq "scen_vms ramp on 2x4x2: one vCPU thread per 2 logical CPUs" \
+	"$(scen_vms ramp 2 8 30 | awk '{ n += $2 } END { print NR, n }')" "8 16"
+eq "guest_cpus 2x4x2" "$(printf 'sp 0,8\nbb 1-7,9-15\nr 0-15/4-7,12-15\n' | guest_cpus 2 4 2)" \
+	"$(printf 'sp 0-1\nbb 2-15\nr 0-15/8-15')"
+eq "guest_cpus 2x4x2, one thread of each core of package 1" \
+	"$(echo 'x 4-7' | guest_cpus 2 4 2)" "x 8:10:12:14"
+eq "guest_cpus 2x4 (no SMT): the same CPUs" \
+	"$(printf 'a 0-3/4-7\nb 1,5\n' | guest_cpus 2 4 1)" "$(printf 'a 0-3/4-7\nb 1:5')"
+
 echo "bench: $passed passed, $failed failed"
 [ "$failed" = 0 ]
