@@ -2,7 +2,7 @@
 # bench/kernel/run.sh - the kernel benchmark's runs (BENCHMARKS.md).
 #
 #   run.sh --out DIR --stock IMG --patched IMG --initrd BASE.cpio.gz
-#          --vcpack BIN [--quick] [--topos "2x4 3x4 4x4 numa2x4"]
+#          --vcpack BIN [--quick] [--topos "2x4 3x4 4x4 numa2x4 2x4x2"]
 #          [--configs "stock stock-pin L0 L1 L2 scx-L1 scx-L2"]
 #          [--repeats N] [--passes N] [--parallel N]
 #          [--testbed paced|paced-inline|nohz]
@@ -81,7 +81,7 @@ top=$(cd "$here/../.." && pwd)
 out= stock= patched= initrd= vcpack= quick=0 only_jobs= waits=0 waitslow=0 waittrace=0 waitevents= seedbase=0
 all_configs="stock stock-pin L0 L1 L2 scx-L1 scx-L2"
 configs=$all_configs
-topos="2x4 3x4 4x4 numa2x4" repeats=3 passes=1 parallel=2 testbed=paced
+topos="2x4 3x4 4x4 numa2x4 2x4x2" repeats=3 passes=1 parallel=2 testbed=paced
 while [ $# -gt 0 ]; do
 	case $1 in
 	--out) out=$2; shift 2 ;;
