@@ -62,6 +62,7 @@ def patched_of: sub("^scx-"; "");
 	 resid: $tot.all_idle_pct, resid_deep: $tot[stretch_key],
 	 sys_resid: $tot.sys_all_idle_pct, sys_resid_deep: $tot[sys_key],
 	 limit: $lim.limit_pct, demand: $lim.demand_mean,
+	 limit_core: ($lim.limit_core_pct // $lim.limit_pct),
 	 limit_peak: (if $lim == null then null else
 		100 * ($lim.pkgs - ([$lim.pkgs, (($lim.demand_peak + $lim.cores_per_pkg - 1) / $lim.cores_per_pkg | floor)] | min)) / $lim.pkgs end),
 	 pkg_resid: ($pkgs | map(.all_idle_pct)),
@@ -87,6 +88,7 @@ def patched_of: sub("^scx-"; "");
 	 sys_resid: ($g | map(.sys_resid) | stats),
 	 sys_resid_deep: ($g | map(.sys_resid_deep) | stats),
 	 limit: ($g | map(.limit) | stats),
+	 limit_core: ($g | map(.limit_core) | stats),
 	 limit_peak: ($g | map(.limit_peak) | median),
 	 demand: ($g | map(.demand) | median),
 	 pass_resid: ($g | group_by(.pass) | map(map(.resid) | median)),
@@ -108,6 +110,7 @@ def patched_of: sub("^scx-"; "");
 		.load == $r.load and .config == "stock")) | .[0]) as $s |
 	$r + {
 	 of_limit: (if ($r.limit.med // 0) > 0 then $r.resid.med / $r.limit.med else null end),
+	 of_limit_core: (if ($r.limit_core.med // 0) > 0 then $r.resid.med / $r.limit_core.med else null end),
 	 saving: ($model.profiles | map(.name as $n | {key: $n,
 		value: (if $s != null and ($s.power[$n].med // 0) > 0 and
 			$r.power[$n].med != null

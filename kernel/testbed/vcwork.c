@@ -134,6 +134,7 @@ static struct vcp_shared *vcp_shm;
 
 /* Topology and time base, set before any fork, read-only afterwards. */
 static int vcp_pkg_of[VCP_MAX_CPUS];
+static int vcp_core_of[VCP_MAX_CPUS];	/* topology/core_id, -1 unknown */
 static int vcp_n_pkgs;
 static long long vcp_t0, vcp_win_start, vcp_win_end, vcp_end;
 static struct vcp_opts vcp_o;
@@ -466,6 +467,7 @@ static void vcp_load_topology(void)
 
 	for (cpu = 0; cpu < VCP_MAX_CPUS; cpu++) {
 		vcp_pkg_of[cpu] = -1;
+		vcp_core_of[cpu] = -1;
 		if (cpu == outside)
 			continue;
 		snprintf(path, sizeof(path),
@@ -479,6 +481,9 @@ static void vcp_load_topology(void)
 		vcp_pkg_of[cpu] = pkg;
 		if (pkg + 1 > vcp_n_pkgs)
 			vcp_n_pkgs = pkg + 1;
+		snprintf(path, sizeof(path),
+			 "/sys/devices/system/cpu/cpu%d/topology/core_id", cpu);
+		vcp_core_of[cpu] = vcp_read_file(path, buf, sizeof(buf)) ? -1 : atoi(buf);
 	}
 	if (!vcp_n_pkgs)
 		vcp_die("no CPU topology in /sys/devices/system/cpu");
@@ -1330,18 +1335,42 @@ static bool vcp_meant_busy(const struct vcp_vm_spec *vm, int i, long long phase,
  * (that is what spread means) and everything else fills the fewest
  * packages: awake = max(min(spread running, P), ceil(running / cores per
  * package)), capped at P. limit = mean over the window of (P - awake) / P.
+ * "cores per package" is its CPUs (hardware threads): the packer may put
+ * a thread on every sibling. limit_core_pct is the same with the
+ * package's physical cores (distinct core_id) instead, the packer that
+ * never runs more busy threads than cores, as the series' levels do on
+ * SMT; without SMT the two are equal.
  * Also printed: the mean and peak number of threads meant to run.
  */
+static int vcp_awake(int run, int spread, int cores)
+{
+	int awake = (run + cores - 1) / cores;
+
+	if (spread > awake)
+		awake = spread;
+	return awake > vcp_n_pkgs ? vcp_n_pkgs : awake;
+}
+
 static void vcp_print_limit(void)
 {
 	const long long step = 20000;
-	int cores = 0, cpu, v, i;
-	long long t, steps = 0, sleeping = 0, sum_run = 0, peak = 0;
+	int cores = 0, phys = 0, cpu, other, v, i;
+	long long t, steps = 0, sleeping = 0, sleeping_core = 0, sum_run = 0,
+		  peak = 0;
 
-	for (cpu = 0; cpu < VCP_MAX_CPUS; cpu++)
-		cores += vcp_pkg_of[cpu] == 0;
+	for (cpu = 0; cpu < VCP_MAX_CPUS; cpu++) {
+		if (vcp_pkg_of[cpu] != 0)
+			continue;
+		cores++;
+		for (other = 0; other < cpu; other++)
+			if (vcp_pkg_of[other] == 0 &&
+			    vcp_core_of[other] == vcp_core_of[cpu] &&
+			    vcp_core_of[cpu] >= 0)
+				break;
+		phys += other == cpu;
+	}
 	for (t = vcp_win_start; t < vcp_win_end; t += step) {
-		int run = 0, spread = 0, awake;
+		int run = 0, spread = 0;
 
 		for (v = 0; v < vcp_o.n_vms; v++) {
 			const struct vcp_vm_spec *vm = &vcp_o.vms[v];
@@ -1354,21 +1383,19 @@ static void vcp_print_limit(void)
 				spread += !strcmp(vm->class, "spread");
 			}
 		}
-		awake = (run + cores - 1) / cores;
-		if (spread > awake)
-			awake = spread;
-		if (awake > vcp_n_pkgs)
-			awake = vcp_n_pkgs;
-		sleeping += vcp_n_pkgs - awake;
+		sleeping += vcp_n_pkgs - vcp_awake(run, spread, cores);
+		sleeping_core += vcp_n_pkgs - vcp_awake(run, spread, phys);
 		sum_run += run;
 		if (run > peak)
 			peak = run;
 		steps++;
 	}
 	printf("{\"type\":\"limit\",\"pkgs\":%d,\"cores_per_pkg\":%d,"
-	       "\"limit_pct\":%.2f,\"demand_mean\":%.3f,\"demand_peak\":%lld}\n",
+	       "\"limit_pct\":%.2f,\"demand_mean\":%.3f,\"demand_peak\":%lld,"
+	       "\"phys_cores_per_pkg\":%d,\"limit_core_pct\":%.2f}\n",
 	       vcp_n_pkgs, cores, steps ? 100.0 * sleeping / steps / vcp_n_pkgs : 0,
-	       steps ? (double)sum_run / steps : 0, peak);
+	       steps ? (double)sum_run / steps : 0, peak, phys,
+	       steps ? 100.0 * sleeping_core / steps / vcp_n_pkgs : 0);
 }
 
 /* ---- main ---- */

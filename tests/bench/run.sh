@@ -316,6 +316,15 @@ eq "median over repeats" "$(s "$row | .resid.med")" 50
 eq "spread over repeats" "$(s "$row | [.resid.min, .resid.max] | @csv")" "49,52"
 eq "fraction of the limit" "$(s "$row | .of_limit * 1000 | round")" 926
 eq "peak limit (4 threads fit one package)" "$(s "$row | .limit_peak")" 50
+eq "core-counted limit, from a vcwork without it: the limit" "$(s "$row | .limit_core.med")" 54
+# the same runs with a core-counted limit of 40 (SMT: the packer that
+# never doubles a core up): L1's 50 is 1.25 of it
+sed 's/"demand_peak":4}/"demand_peak":4,"phys_cores_per_pkg":2,"limit_core_pct":40}/' \
+	"$tmp/results.jsonl" >"$tmp/results-core.jsonl"
+eq "core-counted limit and the fraction of it" \
+	"$(jq -s --argjson model "$(cat "$tmp/model.json")" -f "$top/bench/kernel/report.jq" \
+		"$tmp/results-core.jsonl" | jq -r "$row | [.limit_core.med, .of_limit_core, (.of_limit * 1000 | round)] | @csv")" \
+	"40,1.25,926"
 eq "p99 against stock" "$(s "$row | .p99_vs_stock.pack")" 1.2727272727272727
 # power of one stock run: 2 x (0.30 * 10 + 0.70 * 40 + 0.2 * 4 * 5) = 70
 eq "modelled power, stock run 1" "$(s '.runs[] | select(.job == "2x4/stock/steady/-/1/1") | .power.m')" 70
