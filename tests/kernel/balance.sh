@@ -27,45 +27,11 @@
 CHECKS="balance-spill-cap balance-spill-no-active balance-pinned-gather balance-keep-spread"
 vcp_need_knobs $CHECKS || exit 0
 
-# bal_start RUN WIDEN_VMS vcwork-args...: vcwork in the background (pid in
-# $bal_pid), back a second after each VM of WIDEN_VMS (space-separated
-# names) has a process. bal_widen CPUS: all threads of those VMs may run
-# on CPUS. bal_end: wait for vcwork, its output as vcp_run's.
-bal_start() {
-	bal_rn=$1 bal_vms=$2
-	shift 2
-	vcwork "$@" >"/tmp/$bal_rn.out" 2>"/tmp/$bal_rn.err" &
-	bal_pid=$!
-	for vm in $bal_vms; do
-		n=0
-		while ! grep -q . "$CGROOT/vcwork-$vm/cgroup.procs" 2>/dev/null &&
-		    [ $n -lt 100 ]; do
-			sleep 0.1; n=$((n + 1))
-		done
-	done
-	sleep 1
-}
-bal_widen() {
-	for vm in $bal_vms; do
-		for p in $(cat "$CGROOT/vcwork-$vm/cgroup.procs" 2>/dev/null); do
-			taskset -a -p -c "$1" "$p" >/dev/null 2>&1 ||
-				echo "VCP-DATA $bal_rn taskset -a -p -c $1 $p failed"
-		done
-	done
-}
-bal_end() {
-	wait $bal_pid
-	r=$?
-	sed "s/^/VCP-DATA $bal_rn /" "/tmp/$bal_rn.out"
-	sed "s/^/VCP-DATA $bal_rn stderr: /" "/tmp/$bal_rn.err"
-	return $r
-}
-
-# bal_run RUN WIDEN_VMS vcwork-args...: bal_start, every CPU, bal_end
+# bal_run RUN WIDEN_VMS vcwork-args...: vcp_start_bg, every CPU, vcp_end_bg
 bal_run() {
-	bal_start "$@"
-	bal_widen 0-7
-	bal_end
+	vcp_start_bg "$@"
+	vcp_widen_bg 0-7
+	vcp_end_bg
 }
 
 # main packages of VM's threads in RUN, sorted, space-separated
@@ -75,13 +41,6 @@ vm_pkgs() { jsel "$1" thread main_pkg "$2" | sort -n | tr '\n' ' ' | sed 's/ $//
 # spanning all 8 CPUs (mask ff) in /proc/schedstat (version 16 layout)
 alb_pushed() {
 	awk '$1 ~ /^domain/ && $2 == "ff" { s += $29 } END { print s + 0 }' /proc/schedstat
-}
-
-# the thread ids of VM's process, space-separated
-vm_tids() {
-	for p in $(cat "$CGROOT/vcwork-$1/cgroup.procs" 2>/dev/null); do
-		ls "/proc/$p/task"
-	done | tr '\n' ' '
 }
 
 # first_spill TIDS: from sched_migrate_task in the trace, the first pass
@@ -112,22 +71,21 @@ if [ -d /sys/kernel/tracing/events/sched/sched_migrate_task ]; then
 	# running there when the spill is decided counts against its capacity
 	taskset -p -c 4-7 $$ >/dev/null
 	vcp_set_level 2
-	bal_start spill-cap a --warmup 4 --duration 2 \
+	vcp_start_bg spill-cap a --warmup 4 --duration 2 \
 		--vm name=s,threads=1,class=spread,duty=100,pins=1 \
 		--vm name=a,threads=5,class=pack,duty=100,cpus=0
-	tids=$(vm_tids a)
 	echo 0 >$tr/tracing_on
 	echo >$tr/trace
 	echo 1 >$tr/events/sched/sched_migrate_task/enable
 	echo 1 >$tr/tracing_on
-	bal_widen 0,4-7
+	vcp_widen_bg 0,4-7
 	sleep 1
 	echo 0 >$tr/tracing_on
 	echo 0 >$tr/events/sched/sched_migrate_task/enable
-	bal_end
+	vcp_end_bg
 	vcp_set_level 0
 	taskset -p -c 0-7 $$ >/dev/null
-	set -- $(first_spill "$tids" 2>/tmp/spill-cap.mig)
+	set -- $(first_spill "$(jsel spill-cap thread tid a | tr '\n' ' ')" 2>/tmp/spill-cap.mig)
 	cat /tmp/spill-cap.mig
 	echo >$tr/trace
 	if vcp_check_run spill-cap; then

@@ -63,6 +63,40 @@ vcp_run() {
 	return $r
 }
 
+# vcp_start_bg RUN WIDEN_VMS vcwork-args...: vcwork in the background (pid in
+# $_bg_pid), back a second after each VM of WIDEN_VMS (space-separated
+# names) has a process. vcp_widen_bg CPUS: all threads of those VMs may run
+# on CPUS. vcp_end_bg: wait for vcwork, its output as vcp_run's.
+vcp_start_bg() {
+	_bg_rn=$1 _bg_vms=$2
+	shift 2
+	vcwork "$@" >"/tmp/$_bg_rn.out" 2>"/tmp/$_bg_rn.err" &
+	_bg_pid=$!
+	for vm in $_bg_vms; do
+		n=0
+		while ! grep -q . "$CGROOT/vcwork-$vm/cgroup.procs" 2>/dev/null &&
+		    [ $n -lt 100 ]; do
+			sleep 0.1; n=$((n + 1))
+		done
+	done
+	sleep 1
+}
+vcp_widen_bg() {
+	for vm in $_bg_vms; do
+		for p in $(cat "$CGROOT/vcwork-$vm/cgroup.procs" 2>/dev/null); do
+			taskset -a -p -c "$1" "$p" >/dev/null 2>&1 ||
+				echo "VCP-DATA $_bg_rn taskset -a -p -c $1 $p failed"
+		done
+	done
+}
+vcp_end_bg() {
+	wait $_bg_pid
+	r=$?
+	sed "s/^/VCP-DATA $_bg_rn /" "/tmp/$_bg_rn.out"
+	sed "s/^/VCP-DATA $_bg_rn stderr: /" "/tmp/$_bg_rn.err"
+	return $r
+}
+
 # jsel NAME TYPE KEY [VM]: the values of KEY in NAME's lines of "type":TYPE
 # (and of "vm":VM, where given).
 jsel() {

@@ -22,27 +22,11 @@ vcp_need_knobs $CHECKS || exit 0
 # wk_run RUN CPUS N: the spinners and the bursty VM `b` of N threads,
 # which may run on CPUS from a second after it started. Output as vcp_run.
 wk_run() {
-	rn=$1 cpus=$2
-	vcwork --warmup 3 --duration 5 \
+	vcp_start_bg "$1" b --warmup 3 --duration 5 \
 		--vm name=s,threads=3,class=pack,duty=100,pins=0/1/2 \
-		--vm "name=b,threads=$3,class=pack,duty=10,burst=2ms,cpus=4-7" \
-		>"/tmp/$rn.out" 2>"/tmp/$rn.err" &
-	wp=$!
-	n=0
-	while ! grep -q . "$CGROOT/vcwork-b/cgroup.procs" 2>/dev/null &&
-	    [ $n -lt 100 ]; do
-		sleep 0.1; n=$((n + 1))
-	done
-	sleep 1
-	for p in $(cat "$CGROOT/vcwork-b/cgroup.procs" 2>/dev/null); do
-		taskset -a -p -c "$cpus" "$p" >/dev/null 2>&1 ||
-			echo "VCP-DATA $rn taskset -a -p -c $cpus $p failed"
-	done
-	wait $wp
-	r=$?
-	sed "s/^/VCP-DATA $rn /" "/tmp/$rn.out"
-	sed "s/^/VCP-DATA $rn stderr: /" "/tmp/$rn.err"
-	return $r
+		--vm "name=b,threads=$3,class=pack,duty=10,burst=2ms,cpus=4-7"
+	vcp_widen_bg "$2"
+	vcp_end_bg
 }
 
 # b_share RUN CPUS: percentage of VM b's samples on CPUS (space-separated)
