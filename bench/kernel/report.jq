@@ -11,7 +11,10 @@
 # run counts only if its guest recorded that the scheduler stayed loaded
 # through the job (a {"type":"scx"} line with ejected false): an ejected
 # scheduler's run is not ok (its figures are the fair class's, or mixed),
-# and scx.ejected counts them.
+# and scx.ejected counts them. Nor does a run in which the emulator
+# collapsed (collapsed: at least half of vcwork's CPUs, and two, in
+# interrupt context for >= 50% of the window; tests/kernel/collapse.awk
+# and kernel/README.md say why that is the testbed, not the scheduler).
 
 def median: sort | if length == 0 then null
 	else (if length % 2 == 1 then .[length / 2 | floor]
@@ -51,13 +54,18 @@ def patched_of: sub("^scx-"; "");
 	($l | map(select(.type == "limit")) | .[0]) as $lim |
 	($l | map(select(.type == "resid"))) as $pkgs |
 	($l | map(select(.type == "scx")) | .[0]) as $scx |
+	($l | map(select(.type == "cpu" and .intr_pct != null))) as $cpus |
+	($cpus | map(select(.intr_pct >= 50)) | length) as $hot |
 	select($job != null) |
 	(if ($job.config | is_scx) then ($scx == null or $scx.ejected != false)
 	 else null end) as $ejected |
 	{job: $job.job, topo: $job.topo, config: $job.config,
 	 scenario: $job.scenario, load: $job.load, pass: $job.pass, rep: $job.rep,
+	 collapsed: (($cpus | length) >= 2 and $hot >= 2 and
+		2 * $hot >= ($cpus | length)),
 	 ok: ($job.ok and $tot != null and ($tot.lost_in_window | not) and
-		($ejected != true)),
+		($ejected != true) and
+		(($cpus | length) < 2 or $hot < 2 or 2 * $hot < ($cpus | length))),
 	 scx_ejected: $ejected,
 	 resid: $tot.all_idle_pct, resid_deep: $tot[stretch_key],
 	 sys_resid: $tot.sys_all_idle_pct, sys_resid_deep: $tot[sys_key],

@@ -1082,6 +1082,7 @@ static void vcp_vm_main(const struct vcp_vm_spec *vm)
 struct vcp_stat {
 	long long busy[VCP_MAX_CPUS];
 	long long total[VCP_MAX_CPUS];
+	long long intr[VCP_MAX_CPUS];	/* irq + softirq: in interrupt context */
 	bool online[VCP_MAX_CPUS];
 };
 
@@ -1106,6 +1107,7 @@ static void vcp_read_stat(struct vcp_stat *st)
 		/* user nice system idle iowait irq softirq steal */
 		st->busy[cpu] = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
 		st->total[cpu] = st->busy[cpu] + v[3] + v[4];
+		st->intr[cpu] = v[5] + v[6];
 		st->online[cpu] = true;
 	}
 	fclose(f);
@@ -1196,12 +1198,23 @@ static void vcp_print_pkgs(const struct vcp_mon *m)
 		       vcp_pct(m->idle_intervals[p], m->intervals));
 	}
 	for (cpu = 0; cpu < VCP_MAX_CPUS; cpu++) {
+		long long total;
+
 		if (vcp_pkg_of[cpu] < 0 || !m->last.online[cpu])
 			continue;
-		printf("{\"type\":\"cpu\",\"cpu\":%d,\"pkg\":%d,\"busy_pct\":%.1f}\n",
+		total = m->last.total[cpu] - m->first.total[cpu];
+
+		/*
+		 * intr_pct: the window's ticks that found the CPU in hard or
+		 * soft interrupt context. Near 100 on most CPUs at once is the
+		 * emulator's collapse, not a scheduling result (kernel/README.md,
+		 * "The emulator's collapse").
+		 */
+		printf("{\"type\":\"cpu\",\"cpu\":%d,\"pkg\":%d,\"busy_pct\":%.1f,"
+		       "\"intr_pct\":%.1f}\n",
 		       cpu, vcp_pkg_of[cpu],
-		       vcp_pct(m->last.busy[cpu] - m->first.busy[cpu],
-			       m->last.total[cpu] - m->first.total[cpu]));
+		       vcp_pct(m->last.busy[cpu] - m->first.busy[cpu], total),
+		       vcp_pct(m->last.intr[cpu] - m->first.intr[cpu], total));
 	}
 }
 

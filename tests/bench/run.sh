@@ -13,6 +13,9 @@
 #                    estimate of the time left; and run.sh itself with a
 #                    stand-in for run-guest.sh (BENCH_RUN_GUEST): one line
 #                    per boot, numbered in the order the boots end
+#   collapse.awk     the emulator's collapse in a guest's result, and
+#                    tests/kernel/run.sh's second boot after one
+#                    (KTEST_RUN_GUEST: a stand-in for run-guest.sh)
 # Last line: "bench: N passed, N failed"; exit 1 on any failure.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -317,6 +320,22 @@ eq "spread over repeats" "$(s "$row | [.resid.min, .resid.max] | @csv")" "49,52"
 eq "fraction of the limit" "$(s "$row | .of_limit * 1000 | round")" 926
 eq "peak limit (4 threads fit one package)" "$(s "$row | .limit_peak")" 50
 eq "core-counted limit, from a vcwork without it: the limit" "$(s "$row | .limit_core.med")" 54
+# the emulator's collapse in L1's third run (3 of 4 CPUs in interrupt
+# context >= 50%): that run is not ok, the row's median is over the two
+# others; one of 4 at 90% and 3 at 49.9% in the second is no collapse
+{
+	cat "$tmp/results.jsonl"
+	t='"job":"2x4/L1/steady/-/1/3","topo":"2x4","config":"L1","scenario":"steady","load":null,"pass":1,"rep":3,"testbed":"paced"'
+	for c in 0 1 2; do echo "{$t,\"type\":\"cpu\",\"cpu\":$c,\"pkg\":0,\"busy_pct\":99,\"intr_pct\":97}"; done
+	echo "{$t,\"type\":\"cpu\",\"cpu\":3,\"pkg\":0,\"busy_pct\":9,\"intr_pct\":1}"
+	t='"job":"2x4/L1/steady/-/1/2","topo":"2x4","config":"L1","scenario":"steady","load":null,"pass":1,"rep":2,"testbed":"paced"'
+	for c in 0 1 2; do echo "{$t,\"type\":\"cpu\",\"cpu\":$c,\"pkg\":0,\"busy_pct\":99,\"intr_pct\":49.9}"; done
+	echo "{$t,\"type\":\"cpu\",\"cpu\":3,\"pkg\":0,\"busy_pct\":99,\"intr_pct\":90}"
+} >"$tmp/results-col.jsonl"
+eq "a collapsed run is not counted" \
+	"$(jq -s --argjson model "$(cat "$tmp/model.json")" -f "$top/bench/kernel/report.jq" \
+		"$tmp/results-col.jsonl" | jq -r "[(.runs[] | select(.config == \"L1\") | [.rep, .collapsed, .ok] | @csv), ($row | .resid.n, .resid.med)] | join(\" \")")" \
+	"1,false,true 2,false,true 3,true,false 2 51"
 # the same runs with a core-counted limit of 40 (SMT: the packer that
 # never doubles a core up): L1's 50 is 1.25 of it
 sed 's/"demand_peak":4}/"demand_peak":4,"phys_cores_per_pkg":2,"limit_core_pct":40}/' \
@@ -432,7 +451,7 @@ printf '#!/bin/sh\ncat >/dev/null\n' >"$tmp/bin/gnuplot"
 chmod +x "$tmp/bin/gnuplot"
 PATH=$tmp/bin:$PATH sh "$top/bench/kernel/report.sh" "$tmp/scx" "$tmp/model.json" >/dev/null 2>&1
 eq "scx: report.sh fails on runs not counted" $? 1
-grep -q '^Runs: 15 (2 failed or lost events, of which 2 scx runs whose scheduler was ejected or not recorded loaded during the job: not counted)' "$tmp/scx/table.md" &&
+grep -q '^Runs: 15 (2 failed, lost events or the emulator collapsed, of which 2 scx runs whose scheduler was ejected or not recorded loaded during the job: not counted)' "$tmp/scx/table.md" &&
 	ok || ko "scx: runs line: $(grep '^Runs' "$tmp/scx/table.md" | cut -c1-160)"
 grep -q '^| steady | - | scx-L1 | 54 \[53-55\] |' "$tmp/scx/table.md" &&
 	ok || ko "scx: topology table row: $(grep 'scx-L1' "$tmp/scx/table.md" | head -1)"
@@ -604,6 +623,74 @@ eq "guest_cpus 2x4x2, one thread of each core of package 1" \
 	"$(echo 'x 4-7' | guest_cpus 2 4 2)" "x 8:10:12:14"
 eq "guest_cpus 2x4 (no SMT): the same CPUs" \
 	"$(printf 'a 0-3/4-7\nb 1,5\n' | guest_cpus 2 4 1)" "$(printf 'a 0-3/4-7\nb 1:5')"
+
+# ---- the emulator's collapse (tests/kernel/collapse.awk) ----
+# cpuline RUN CPU INTR: one of vcwork's per-CPU lines, as a guest prints it
+cpuline() { printf 'VCP-DATA %s {"type":"cpu","cpu":%s,"pkg":0,"busy_pct":99.0,"intr_pct":%s}\n' "$1" "$2" "$3"; }
+{
+	for c in 0 1 2 3; do cpuline bad "$c" 97.5; done
+	for c in 4 5 6 7; do cpuline bad "$c" 12.0; done
+	for c in 0 1 2; do cpuline ok "$c" 50.1; done
+	for c in 3 4 5 6 7; do cpuline ok "$c" 49.9; done
+	echo 'VCP-DATA old {"type":"cpu","cpu":0,"pkg":0,"busy_pct":100.0}'
+	echo 'VCP-DATA old {"type":"cpu","cpu":1,"pkg":0,"busy_pct":100.0}'
+	cpuline one 0 100.0
+	cpuline one 1 0.0
+	echo 'VCP-RESULT PASS x fine'
+} >"$tmp/c.result"
+eq "collapse.awk: half the CPUs >= 50% is a collapse, 3 of 8 is not, a vcwork without intr_pct is ignored" \
+	"$(awk -f "$top/tests/kernel/collapse.awk" "$tmp/c.result")" \
+	"bad: 4 of 8 CPUs in interrupt context >= 50% of the window (0:97.5 1:97.5 2:97.5 3:97.5)"
+eq "collapse.awk: one CPU of 2 in interrupt context is a collapse only with another" \
+	"$(grep one "$tmp/c.result" | awk -f "$top/tests/kernel/collapse.awk")" ""
+eq "collapse.awk limit=40" \
+	"$(grep ' ok ' "$tmp/c.result" | awk -v limit=40 -f "$top/tests/kernel/collapse.awk" | cut -d' ' -f1-4)" \
+	"ok: 8 of 8"
+# tests/kernel/run.sh with a stand-in guest that collapses in every boot
+# (always) or only in a boot without vcpack.rerun=1 (once)
+cat >"$tmp/kguest.sh" <<'EOS'
+#!/bin/sh
+mode=$(cat "$(dirname "$0")/kmode")
+echo "boot $APPEND" >>"$OUT.boots"
+{
+	echo "VCP-RESULT PASS check-$3 fine"
+	case "$mode $APPEND" in
+	never*) c=3.0 ;;
+	once*vcpack.rerun=1*) c=3.0 ;;
+	*) c=95.0 ;;
+	esac
+	for cpu in 0 1 2 3; do
+		printf 'VCP-DATA r {"type":"cpu","cpu":%s,"pkg":0,"busy_pct":99.0,"intr_pct":%s}\n' "$cpu" "$c"
+	done
+} >"$OUT.result"
+echo "stand-in $2" >"$OUT.log"
+: >"$OUT.dmesg"
+exit 0
+EOS
+printf 'g1 gather 2x4 v2 60\n' >"$tmp/kmatrix"
+echo once >"$tmp/kmode"
+KTEST_RUN_GUEST=$tmp/kguest.sh sh "$top/tests/kernel/run.sh" --patched /dev/null \
+	--kernels patched --initrd /dev/null --matrix "$tmp/kmatrix" --out "$tmp/k1" >/dev/null 2>&1
+eq "kernel run.sh, a collapse in the first boot: booted again with vcpack.rerun=1" \
+	"$(cat "$tmp/k1/patched-g1.boots" | tr '\n' '/')" "boot /boot  vcpack.rerun=1/"
+eq "kernel run.sh, a collapse in the first boot: the second boot's results count" \
+	"$(grep -c 'patched/g1/' "$tmp/k1/summary") $(grep -c '^FAIL' "$tmp/k1/summary") $(cut -c1-73 "$tmp/k1/summary" | grep testbed)" \
+	"3 0 PASS patched/g1/testbed emulator collapse in the first boot (r: 4 of 4 CP"
+eq "kernel run.sh: the first boot's files are kept" \
+	"$(cat "$tmp/k1/patched-g1.run1.log" "$tmp/k1/patched-g1.run1.rc")" "stand-in gather
+0"
+echo always >"$tmp/kmode"
+KTEST_RUN_GUEST=$tmp/kguest.sh sh "$top/tests/kernel/run.sh" --patched /dev/null \
+	--kernels patched --initrd /dev/null --matrix "$tmp/kmatrix" --out "$tmp/k2" >/dev/null 2>&1
+eq "kernel run.sh, a collapse in both boots: a FAIL, and run.sh fails" \
+	"$? $(grep -c '^FAIL patched/g1/testbed emulator collapse in both boots: r: 4 of 4' "$tmp/k2/summary") $(wc -l <"$tmp/k2/patched-g1.boots")" \
+	"1 1 2"
+echo never >"$tmp/kmode"
+KTEST_RUN_GUEST=$tmp/kguest.sh sh "$top/tests/kernel/run.sh" --patched /dev/null \
+	--kernels patched --initrd /dev/null --matrix "$tmp/kmatrix" --out "$tmp/k3" >/dev/null 2>&1
+eq "kernel run.sh, no collapse: one boot, and a testbed PASS" \
+	"$? $(wc -l <"$tmp/k3/patched-g1.boots") $(grep testbed "$tmp/k3/summary")" \
+	"0 1 PASS patched/g1/testbed no emulator collapse"
 
 echo "bench: $passed passed, $failed failed"
 [ "$failed" = 0 ]

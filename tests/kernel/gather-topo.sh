@@ -10,16 +10,15 @@
 nodes=$(ls -d /sys/devices/system/node/node* 2>/dev/null | wc -l)
 echo "gather-topo: $(nproc) CPUs, $nodes NUMA node(s)"
 vcp_have_knobs && vcp_set_level 0
-vcp_steady3 topo-level0 pack
+vcp_steady topo-level0 pack
 vcp_expect_spread topo-level0 2
 vcp_need_knobs topo-level1-pack topo-level2-steady4 topo-level2-bursty ||
 	exit 0
 vcp_set_level 1
-vcp_steady3 topo-level1-pack pack
+vcp_steady topo-level1-pack pack
 vcp_expect_gathered topo-level1-pack
 vcp_set_level 2
-vcp_run topo-level2-steady4 --warmup "$WARMUP" --duration "$DURATION" \
-	--vm name=topo-level2-steady4,threads=4,class=pack,duty=100
+vcp_steady topo-level2-steady4 pack 4
 vcp_expect_gathered topo-level2-steady4
 vcp_run topo-level2-bursty --warmup "$WARMUP" --duration "$DURATION" \
 	--vm name=topo-level2-bursty,threads=3,class=pack,duty=40,burst=10ms

@@ -4,19 +4,19 @@
 . /scenarios/lib.sh
 
 vcp_have_knobs && vcp_set_level 0
-vcp_steady3 level0-balanced balanced
+vcp_steady level0-balanced balanced
 vcp_expect_spread level0-balanced 2
 
 vcp_need_knobs level0-pack level1-pack level1-balanced level1-spread ||
 	exit 0
-vcp_steady3 level0-pack pack
+vcp_steady level0-pack pack
 vcp_expect_spread level0-pack 2
 
 vcp_set_level 1
-vcp_steady3 level1-pack pack
+vcp_steady level1-pack pack
 vcp_expect_gathered level1-pack
-vcp_steady3 level1-balanced balanced
+vcp_steady level1-balanced balanced
 vcp_expect_spread level1-balanced 2
-vcp_steady3 level1-spread spread
+vcp_steady level1-spread spread
 vcp_expect_spread level1-spread 2
 vcp_set_level 0

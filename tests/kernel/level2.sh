@@ -18,10 +18,9 @@ bursty level2-bursty-balanced balanced bursty
 vcp_expect_gathered level2-bursty-balanced
 bursty level2-mixed pack mixed
 vcp_expect_gathered level2-mixed
-vcp_run level2-steady4-pack --warmup "$WARMUP" --duration "$DURATION" \
-	--vm "name=level2-steady4-pack,threads=4,class=pack,duty=100"
+vcp_steady level2-steady4-pack pack 4
 vcp_expect_gathered level2-steady4-pack
-vcp_steady3 level2-spread spread
+vcp_steady level2-spread spread
 vcp_expect_spread level2-spread 2
 
 # Half load: 4 pack VMs of 2 vCPUs each running 20 ms of CPU time every

@@ -170,10 +170,11 @@ vcp_expect_spread() {
 	fi
 }
 
-# vcp_steady3 RUN CLASS: three steady vCPU threads of one VM.
-vcp_steady3() {
+# vcp_steady RUN CLASS [THREADS]: THREADS (default 3) steady vCPU threads
+# of one VM.
+vcp_steady() {
 	vcp_run "$1" --warmup "$WARMUP" --duration "$DURATION" \
-		--vm "name=$1,threads=3,class=$2,duty=100"
+		--vm "name=$1,threads=${3:-3},class=$2,duty=100"
 }
 
 # vcp_churn_round ROUND CPU GROUP [CLASS]: one round of the stress tests'

@@ -9,7 +9,13 @@
 # "KERNEL/GUEST/CHECK". Each guest also yields a KERNEL/GUEST/dmesg check
 # (no WARNING/BUG/lockdep line) and a boot failure or timeout is a FAIL;
 # on a kernel with sched_ext (other than --scx) a KERNEL/GUEST/no-sched-ext
-# check that no BPF scheduler was enabled.
+# check that no BPF scheduler was enabled, and a KERNEL/GUEST/testbed
+# check: a guest in which the emulator collapsed (collapse.awk: most CPUs
+# stuck in interrupt context under -icount) boots once more with
+# vcpack.rerun=1 on its command line, and that boot's results count; the
+# first boot's files are kept as NAME.run1.*; a collapse in both is a FAIL.
+# KTEST_RUN_GUEST=FILE: the script that boots a guest, in place of
+# kernel/testbed/run-guest.sh (tests/bench's stand-in).
 # The last line is "N passed, N failed, N skipped"; exit 1 on any failure.
 # --scx names the sched_ext kernel (kernel "scx"), --matrix replaces the
 # matrix below (tests/kernel/scx.matrix is make check-scx's).
@@ -17,7 +23,7 @@
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
-rg=$here/../../kernel/testbed/run-guest.sh
+rg=${KTEST_RUN_GUEST:-$here/../../kernel/testbed/run-guest.sh}
 stock= patched= initrd= out= only= kernels="patched stock" jobs=2
 scx= matrix_file=
 while [ $# -gt 0 ]; do
@@ -94,11 +100,29 @@ while read -r id scen topo cg tmo append; do
 		[ -z "$only" ] || echo "$k/$id" | grep -Eq "$only" || continue
 		reap "$jobs"
 		(
-			LABEL=$k OUT=$out/$k-$id INITRD=$initrd TIMEOUT=$tmo CGROUP=$cg \
-				APPEND=$append sh "$rg" "$img" "$scen" "$topo" \
-				</dev/null 2>"$out/$k-$id.stderr"
-			echo $? >"$out/$k-$id.rc"
-			sed "s/^/  /" "$out/$k-$id.stderr" >&2
+			f=$out/$k-$id
+			# boot APPEND: one boot of this guest into $f.*
+			boot() {
+				LABEL=$k OUT=$f INITRD=$initrd TIMEOUT=$tmo CGROUP=$cg \
+					APPEND=$1 sh "$rg" "$img" "$scen" "$topo" \
+					</dev/null 2>"$f.stderr"
+				echo $? >"$f.rc"
+				sed "s/^/  /" "$f.stderr" >&2
+			}
+			boot "$append"
+			# the emulator's collapse (collapse.awk): keep that run as
+			# run1, boot once more with a command line one word longer
+			# (a different instruction path under -icount)
+			awk -f "$here/collapse.awk" "$f.result" >"$f.collapse"
+			if [ -s "$f.collapse" ]; then
+				for x in log result dmesg stderr rc; do
+					mv "$f.$x" "$f.run1.$x"
+				done
+				sed "s|^|  $k/$id: emulator collapse, booting again: |" \
+					"$f.collapse" >&2
+				boot "$append vcpack.rerun=1"
+				awk -f "$here/collapse.awk" "$f.result" >"$f.collapse2"
+			fi
 		) &
 		running="$running $!"
 		n_running=$((n_running + 1))
@@ -131,6 +155,14 @@ while read -r id scen topo cg tmo _; do
 			*) echo "FAIL $k/$id/no-sched-ext a BPF scheduler was loaded: ${sx#VCP-SCX }" ;;
 			esac >>"$out/summary"
 		fi
+		# one check per guest: the testbed held (see collapse.awk)
+		if [ -s "$f.collapse2" ]; then
+			echo "FAIL $k/$id/testbed emulator collapse in both boots: $(head -1 "$f.collapse2") (see $f.run1.log, $f.log)"
+		elif [ -s "$f.collapse" ]; then
+			echo "PASS $k/$id/testbed emulator collapse in the first boot ($(head -1 "$f.collapse")), none in the second (vcpack.rerun=1): its results count"
+		else
+			echo "PASS $k/$id/testbed no emulator collapse"
+		fi >>"$out/summary"
 		if [ "$rc" != 2 ] && [ "$rc" != 3 ]; then
 			if [ -s "$f.dmesg" ]; then
 				echo "FAIL $k/$id/dmesg $(head -2 "$f.dmesg" | tr '\n' ' ')" >>"$out/summary"
