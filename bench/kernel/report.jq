@@ -12,9 +12,10 @@
 # through the job (a {"type":"scx"} line with ejected false): an ejected
 # scheduler's run is not ok (its figures are the fair class's, or mixed),
 # and scx.ejected counts them. Nor does a run in which the emulator
-# collapsed (collapsed: at least half of vcwork's CPUs, and two, in
-# interrupt context for >= 50% of the window; tests/kernel/collapse.awk
-# and kernel/README.md say why that is the testbed, not the scheduler).
+# collapsed (collapsed: at least half of vcwork's CPUs, and two, stuck:
+# in interrupt context for >= 50% of the window or accounting < 10% of
+# it at all; tests/kernel/collapse.awk and kernel/README.md say why that
+# is the testbed, not the scheduler).
 
 def median: sort | if length == 0 then null
 	else (if length % 2 == 1 then .[length / 2 | floor]
@@ -55,7 +56,8 @@ def patched_of: sub("^scx-"; "");
 	($l | map(select(.type == "resid"))) as $pkgs |
 	($l | map(select(.type == "scx")) | .[0]) as $scx |
 	($l | map(select(.type == "cpu" and .intr_pct != null))) as $cpus |
-	($cpus | map(select(.intr_pct >= 50)) | length) as $hot |
+	($cpus | map(select(.intr_pct >= 50 or
+		(.acct_pct != null and .acct_pct < 10))) | length) as $hot |
 	select($job != null) |
 	(if ($job.config | is_scx) then ($scx == null or $scx.ejected != false)
 	 else null end) as $ejected |

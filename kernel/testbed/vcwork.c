@@ -1179,6 +1179,7 @@ static void vcp_monitor(struct vcp_mon *m)
 static void vcp_print_pkgs(const struct vcp_mon *m)
 {
 	struct vcp_pkgacc d;
+	double expect;
 	int p, cpu;
 
 	vcp_stat_delta(&m->first, &m->last, &d);
@@ -1197,6 +1198,9 @@ static void vcp_print_pkgs(const struct vcp_mon *m)
 		       100.0 - vcp_pct(d.busy[p], d.total[p]),
 		       vcp_pct(m->idle_intervals[p], m->intervals));
 	}
+	/* ticks (USER_HZ) a CPU accounts, idle or busy, in the window */
+	expect = (double)m->intervals * vcp_o.mon_ns / NSEC_PER_SEC *
+		 sysconf(_SC_CLK_TCK);
 	for (cpu = 0; cpu < VCP_MAX_CPUS; cpu++) {
 		long long total;
 
@@ -1206,15 +1210,18 @@ static void vcp_print_pkgs(const struct vcp_mon *m)
 
 		/*
 		 * intr_pct: the window's ticks that found the CPU in hard or
-		 * soft interrupt context. Near 100 on most CPUs at once is the
-		 * emulator's collapse, not a scheduling result (kernel/README.md,
-		 * "The emulator's collapse").
+		 * soft interrupt context; acct_pct: the time the CPU accounted
+		 * at all, idle or busy, against the window. Most CPUs near 100
+		 * in the one or near 0 in the other at once is the emulator's
+		 * collapse, not a scheduling result (kernel/README.md, "The
+		 * emulator's collapse").
 		 */
 		printf("{\"type\":\"cpu\",\"cpu\":%d,\"pkg\":%d,\"busy_pct\":%.1f,"
-		       "\"intr_pct\":%.1f}\n",
+		       "\"intr_pct\":%.1f,\"acct_pct\":%.1f}\n",
 		       cpu, vcp_pkg_of[cpu],
 		       vcp_pct(m->last.busy[cpu] - m->first.busy[cpu], total),
-		       vcp_pct(m->last.intr[cpu] - m->first.intr[cpu], total));
+		       vcp_pct(m->last.intr[cpu] - m->first.intr[cpu], total),
+		       expect > 0 ? 100.0 * total / expect : 0.0);
 	}
 }
 

@@ -331,11 +331,19 @@ eq "core-counted limit, from a vcwork without it: the limit" "$(s "$row | .limit
 	t='"job":"2x4/L1/steady/-/1/2","topo":"2x4","config":"L1","scenario":"steady","load":null,"pass":1,"rep":2,"testbed":"paced"'
 	for c in 0 1 2; do echo "{$t,\"type\":\"cpu\",\"cpu\":$c,\"pkg\":0,\"busy_pct\":99,\"intr_pct\":49.9}"; done
 	echo "{$t,\"type\":\"cpu\",\"cpu\":3,\"pkg\":0,\"busy_pct\":99,\"intr_pct\":90}"
+	# stock's first run: 2 of 4 CPUs accounted no time at all
+	t='"job":"2x4/stock/steady/-/1/1","topo":"2x4","config":"stock","scenario":"steady","load":null,"pass":1,"rep":1,"testbed":"paced"'
+	for c in 0 1; do echo "{$t,\"type\":\"cpu\",\"cpu\":$c,\"pkg\":0,\"busy_pct\":0,\"intr_pct\":0,\"acct_pct\":1.5}"; done
+	for c in 2 3; do echo "{$t,\"type\":\"cpu\",\"cpu\":$c,\"pkg\":0,\"busy_pct\":100,\"intr_pct\":2,\"acct_pct\":34}"; done
 } >"$tmp/results-col.jsonl"
 eq "a collapsed run is not counted" \
 	"$(jq -s --argjson model "$(cat "$tmp/model.json")" -f "$top/bench/kernel/report.jq" \
 		"$tmp/results-col.jsonl" | jq -r "[(.runs[] | select(.config == \"L1\") | [.rep, .collapsed, .ok] | @csv), ($row | .resid.n, .resid.med)] | join(\" \")")" \
 	"1,false,true 2,false,true 3,true,false 2 51"
+eq "a run whose CPUs accounted no time is a collapse too" \
+	"$(jq -s --argjson model "$(cat "$tmp/model.json")" -f "$top/bench/kernel/report.jq" \
+		"$tmp/results-col.jsonl" | jq -r '[.runs[] | select(.config == "stock") | [.rep, .collapsed, .ok] | @csv] | join(" ")')" \
+	"1,true,false 2,false,true 3,false,true"
 # the same runs with a core-counted limit of 40 (SMT: the packer that
 # never doubles a core up): L1's 50 is 1.25 of it
 sed 's/"demand_peak":4}/"demand_peak":4,"phys_cores_per_pkg":2,"limit_core_pct":40}/' \
@@ -636,16 +644,25 @@ cpuline() { printf 'VCP-DATA %s {"type":"cpu","cpu":%s,"pkg":0,"busy_pct":99.0,"
 	echo 'VCP-DATA old {"type":"cpu","cpu":1,"pkg":0,"busy_pct":100.0}'
 	cpuline one 0 100.0
 	cpuline one 1 0.0
+	# CPUs that accounted (almost) no time at all, idle or busy
+	for c in 0 1 2; do echo "VCP-DATA still {\"type\":\"cpu\",\"cpu\":$c,\"pkg\":0,\"busy_pct\":0.0,\"intr_pct\":0.0,\"acct_pct\":2.5}"; done
+	echo 'VCP-DATA still {"type":"cpu","cpu":3,"pkg":0,"busy_pct":100.0,"intr_pct":0.0,"acct_pct":100.2}'
+	for c in 0 1; do echo "VCP-DATA fine {\"type\":\"cpu\",\"cpu\":$c,\"pkg\":0,\"busy_pct\":0.0,\"intr_pct\":0.0,\"acct_pct\":99.8}"; done
+	echo 'VCP-DATA fine {"type":"cpu","cpu":2,"pkg":0,"busy_pct":100.0,"intr_pct":0.0,"acct_pct":9.9}'
 	echo 'VCP-RESULT PASS x fine'
 } >"$tmp/c.result"
-eq "collapse.awk: half the CPUs >= 50% is a collapse, 3 of 8 is not, a vcwork without intr_pct is ignored" \
+eq "collapse.awk: half the CPUs stuck is a collapse (in interrupt context, or accounting no time), 3 of 8 or 1 of 3 is not, a vcwork without intr_pct is ignored" \
 	"$(awk -f "$top/tests/kernel/collapse.awk" "$tmp/c.result")" \
-	"bad: 4 of 8 CPUs in interrupt context >= 50% of the window (0:97.5 1:97.5 2:97.5 3:97.5)"
+	"bad: 4 of 8 CPUs stuck (0:intr 97.5 1:intr 97.5 2:intr 97.5 3:intr 97.5)
+still: 3 of 4 CPUs stuck (0:acct 2.5 1:acct 2.5 2:acct 2.5)"
 eq "collapse.awk: one CPU of 2 in interrupt context is a collapse only with another" \
 	"$(grep one "$tmp/c.result" | awk -f "$top/tests/kernel/collapse.awk")" ""
 eq "collapse.awk limit=40" \
 	"$(grep ' ok ' "$tmp/c.result" | awk -v limit=40 -f "$top/tests/kernel/collapse.awk" | cut -d' ' -f1-4)" \
 	"ok: 8 of 8"
+eq "collapse.awk acct=2: CPUs that accounted 9.9% and 2.5% of the window" \
+	"$(grep -e ' still ' -e ' fine ' "$tmp/c.result" | awk -v acct=2 -f "$top/tests/kernel/collapse.awk" | cut -d' ' -f1-4)" \
+	""
 # tests/kernel/run.sh with a stand-in guest that collapses in every boot
 # (always) or only in a boot without vcpack.rerun=1 (once)
 cat >"$tmp/kguest.sh" <<'EOS'

@@ -10,8 +10,8 @@
 # (no WARNING/BUG/lockdep line) and a boot failure or timeout is a FAIL;
 # on a kernel with sched_ext (other than --scx) a KERNEL/GUEST/no-sched-ext
 # check that no BPF scheduler was enabled, and a KERNEL/GUEST/testbed
-# check: a guest in which the emulator collapsed (collapse.awk: most CPUs
-# stuck in interrupt context under -icount) boots once more with
+# check: a guest in which the emulator collapsed (collapse.awk: most vCPUs
+# stuck, in interrupt context or accounting no time) boots once more with
 # vcpack.rerun=1 on its command line, and that boot's results count; the
 # first boot's files are kept as NAME.run1.*; a collapse in both is a FAIL.
 # KTEST_RUN_GUEST=FILE: the script that boots a guest, in place of
@@ -111,8 +111,8 @@ while read -r id scen topo cg tmo append; do
 			}
 			boot "$append"
 			# the emulator's collapse (collapse.awk): keep that run as
-			# run1, boot once more with a command line one word longer
-			# (a different instruction path under -icount)
+			# run1 and boot once more (another draw; vcpack.rerun=1
+			# marks it on the command line)
 			awk -f "$here/collapse.awk" "$f.result" >"$f.collapse"
 			if [ -s "$f.collapse" ]; then
 				for x in log result dmesg stderr rc; do
