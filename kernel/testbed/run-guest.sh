@@ -21,6 +21,8 @@
 #            busy host); 0: multi-threaded TCG, real time
 #   ICOUNT_SHIFT  guest ns per instruction = 2^shift (default 2: a 250 MIPS
 #            guest; halves the wall time of a measurement window vs 0)
+#   ICOUNT_SLEEP  off (default: when every vCPU idles, the guest clock jumps
+#            to the next timer) or on (it runs in real time then)
 #   CGROUP   v2 (default) or v1 (the v1 cpu hierarchy)
 #   MEM      guest memory in MiB (default 256)
 #   APPEND   extra kernel command line
@@ -99,7 +101,7 @@ if [ $((pace + slot)) = 1 ]; then
 fi
 
 if [ "$icount" = 1 ]; then
-	accel="-accel tcg,thread=single -icount shift=${ICOUNT_SHIFT:-2},sleep=off"
+	accel="-accel tcg,thread=single -icount shift=${ICOUNT_SHIFT:-2},sleep=${ICOUNT_SLEEP:-off}"
 else
 	accel="-accel tcg,thread=multi"
 fi
