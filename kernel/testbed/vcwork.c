@@ -40,7 +40,10 @@
  *  - per-package busy time from the guest's own accounting: /proc/stat
  *    per-CPU deltas summed by physical_package_id, busy percentage per
  *    slot, and the share of --mon-ms intervals in which no CPU of the
- *    package was busy at all (a cheap package-idle residency estimate).
+ *    package was busy at all (a cheap package-idle residency estimate);
+ *    per CPU the busy share, the share of ticks in interrupt context
+ *    (intr_pct) and the time accounted at all against the window
+ *    (acct_pct): the testbed's health (tests/kernel/collapse.awk).
  *
  *  - per class, over all VMs: the pooled wakeup latencies (p50/p99/max)
  *    and the work done, and the limit: the all-idle residency a perfect
