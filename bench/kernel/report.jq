@@ -58,16 +58,16 @@ def patched_of: sub("^scx-"; "");
 	($l | map(select(.type == "cpu" and .intr_pct != null))) as $cpus |
 	($cpus | map(select(.intr_pct >= 50 or
 		(.acct_pct != null and .acct_pct < 10))) | length) as $hot |
+	(($cpus | length) >= 2 and $hot >= 2 and
+	 2 * $hot >= ($cpus | length)) as $collapsed |
 	select($job != null) |
 	(if ($job.config | is_scx) then ($scx == null or $scx.ejected != false)
 	 else null end) as $ejected |
 	{job: $job.job, topo: $job.topo, config: $job.config,
 	 scenario: $job.scenario, load: $job.load, pass: $job.pass, rep: $job.rep,
-	 collapsed: (($cpus | length) >= 2 and $hot >= 2 and
-		2 * $hot >= ($cpus | length)),
+	 collapsed: $collapsed,
 	 ok: ($job.ok and $tot != null and ($tot.lost_in_window | not) and
-		($ejected != true) and
-		(($cpus | length) < 2 or $hot < 2 or 2 * $hot < ($cpus | length))),
+		($ejected != true) and ($collapsed | not)),
 	 scx_ejected: $ejected,
 	 resid: $tot.all_idle_pct, resid_deep: $tot[stretch_key],
 	 sys_resid: $tot.sys_all_idle_pct, sys_resid_deep: $tot[sys_key],

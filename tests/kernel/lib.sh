@@ -58,9 +58,14 @@ vcp_run() {
 	rn=$1; shift
 	vcwork "$@" >"/tmp/$rn.out" 2>"/tmp/$rn.err"
 	r=$?
-	sed "s/^/VCP-DATA $rn /" "/tmp/$rn.out"
-	sed "s/^/VCP-DATA $rn stderr: /" "/tmp/$rn.err"
+	vcp_show "$rn"
 	return $r
+}
+
+# vcp_show RUN: RUN's vcwork output and errors, prefixed for the log
+vcp_show() {
+	sed "s/^/VCP-DATA $1 /" "/tmp/$1.out"
+	sed "s/^/VCP-DATA $1 stderr: /" "/tmp/$1.err"
 }
 
 # vcp_start_bg RUN WIDEN_VMS vcwork-args...: vcwork in the background (pid in
@@ -92,8 +97,7 @@ vcp_widen_bg() {
 vcp_end_bg() {
 	wait $_bg_pid
 	r=$?
-	sed "s/^/VCP-DATA $_bg_rn /" "/tmp/$_bg_rn.out"
-	sed "s/^/VCP-DATA $_bg_rn stderr: /" "/tmp/$_bg_rn.err"
+	vcp_show "$_bg_rn"
 	return $r
 }
 

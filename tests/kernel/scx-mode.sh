@@ -48,8 +48,7 @@ else
 	vcp_fail scx-drive-class-map "class exit $rc; scx-vm/late before '$before' after '$after'; map line for id $id: '$line'"
 fi
 wait $wpid
-sed "s/^/VCP-DATA existing-tasks /" /tmp/existing-tasks.out
-sed "s/^/VCP-DATA existing-tasks stderr: /" /tmp/existing-tasks.err
+vcp_show existing-tasks
 if vcp_check_run existing-tasks; then
 	early=$(vcp_slot_busy 1 2 /tmp/existing-tasks.out)
 	busy=$(echo "$early" | awk '{ n = 0; for (i = 1; i <= NF; i++) if ($i >= 15) n++; print n }')
