@@ -35,12 +35,15 @@
 # traces sched_wakeup and adds, per job, `vcresid waits`: how long each
 # class's wakeups waited for a CPU and where they were queued (a
 # diagnostic run: the extra trace events cost the guest some time, so its
-# residency and latency figures are not the benchmark's); --waits-slow
+# residency and latency figures are not the benchmark's), and `vcresid
+# opens`: what ended each package's all-idle stretches (a wakeup where
+# the thread last ran, a wakeup moved into the package, a balancer pull,
+# another task) and how long the package then stayed awake; --waits-slow
 # US (implies --waits) adds each wait of at least US microseconds in
 # detail ("wslow" lines), --waits-trace N the target CPU's trace around the
 # first N of them in each job ("wtrace"), --waits-events more trace events
 # for it (e.g. irq/softirq_entry,irq/softirq_exit). bench/kernel/waits.jq
-# tabulates such a run. --seed-base N adds N to every job's vcwork seed
+# and opens.jq tabulate such a run. --seed-base N adds N to every job's vcwork seed
 # (default 0: pass * 1000 + repeat), for a run independent of another.
 #
 # --testbed paced (the default): the guests run with nohz=off skew_tick=1

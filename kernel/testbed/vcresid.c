@@ -44,6 +44,12 @@
  *	CPU: the CPU that takes the pacing interrupt (vcresid pace prints
  *	it); how many wakeups were queued on it, how many of the tail, and
  *	the p99 of the others.
+ *   vcresid opens --window VCWORK.OUT
+ *	turns tracing off and says, per package, what ended its all-idle
+ *	stretches inside the window and how long it stayed awake after each:
+ *	a thread woken where it last ran, woken into it from another package,
+ *	moved there by the balancer while runnable, or another task (see
+ *	r_cmd_opens()). Needs the trace of start --wakeups.
  *
  *   vcresid pace HZ [--cpu CPU]
  *	turns on the RTC's periodic interrupt at HZ (rtc-core runs it as an
@@ -58,8 +64,8 @@
  * VCPACK_PACE_CPU=CPU: that CPU is outside the measured topology (the
  * benchmark's pacing CPU, alone in a package of its own): in no package,
  * not in the system figures, not visited by start. Output: JSON lines
- * ("type": resid, rslot, rtotal; wclass, wslow, wtrace, wtotal); errors
- * on stderr, exit 1; usage 2. VCRESID_TRACEFS and VCRESID_SYSFS replace
+ * ("type": resid, rslot, rtotal; wclass, wslow, wtrace, wtotal; wopen,
+ * wopentotal); errors on stderr, exit 1; usage 2. VCRESID_TRACEFS and VCRESID_SYSFS replace
  * /sys/kernel/tracing and /sys/devices/system/cpu (tests/bench).
  */
 #include <errno.h>
@@ -963,6 +969,190 @@ static int r_cmd_waits(const char *window, long long slow_ns, int slow_trace,
 	return n_th ? 0 : 1;
 }
 
+/*
+ * vcresid opens: what ends the all-idle stretches of each package inside
+ * the window (what "opens" the package), and how long the package stays
+ * awake each time, until every CPU of it is idle again. An opening is put
+ * down to the task its first switch runs:
+ *   wake_home   one of vcwork's threads, woken onto the package it last
+ *               ran in (the wakeup was not moved to an awake package);
+ *   wake_moved  a thread woken onto it from another package (the wakeup's
+ *               placement moved it there);
+ *   pulled      a thread not woken since it last ran, or woken onto
+ *               another CPU: it was runnable and the balancer moved it;
+ *   first       a thread not seen running before in the trace;
+ *   other       any other task (a kernel thread, vcwork's monitor); the
+ *               most frequent of their names are in "wopentotal".
+ * A package awake when the window starts is an opening "at_start". Per
+ * package: openings and awake time (ms) of each cause.
+ */
+enum o_cause { O_START, O_HOME, O_MOVED, O_PULLED, O_FIRST, O_OTHER, O_NCAUSE };
+static const char *const o_cause_name[O_NCAUSE] = {
+	"at_start", "wake_home", "wake_moved", "pulled", "first", "other"
+};
+
+struct o_task {
+	int last_cpu;		/* where it last ran; -1: not seen running */
+	int woken_to;		/* target of a wakeup since; -1: none */
+};
+
+struct o_pkg {
+	int busy;		/* CPUs of it not running the idle task */
+	enum o_cause cause;	/* of the current opening */
+	long long since;
+	long long n[O_NCAUSE], ns[O_NCAUSE];
+};
+
+#define O_MAX_COMMS	16
+static struct { char comm[16]; long long n; } o_comms[O_MAX_COMMS];
+
+static void o_note_other(int pid)
+{
+	const char *c = w_comm_of(pid);
+	int k;
+
+	/* kworker/1:2 and kworker/3:0 are the same kind of task */
+	for (k = 0; k < O_MAX_COMMS && o_comms[k].n; k++)
+		if (!strncmp(o_comms[k].comm, c, strcspn(c, "/")) &&
+		    strlen(o_comms[k].comm) == strcspn(c, "/"))
+			break;
+	if (k == O_MAX_COMMS)
+		return;
+	if (!o_comms[k].n)
+		snprintf(o_comms[k].comm, sizeof(o_comms[k].comm), "%.*s",
+			 (int)strcspn(c, "/"), c);
+	o_comms[k].n++;
+}
+
+static enum o_cause o_cause_of(const struct o_task *tk, int pkg_now,
+			       const int *pkg_of, int cpu)
+{
+	if (!tk)
+		return O_OTHER;
+	if (tk->last_cpu < 0)
+		return O_FIRST;
+	if (tk->woken_to != cpu)
+		return O_PULLED;
+	return pkg_of[tk->last_cpu] == pkg_now ? O_HOME : O_MOVED;
+}
+
+static void o_close(struct o_pkg *p, long long t, long long a)
+{
+	long long from = p->since > a ? p->since : a;
+
+	if (t > from)
+		p->ns[p->cause] += t - from;
+}
+
+static int r_cmd_opens(const char *window)
+{
+	static struct w_thread th[W_MAX_THREADS];
+	static struct w_class cl[W_MAX_CLASSES];
+	static struct o_task tk[W_MAX_THREADS];
+	struct o_pkg pk[R_MAX_PKGS];
+	int curr[R_MAX_CPUS], pkg_of[R_MAX_CPUS], n_th, n_cl = 0, cpu, k;
+	bool seen[R_MAX_CPUS] = { false }, started = false;
+	long long a, b;
+	size_t i;
+
+	r_write("tracing_on", "0");
+	r_read_window(window, &a, &b);
+	n_th = w_read_threads(window, th, cl, &n_cl);
+	memset(pk, 0, sizeof(pk));
+	for (k = 0; k < n_th; k++)
+		tk[k].last_cpu = tk[k].woken_to = -1;
+	for (cpu = 0; cpu < R_MAX_CPUS; cpu++) {
+		pkg_of[cpu] = r_pkg_of(cpu);
+		curr[cpu] = 0;
+		if (pkg_of[cpu] >= 0)
+			w_read_cpu(cpu);
+	}
+	/* a CPU runs, before its first switch, that switch's prev task */
+	for (i = 0; i < w_n; i++) {
+		struct w_ev *e = &w_evs[i];
+
+		if (!e->wakeup && !seen[e->cpu]) {
+			seen[e->cpu] = true;
+			curr[e->cpu] = e->a;
+		}
+	}
+	for (cpu = 0; cpu < R_MAX_CPUS; cpu++)
+		if (pkg_of[cpu] >= 0 && curr[cpu])
+			pk[pkg_of[cpu]].busy++;
+	qsort(w_evs, w_n, sizeof(*w_evs), w_cmp_ev);
+	for (i = 0; i <= w_n; i++) {
+		struct w_ev *e = i < w_n ? &w_evs[i] : NULL;
+		struct w_thread *t;
+		struct o_task *o;
+		struct o_pkg *p;
+
+		if (!started && (!e || e->t >= a)) {
+			/* the packages awake as the window opens */
+			started = true;
+			for (k = 0; k < R_MAX_PKGS; k++)
+				if (pk[k].busy) {
+					pk[k].cause = O_START;
+					pk[k].since = a;
+					pk[k].n[O_START]++;
+				}
+		}
+		if (!e || e->t >= b)
+			break;
+		if (e->wakeup) {
+			t = w_find(th, n_th, e->a);
+			if (t)
+				tk[t - th].woken_to = e->b;
+			continue;
+		}
+		if (pkg_of[e->cpu] < 0)
+			continue;
+		p = &pk[pkg_of[e->cpu]];
+		if (!curr[e->cpu] && e->b) {
+			if (!p->busy++ && started) {
+				t = w_find(th, n_th, e->b);
+				o = t ? &tk[t - th] : NULL;
+				p->cause = o_cause_of(o, pkg_of[e->cpu],
+						      pkg_of, e->cpu);
+				p->since = e->t;
+				p->n[p->cause]++;
+				if (!t)
+					o_note_other(e->b);
+			}
+		} else if (curr[e->cpu] && !e->b) {
+			if (!--p->busy && started)
+				o_close(p, e->t, a);
+		}
+		curr[e->cpu] = e->b;
+		t = w_find(th, n_th, e->b);
+		if (t) {
+			tk[t - th].last_cpu = e->cpu;
+			tk[t - th].woken_to = -1;
+		}
+	}
+	for (k = 0; k < R_MAX_PKGS; k++) {
+		int c;
+
+		for (c = 0; c < R_MAX_CPUS && pkg_of[c] != k; c++)
+			;
+		if (c == R_MAX_CPUS)
+			continue;
+		if (pk[k].busy)
+			o_close(&pk[k], b, a);
+		printf("{\"type\":\"wopen\",\"pkg\":%d", k);
+		for (c = 0; c < O_NCAUSE; c++)
+			printf(",\"n_%s\":%lld,\"ms_%s\":%.1f", o_cause_name[c],
+			       pk[k].n[c], o_cause_name[c],
+			       pk[k].ns[c] / 1e6);
+		printf("}\n");
+	}
+	printf("{\"type\":\"wopentotal\",\"window_ms\":%.1f,\"other_comms\":\"",
+	       (b - a) / 1e6);
+	for (k = 0; k < O_MAX_COMMS && o_comms[k].n; k++)
+		printf("%s%s=%lld", k ? "," : "", o_comms[k].comm, o_comms[k].n);
+	printf("\"}\n");
+	return n_th ? 0 : 1;
+}
+
 static int r_cmd_pace(int hz, int cpu)
 {
 	int fd = open("/dev/rtc0", O_RDONLY | O_CLOEXEC);
@@ -1020,7 +1210,8 @@ static void r_usage(void)
 			"       vcresid pace HZ [--cpu CPU]\n"
 			"       vcresid report --window VCWORK.OUT [--slot-ms MS]\n"
 			"       vcresid waits --window VCWORK.OUT [--pace-cpu CPU]\n"
-			"                     [--slow US [--slow-trace N]]\n");
+			"                     [--slow US [--slow-trace N]]\n"
+			"       vcresid opens --window VCWORK.OUT\n");
 	exit(2);
 }
 
@@ -1092,6 +1283,8 @@ int main(int argc, char **argv)
 		return r_cmd_report(window, slot_ms * 1000000);
 	if (!strcmp(argv[1], "waits") && window)
 		return r_cmd_waits(window, slow_us * 1000, slow_trace, pace_cpu);
+	if (!strcmp(argv[1], "opens") && window)
+		return r_cmd_opens(window);
 	r_usage();
 	return 2;
 }

@@ -273,6 +273,61 @@ eq "waits --slow-trace: last line" \
 	"$(j 'select(.type=="wtrace") | .line' | sed -n 's/.*\(10.310000: sched_switch\).*\(next_pid=102\).*/\1 \2/p')" \
 	"10.310000: sched_switch next_pid=102"
 tr=$tmp/tracing
+
+# ---- vcresid opens: what wakes a package ----
+# 2 x 2 as above, window [10, 11). Threads 100, 101, 102 (pack); pid 500
+# a kworker. Package 0: awake at the start (100 on cpu0 until 10.1:
+# at_start, 100 ms); 100 woken onto cpu0, where it last ran, runs
+# 10.2001-10.3 (wake_home, 99.9 ms); 102, never seen running, from 10.5;
+# 100 woken onto cpu0 preempts it at 10.56 and runs to 10.65 (first,
+# 150 ms); 101, last on cpu2, woken onto cpu1, runs from 10.95 to the end
+# (wake_moved, 50 ms). Package 1: 101, last on cpu1, woken onto cpu2,
+# runs 10.4001-10.45 (wake_moved, 49.9 ms); 102, preempted on cpu0 and
+# not woken since, runs on cpu3 10.57-10.6 (pulled, 30 ms); the kworker
+# on cpu2 10.7-10.71 (other, 10 ms); 100, woken onto cpu0, runs on cpu3
+# 10.801-10.81 instead (pulled, 9 ms).
+stacked opens
+sw 0 9.000000 0 100
+sw 0 10.100000 100 0
+wk 0 10.200000 100 0
+sw 0 10.200100 0 100
+sw 0 10.300000 100 0
+sw 0 10.500000 0 102
+wk 0 10.550000 100 0
+sw 0 10.560000 102 100
+sw 0 10.650000 100 0
+wk 0 10.800000 100 0
+sw 1 9.500000 0 101
+sw 1 9.600000 101 0
+wk 1 10.900000 101 1
+sw 1 10.950000 0 101
+sw 2 9.000000 200 0
+wk 2 10.400000 101 2
+sw 2 10.400100 0 101
+sw 2 10.450000 101 0
+printf '          <idle>-0     [002] d..2.  10.700000: sched_switch: prev_comm=swapper/2 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=kworker/2:1 next_pid=500 next_prio=120\n' >>"$tr/per_cpu/cpu2/trace"
+sw 2 10.710000 500 0
+sw 3 10.570000 0 102
+sw 3 10.600000 102 0
+sw 3 10.801000 0 100
+sw 3 10.810000 100 0
+{
+	echo '{"type":"start","pkgs":2,"win_start_ns":10000000000,"win_end_ns":11000000000}'
+	for t in 100 101 102; do
+		echo "{\"type\":\"thread\",\"vm\":\"a\",\"thread\":$((t - 100)),\"tid\":$t,\"class\":\"pack\",\"steady\":false,\"samples\":1}"
+	done
+} >"$tmp/wo.out"
+VCRESID_TRACEFS=$tr VCRESID_SYSFS=$sys "$tmp/vcresid" opens --window "$tmp/wo.out" \
+	>"$tmp/r.out" 2>"$tmp/r.err"
+eq "opens: exit status" $? 0
+wo() { j "select(.type==\"wopen\" and .pkg==$1) | [.n_at_start, .n_wake_home, .n_wake_moved, .n_pulled, .n_first, .n_other] | @csv"; }
+wm() { j "select(.type==\"wopen\" and .pkg==$1) | [.ms_at_start, .ms_wake_home, .ms_wake_moved, .ms_pulled, .ms_first, .ms_other] | @csv"; }
+eq "opens: package 0 counts" "$(wo 0)" "1,1,1,0,1,0"
+eq "opens: package 0 awake ms" "$(wm 0)" "100,99.9,50,0,150,0"
+eq "opens: package 1 counts" "$(wo 1)" "0,0,1,2,0,1"
+eq "opens: package 1 awake ms" "$(wm 1)" "0,0,49.9,39,0,10"
+eq "opens: other tasks" "$(j 'select(.type=="wopentotal") | [.window_ms, .other_comms] | @csv')" '1000,"kworker=1"'
+tr=$tmp/tracing
 # a vcwork output without tids (older vcwork): a clear error
 echo '{"type":"thread","vm":"a","thread":0,"class":"pack","steady":false}' >>"$tmp/w.out"
 VCRESID_TRACEFS=$tr VCRESID_SYSFS=$sys "$tmp/vcresid" waits --window "$tmp/w.out" \

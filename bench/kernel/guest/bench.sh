@@ -18,7 +18,8 @@
 # between VCB-JOB-BEGIN ID and VCB-JOB-END ID, vcwork's and vcresid's JSON
 # lines as they are, their stderr as "ERR ...". With vcpack.waits=1 on the
 # command line, vcresid also traces sched_wakeup and, after its report,
-# prints where the wakeups waited (vcresid waits); vcpack.waitslow=US
+# prints where the wakeups waited (vcresid waits) and what woke each
+# package (vcresid opens); vcpack.waitslow=US
 # adds each wait of at least US microseconds in detail, vcpack.waittrace=N
 # the trace around the first N of them, vcpack.waitevents=SYS/EV,... more
 # events in that trace.
@@ -148,6 +149,7 @@ while read -r id level args; do
 		if [ -n "$waits" ]; then
 			vcresid waits --window /tmp/w.out --slow "$slow" --slow-trace "$wtrace" \
 				--pace-cpu "$pacecpu" >>/tmp/r.out 2>>/tmp/r.err || ok=0
+			vcresid opens --window /tmp/w.out >>/tmp/r.out 2>>/tmp/r.err || ok=0
 		fi
 		cat /tmp/rs.out /tmp/w.out /tmp/r.out
 		cat /tmp/rs.err /tmp/w.err /tmp/r.err | sed 's/^/ERR /'
