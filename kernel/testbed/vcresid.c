@@ -984,7 +984,12 @@ static int r_cmd_waits(const char *window, long long slow_ns, int slow_trace,
  *   other       any other task (a kernel thread, vcwork's monitor); the
  *               most frequent of their names are in "wopentotal".
  * A package awake when the window starts is an opening "at_start". Per
- * package: openings and awake time (ms) of each cause.
+ * package: openings and awake time (ms) of each cause; of them, those
+ * made while another package was awake ("over_": a packer that fits the
+ * load into one package avoids them), and the wake_home openings whose
+ * CPU had been idle for less than sysctl_sched_migration_cost's default
+ * (0.5 ms) at the wakeup ("home_hot": a wakeup level 2 leaves where it
+ * is, the task being cache-hot there).
  */
 enum o_cause { O_START, O_HOME, O_MOVED, O_PULLED, O_FIRST, O_OTHER, O_NCAUSE };
 static const char *const o_cause_name[O_NCAUSE] = {
@@ -994,6 +999,7 @@ static const char *const o_cause_name[O_NCAUSE] = {
 struct o_task {
 	int last_cpu;		/* where it last ran; -1: not seen running */
 	int woken_to;		/* target of a wakeup since; -1: none */
+	bool hot;		/* that target had been idle < O_HOT_NS */
 };
 
 struct o_pkg {
@@ -1001,7 +1007,11 @@ struct o_pkg {
 	enum o_cause cause;	/* of the current opening */
 	long long since;
 	long long n[O_NCAUSE], ns[O_NCAUSE];
+	bool over;		/* the current opening came with another awake */
+	long long n_over[O_NCAUSE], ns_over[O_NCAUSE], n_home_hot;
 };
+
+#define O_HOT_NS	500000
 
 #define O_MAX_COMMS	16
 static struct { char comm[16]; long long n; } o_comms[O_MAX_COMMS];
@@ -1040,8 +1050,20 @@ static void o_close(struct o_pkg *p, long long t, long long a)
 {
 	long long from = p->since > a ? p->since : a;
 
-	if (t > from)
-		p->ns[p->cause] += t - from;
+	if (t <= from)
+		return;
+	p->ns[p->cause] += t - from;
+	if (p->over)
+		p->ns_over[p->cause] += t - from;
+}
+
+/* Is a package other than @pkg awake? */
+static bool o_other_awake(const struct o_pkg *pk, int pkg)
+{
+	for (int k = 0; k < R_MAX_PKGS; k++)
+		if (k != pkg && pk[k].busy)
+			return true;
+	return false;
 }
 
 static int r_cmd_opens(const char *window)
@@ -1052,13 +1074,16 @@ static int r_cmd_opens(const char *window)
 	struct o_pkg pk[R_MAX_PKGS];
 	int curr[R_MAX_CPUS], pkg_of[R_MAX_CPUS], n_th, n_cl = 0, cpu, k;
 	bool seen[R_MAX_CPUS] = { false }, started = false;
-	long long a, b;
+	long long a, b, idle_at[R_MAX_CPUS];
 	size_t i;
 
 	r_write("tracing_on", "0");
 	r_read_window(window, &a, &b);
 	n_th = w_read_threads(window, th, cl, &n_cl);
 	memset(pk, 0, sizeof(pk));
+	/* idle since long before the trace, as far as it can tell */
+	for (cpu = 0; cpu < R_MAX_CPUS; cpu++)
+		idle_at[cpu] = -O_HOT_NS;
 	for (k = 0; k < n_th; k++)
 		tk[k].last_cpu = tk[k].woken_to = -1;
 	for (cpu = 0; cpu < R_MAX_CPUS; cpu++) {
@@ -1100,8 +1125,11 @@ static int r_cmd_opens(const char *window)
 			break;
 		if (e->wakeup) {
 			t = w_find(th, n_th, e->a);
-			if (t)
+			if (t && e->b >= 0 && e->b < R_MAX_CPUS) {
 				tk[t - th].woken_to = e->b;
+				tk[t - th].hot = !curr[e->b] &&
+						 e->t - idle_at[e->b] < O_HOT_NS;
+			}
 			continue;
 		}
 		if (pkg_of[e->cpu] < 0)
@@ -1115,10 +1143,16 @@ static int r_cmd_opens(const char *window)
 						      pkg_of, e->cpu);
 				p->since = e->t;
 				p->n[p->cause]++;
+				p->over = o_other_awake(pk, pkg_of[e->cpu]);
+				if (p->over)
+					p->n_over[p->cause]++;
+				if (p->cause == O_HOME && o->hot)
+					p->n_home_hot++;
 				if (!t)
 					o_note_other(e->b);
 			}
 		} else if (curr[e->cpu] && !e->b) {
+			idle_at[e->cpu] = e->t;
 			if (!--p->busy && started)
 				o_close(p, e->t, a);
 		}
@@ -1140,10 +1174,13 @@ static int r_cmd_opens(const char *window)
 			o_close(&pk[k], b, a);
 		printf("{\"type\":\"wopen\",\"pkg\":%d", k);
 		for (c = 0; c < O_NCAUSE; c++)
-			printf(",\"n_%s\":%lld,\"ms_%s\":%.1f", o_cause_name[c],
-			       pk[k].n[c], o_cause_name[c],
-			       pk[k].ns[c] / 1e6);
-		printf("}\n");
+			printf(",\"n_%s\":%lld,\"ms_%s\":%.1f,\"n_over_%s\":%lld,"
+			       "\"ms_over_%s\":%.1f",
+			       o_cause_name[c], pk[k].n[c], o_cause_name[c],
+			       pk[k].ns[c] / 1e6, o_cause_name[c],
+			       pk[k].n_over[c], o_cause_name[c],
+			       pk[k].ns_over[c] / 1e6);
+		printf(",\"n_home_hot\":%lld}\n", pk[k].n_home_hot);
 	}
 	printf("{\"type\":\"wopentotal\",\"window_ms\":%.1f,\"other_comms\":\"",
 	       (b - a) / 1e6);

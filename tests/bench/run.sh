@@ -277,20 +277,22 @@ tr=$tmp/tracing
 # ---- vcresid opens: what wakes a package ----
 # 2 x 2 as above, window [10, 11). Threads 100, 101, 102 (pack); pid 500
 # a kworker. Package 0: awake at the start (100 on cpu0 until 10.1:
-# at_start, 100 ms); 100 woken onto cpu0, where it last ran, runs
-# 10.2001-10.3 (wake_home, 99.9 ms); 102, never seen running, from 10.5;
+# at_start, 100 ms); 100 woken onto cpu0, where it last ran, 0.3 ms
+# after it went idle (hot), runs 10.1004-10.3 (wake_home, 199.6 ms);
+# 102, never seen running, from 10.5;
 # 100 woken onto cpu0 preempts it at 10.56 and runs to 10.65 (first,
 # 150 ms); 101, last on cpu2, woken onto cpu1, runs from 10.95 to the end
 # (wake_moved, 50 ms). Package 1: 101, last on cpu1, woken onto cpu2,
 # runs 10.4001-10.45 (wake_moved, 49.9 ms); 102, preempted on cpu0 and
-# not woken since, runs on cpu3 10.57-10.6 (pulled, 30 ms); the kworker
+# not woken since, runs on cpu3 10.57-10.6 while package 0 is awake
+# (pulled, 30 ms, the one opening over another package); the kworker
 # on cpu2 10.7-10.71 (other, 10 ms); 100, woken onto cpu0, runs on cpu3
 # 10.801-10.81 instead (pulled, 9 ms).
 stacked opens
 sw 0 9.000000 0 100
 sw 0 10.100000 100 0
-wk 0 10.200000 100 0
-sw 0 10.200100 0 100
+wk 0 10.100300 100 0
+sw 0 10.100400 0 100
 sw 0 10.300000 100 0
 sw 0 10.500000 0 102
 wk 0 10.550000 100 0
@@ -323,9 +325,11 @@ eq "opens: exit status" $? 0
 wo() { j "select(.type==\"wopen\" and .pkg==$1) | [.n_at_start, .n_wake_home, .n_wake_moved, .n_pulled, .n_first, .n_other] | @csv"; }
 wm() { j "select(.type==\"wopen\" and .pkg==$1) | [.ms_at_start, .ms_wake_home, .ms_wake_moved, .ms_pulled, .ms_first, .ms_other] | @csv"; }
 eq "opens: package 0 counts" "$(wo 0)" "1,1,1,0,1,0"
-eq "opens: package 0 awake ms" "$(wm 0)" "100,99.9,50,0,150,0"
+eq "opens: package 0 awake ms" "$(wm 0)" "100,199.6,50,0,150,0"
 eq "opens: package 1 counts" "$(wo 1)" "0,0,1,2,0,1"
 eq "opens: package 1 awake ms" "$(wm 1)" "0,0,49.9,39,0,10"
+eq "opens: over another package" "$(j 'select(.type=="wopen") | [.n_over_pulled, .ms_over_pulled, .n_over_wake_home + .n_over_wake_moved + .n_over_first + .n_over_other] | @csv')" "0,0,0 1,30,0"
+eq "opens: woken home, hot" "$(j 'select(.type=="wopen") | .n_home_hot')" "1 0"
 eq "opens: other tasks" "$(j 'select(.type=="wopentotal") | [.window_ms, .other_comms] | @csv')" '1000,"kworker=1"'
 tr=$tmp/tracing
 # a vcwork output without tids (older vcwork): a clear error
