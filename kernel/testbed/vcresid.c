@@ -886,26 +886,30 @@ static void w_print_slow(const struct w_thread *t, const struct w_class *c,
 	       t->idle_pkg, t->idle_other);
 }
 
-static int r_cmd_waits(const char *window, long long slow_ns, int slow_trace,
-		       int pace_cpu)
+/*
+ * Turns tracing off and reads what waits and opens start from: the window
+ * into @a, @b; vcwork's threads (returns their number); each CPU's package
+ * (-1: none) into @pkg_of and its trace into w_evs, sorted by time; and
+ * into @curr the task each CPU ran before its first switch (that switch's
+ * prev task).
+ */
+static int w_load(const char *window, long long *a, long long *b,
+		  struct w_thread *th, struct w_class *cl, int *n_cl,
+		  int *pkg_of, int *curr)
 {
-	static struct w_thread th[W_MAX_THREADS];
-	static struct w_class cl[W_MAX_CLASSES];
-	int curr[R_MAX_CPUS], pkg_of[R_MAX_CPUS], n_th, n_cl = 0, cpu, k;
 	bool seen[R_MAX_CPUS] = { false };
-	long long a, b;
+	int cpu, n_th;
 	size_t i;
 
 	r_write("tracing_on", "0");
-	r_read_window(window, &a, &b);
-	n_th = w_read_threads(window, th, cl, &n_cl);
+	r_read_window(window, a, b);
+	n_th = w_read_threads(window, th, cl, n_cl);
 	for (cpu = 0; cpu < R_MAX_CPUS; cpu++) {
 		pkg_of[cpu] = r_pkg_of(cpu);
 		curr[cpu] = 0;
 		if (pkg_of[cpu] >= 0)
 			w_read_cpu(cpu);
 	}
-	/* a CPU runs, before its first switch, that switch's prev task */
 	for (i = 0; i < w_n; i++) {
 		struct w_ev *e = &w_evs[i];
 
@@ -915,6 +919,19 @@ static int r_cmd_waits(const char *window, long long slow_ns, int slow_trace,
 		}
 	}
 	qsort(w_evs, w_n, sizeof(*w_evs), w_cmp_ev);
+	return n_th;
+}
+
+static int r_cmd_waits(const char *window, long long slow_ns, int slow_trace,
+		       int pace_cpu)
+{
+	static struct w_thread th[W_MAX_THREADS];
+	static struct w_class cl[W_MAX_CLASSES];
+	int curr[R_MAX_CPUS], pkg_of[R_MAX_CPUS], n_th, n_cl = 0, cpu, k;
+	long long a, b;
+	size_t i;
+
+	n_th = w_load(window, &a, &b, th, cl, &n_cl, pkg_of, curr);
 	for (i = 0; i < w_n && w_evs[i].t < b; i++) {
 		struct w_ev *e = &w_evs[i];
 		struct w_thread *t;
@@ -1073,38 +1090,20 @@ static int r_cmd_opens(const char *window)
 	static struct o_task tk[W_MAX_THREADS];
 	struct o_pkg pk[R_MAX_PKGS];
 	int curr[R_MAX_CPUS], pkg_of[R_MAX_CPUS], n_th, n_cl = 0, cpu, k;
-	bool seen[R_MAX_CPUS] = { false }, started = false;
 	long long a, b, idle_at[R_MAX_CPUS];
+	bool started = false;
 	size_t i;
 
-	r_write("tracing_on", "0");
-	r_read_window(window, &a, &b);
-	n_th = w_read_threads(window, th, cl, &n_cl);
+	n_th = w_load(window, &a, &b, th, cl, &n_cl, pkg_of, curr);
 	memset(pk, 0, sizeof(pk));
 	/* idle since long before the trace, as far as it can tell */
 	for (cpu = 0; cpu < R_MAX_CPUS; cpu++)
 		idle_at[cpu] = -O_HOT_NS;
 	for (k = 0; k < n_th; k++)
 		tk[k].last_cpu = tk[k].woken_to = -1;
-	for (cpu = 0; cpu < R_MAX_CPUS; cpu++) {
-		pkg_of[cpu] = r_pkg_of(cpu);
-		curr[cpu] = 0;
-		if (pkg_of[cpu] >= 0)
-			w_read_cpu(cpu);
-	}
-	/* a CPU runs, before its first switch, that switch's prev task */
-	for (i = 0; i < w_n; i++) {
-		struct w_ev *e = &w_evs[i];
-
-		if (!e->wakeup && !seen[e->cpu]) {
-			seen[e->cpu] = true;
-			curr[e->cpu] = e->a;
-		}
-	}
 	for (cpu = 0; cpu < R_MAX_CPUS; cpu++)
 		if (pkg_of[cpu] >= 0 && curr[cpu])
 			pk[pkg_of[cpu]].busy++;
-	qsort(w_evs, w_n, sizeof(*w_evs), w_cmp_ev);
 	for (i = 0; i <= w_n; i++) {
 		struct w_ev *e = i < w_n ? &w_evs[i] : NULL;
 		struct w_thread *t;
@@ -1135,10 +1134,10 @@ static int r_cmd_opens(const char *window)
 		if (pkg_of[e->cpu] < 0)
 			continue;
 		p = &pk[pkg_of[e->cpu]];
+		t = w_find(th, n_th, e->b);
+		o = t ? &tk[t - th] : NULL;
 		if (!curr[e->cpu] && e->b) {
 			if (!p->busy++ && started) {
-				t = w_find(th, n_th, e->b);
-				o = t ? &tk[t - th] : NULL;
 				p->cause = o_cause_of(o, pkg_of[e->cpu],
 						      pkg_of, e->cpu);
 				p->since = e->t;
@@ -1157,10 +1156,9 @@ static int r_cmd_opens(const char *window)
 				o_close(p, e->t, a);
 		}
 		curr[e->cpu] = e->b;
-		t = w_find(th, n_th, e->b);
-		if (t) {
-			tk[t - th].last_cpu = e->cpu;
-			tk[t - th].woken_to = -1;
+		if (o) {
+			o->last_cpu = e->cpu;
+			o->woken_to = -1;
 		}
 	}
 	for (k = 0; k < R_MAX_PKGS; k++) {
