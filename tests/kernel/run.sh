@@ -54,6 +54,7 @@ level2        level2             2x4      v2 500
 overload      overload           2x4      v2 400
 balance       balance            2x4      v2 400
 wake          wake               2x4      v2 400
+wake-nohzoff  wake               2x4      v2 400 nohz=off
 wakellc       wakellc            2x4      v2 400 nohz=off skew_tick=1
 busyspread    busyspread         3x4      v2 400
 gather-4x4    gather-topo        4x4      v2 500

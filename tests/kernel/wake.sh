@@ -14,6 +14,11 @@
 #  wake-idle-redirect   1 bursty thread allowed on 0-7: its wakeups go to
 #                       CPU 3, the idle CPU of package 0 (>= 80% of its
 #                       samples there, <= 5% on CPUs 0-2).
+# run.sh boots it twice: with the kernel's NO_HZ_IDLE, and with nohz=off
+# (guest wake-nohzoff), where the idle tick never stops: the redirect
+# must not depend on the nohz accounting of busy CPUs, which then counts
+# every CPU busy (series v2 before 2026-12-07 asked it whether the
+# target's package was asleep, and never redirected under nohz=off).
 . /scenarios/lib.sh
 
 CHECKS="wake-busy-stays wake-idle-redirect"
