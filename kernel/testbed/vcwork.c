@@ -23,8 +23,9 @@
  * warm-up:
  *  - placement: sched_getcpu() every --sample-ms of the thread's own
  *    running time, per CPU and per package, package migrations (a change
- *    of package between two samples), and a timeline of the package each
- *    thread ran on most in every --slot-ms slot;
+ *    of package between two samples; the first VCP_MAX_MOVES of them as
+ *    "ms:from>to", ms since the window opened), and a timeline of the
+ *    package each thread ran on most in every --slot-ms slot;
  *  - wakeup latency of bursty threads: the intended wake time (absolute,
  *    clock_nanosleep TIMER_ABSTIME on CLOCK_MONOTONIC) to the first
  *    instruction after the wakeup;
@@ -83,6 +84,7 @@
 #define VCP_MAX_VMS	32
 #define VCP_MAX_THREADS	64
 #define VCP_MAX_SLOTS	600
+#define VCP_MAX_MOVES	16	/* package changes listed per thread */
 #define VCP_MAX_LAT	20000
 #define VCP_MAX_NODES	8
 #define VCP_PAGE	4096
@@ -152,6 +154,9 @@ struct vcp_thread {
 	long long cpu_samples[VCP_MAX_CPUS];
 	long long pkg_samples[VCP_MAX_PKGS];
 	long long pkg_migr, cpu_migr;
+	/* the first VCP_MAX_MOVES package changes: when, from, to */
+	long long move_ns[VCP_MAX_MOVES];
+	short move_from[VCP_MAX_MOVES], move_to[VCP_MAX_MOVES];
 	int last_cpu, last_pkg;
 	unsigned short (*slot_pkg)[VCP_MAX_PKGS];
 	long long *lat;
@@ -616,8 +621,14 @@ static void vcp_sample(struct vcp_thread *t, long long now)
 	t->pkg_samples[pkg]++;
 	if (t->last_cpu >= 0 && t->last_cpu != cpu)
 		t->cpu_migr++;
-	if (t->last_pkg >= 0 && t->last_pkg != pkg)
+	if (t->last_pkg >= 0 && t->last_pkg != pkg) {
+		if (t->pkg_migr < VCP_MAX_MOVES) {
+			t->move_ns[t->pkg_migr] = now - vcp_win_start;
+			t->move_from[t->pkg_migr] = t->last_pkg;
+			t->move_to[t->pkg_migr] = pkg;
+		}
 		t->pkg_migr++;
+	}
 	t->last_cpu = cpu;
 	t->last_pkg = pkg;
 }
@@ -857,6 +868,20 @@ static void vcp_timeline(const struct vcp_thread *t, char *buf, size_t size)
 	buf[s] = '\0';
 }
 
+/* "ms:from>to ..." of the first VCP_MAX_MOVES package changes. */
+static void vcp_moves(const struct vcp_thread *t, char *buf, size_t size)
+{
+	size_t len = 0;
+	long long i;
+
+	buf[0] = '\0';
+	for (i = 0; i < t->pkg_migr && i < VCP_MAX_MOVES; i++)
+		len += snprintf(buf + len, size - len, "%s%lld:%c>%c",
+				i ? " " : "", t->move_ns[i] / NSEC_PER_MSEC,
+				vcp_pkg_char(t->move_from[i]),
+				vcp_pkg_char(t->move_to[i]));
+}
+
 /* "n0,n1,..." up to the last node that holds a page ("" if none). */
 static void vcp_node_counts(const long long *count, char *buf, size_t size)
 {
@@ -876,6 +901,7 @@ static void vcp_print_thread(const struct vcp_thread *t)
 {
 	char pk[VCP_MAX_PKGS * 12] = "", tl[VCP_MAX_SLOTS + 1];
 	char cs[VCP_MAX_CPUS * 24] = "";
+	char mv[VCP_MAX_MOVES * 24];
 	char m0[VCP_MAX_NODES * 24] = "", m1[VCP_MAX_NODES * 24] = "";
 	char line[4096];
 	size_t len = 0, clen = 0;
@@ -907,6 +933,7 @@ static void vcp_print_thread(const struct vcp_thread *t)
 		max = t->lat[t->n_lat - 1];
 	}
 	vcp_timeline(t, tl, sizeof(tl));
+	vcp_moves(t, mv, sizeof(mv));
 	if (t->mem) {
 		vcp_node_counts(t->mem_start, m0, sizeof(m0));
 		vcp_node_counts(t->mem_end, m1, sizeof(m1));
@@ -923,7 +950,7 @@ static void vcp_print_thread(const struct vcp_thread *t)
 		 "\"bursts\":%lld,\"missed\":%lld,\"work\":%lld,"
 		 "\"run_ms\":%.1f,\"wait_ms\":%.1f,"
 		 "\"mem_nodes_start\":\"%s\",\"mem_nodes_end\":\"%s\","
-		 "\"timeline\":\"%s\"}\n",
+		 "\"timeline\":\"%s\",\"pkg_moves\":\"%s\"}\n",
 		 t->vm->name, t->idx, t->tid, t->vm->class[0] ? t->vm->class : "-",
 		 t->steady ? "true" : "false", t->samples, pk, cs, main_pkg,
 		 t->pkg_migr, t->cpu_migr, t->wakes,
@@ -934,7 +961,7 @@ static void vcp_print_thread(const struct vcp_thread *t)
 		 t->vm->start_ns / NSEC_PER_MSEC, t->vm->stop_ns / NSEC_PER_MSEC,
 		 t->vm->cpu_work ? "true" : "false", t->bursts, t->missed,
 		 t->work, ss ? (t->ss_run1 - t->ss_run0) / 1e6 : -1.0,
-		 ss ? (t->ss_wait1 - t->ss_wait0) / 1e6 : -1.0, m0, m1, tl);
+		 ss ? (t->ss_wait1 - t->ss_wait0) / 1e6 : -1.0, m0, m1, tl, mv);
 	/* one write per line: VM processes share the console */
 	if (write(STDOUT_FILENO, line, strlen(line)) < 0)
 		exit(1);

@@ -36,5 +36,5 @@ mb=$(thread_sum overload pkg_migrations b)
 if [ "$ma" -le 6 ] && [ "$mb" -le 3 ]; then
 	vcp_pass overload-no-bounce "package migrations: a=$ma (<= 6) b=$mb (<= 3)"
 else
-	vcp_fail overload-no-bounce "tasks bounce between packages: a=$ma (want <= 6) b=$mb (want <= 3); timelines: $(jsel overload thread timeline | tr '\n' ' ')"
+	vcp_fail overload-no-bounce "tasks bounce between packages: a=$ma (want <= 6) b=$mb (want <= 3); timelines: $(jsel overload thread timeline | tr '\n' ' '); package moves (ms:from>to): $(jsel overload thread pkg_moves | tr '\n' '|')"
 fi

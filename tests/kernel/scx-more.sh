@@ -97,7 +97,7 @@ if vcp_check_run overload; then
 	if [ "$ma" -le 6 ] && [ "$mb" -le 3 ]; then
 		vcp_pass scx-overload-no-bounce "package migrations: a=$ma (<= 6) b=$mb (<= 3)"
 	else
-		vcp_fail scx-overload-no-bounce "tasks bounce: a=$ma (want <= 6) b=$mb (want <= 3); timelines: $(jsel overload thread timeline | tr '\n' ' ')"
+		vcp_fail scx-overload-no-bounce "tasks bounce: a=$ma (want <= 6) b=$mb (want <= 3); timelines: $(jsel overload thread timeline | tr '\n' ' '); package moves (ms:from>to): $(jsel overload thread pkg_moves | tr '\n' '|')"
 	fi
 fi
 [ "$(scx_state)" = enabled ] || vcp_fail scx-more-loaded "ejected: state $(scx_state)"
