@@ -66,7 +66,9 @@
  *   kicked for it. Nothing waits behind a gathered package.
  * - Put back: a packable task whose slice ends while another task waits
  *   for its CPU (a bound kworker, mostly) stays in its package while the
- *   package is within the consolidation capacity: on an idle CPU of the
+ *   packable tasks running there are within the consolidation capacity
+ *   (other work on a CPU of the package for a moment, a kworker or a
+ *   VM's I/O thread, does not push it out): on an idle CPU of the
  *   package, else behind the waiting task on its own CPU, as CFS leaves
  *   a preempted task on its runqueue. Waking another package for it
  *   would only have it gathered back a slice later. It waits so at most
@@ -160,6 +162,7 @@ struct cpu_ctx {
 	u64 win_busy;
 	u64 run_start;	/* 0 while idle */
 	u64 last_stop;
+	u32 packable;	/* the task it runs is packable (ops.running) */
 };
 
 struct {
@@ -174,6 +177,7 @@ struct pkg_view {
 	u32 busy[VCP_MAX_PKGS];
 	u64 util[VCP_MAX_PKGS];
 	u8 core_busy[VCP_MAX_CPUS];	/* by the core's first CPU */
+	u8 core_pack[VCP_MAX_CPUS];	/* pkg_packed_cores()'s scratch */
 };
 
 struct {
@@ -266,11 +270,17 @@ static struct task_ctx *task_ctx(struct task_struct *p)
 	return bpf_task_storage_get(&task_ctxs, p, 0, 0);
 }
 
-static u32 task_class(struct task_struct *p, struct task_ctx *tc)
+static u32 cur_gen(void)
 {
 	struct vcp_ctl *c = get_ctl();
+
+	return c ? c->gen : 1;
+}
+
+static u32 task_class(struct task_struct *p, struct task_ctx *tc)
+{
 	struct cgroup *cgrp;
-	u32 gen = c ? c->gen : 1;
+	u32 gen = cur_gen();
 
 	if (tc->gen == gen)
 		return tc->class;
@@ -355,6 +365,39 @@ static void pkg_view_fill(struct pkg_view *v)
 		if (cpu_leader[c] && cpu_on[c] && v->core_busy[c])
 			v->busy[PKG_IDX(cpu_pkg[c])]++;
 	}
+}
+
+/*
+ * Cores of package @pkg that run a packable task, leaving out CPU @skip:
+ * the load its consolidation capacity is for. A core busy with other
+ * work does not count.
+ */
+static u32 pkg_packed_cores(struct pkg_view *v, u32 pkg, s32 skip)
+{
+	u32 cpu, n = 0;
+
+	bpf_for(cpu, 0, nr_cpus) {
+		if (cpu >= VCP_MAX_CPUS)
+			break;
+		v->core_pack[CPU_IDX(cpu)] = 0;
+	}
+	bpf_for(cpu, 0, nr_cpus) {
+		struct cpu_ctx *cc;
+
+		if (cpu >= VCP_MAX_CPUS || !cpu_on[cpu] ||
+		    cpu_pkg[cpu] != pkg || (s32)cpu == skip)
+			continue;
+		cc = bpf_map_lookup_elem(&cpu_ctxs, &cpu);
+		if (cc && cc->run_start && cc->packable)
+			v->core_pack[CPU_IDX(cpu_core[CPU_IDX(cpu)])] = 1;
+	}
+	bpf_for(cpu, 0, nr_cpus) {
+		u32 c = CPU_IDX(cpu);
+
+		if (cpu_leader[c] && cpu_pkg[c] == pkg && v->core_pack[c])
+			n++;
+	}
+	return n;
 }
 
 static struct pkg_view *get_view(void)
@@ -555,11 +598,14 @@ s32 BPF_STRUCT_OPS(vcpack_select_cpu, struct task_struct *p, s32 prev_cpu,
 /*
  * A task put back from its own CPU (its slice ended while others wait)
  * is still counted there: take its core and utilisation out of @v. It
- * then stays in its package while the busy cores allow, whatever the
- * utilisation margin says: the margin admits new load, it does not
- * evict a task (3 steady tasks on 4 cores sit near the 80% margin, and
- * a little other work on the fourth core moved all three to the other
- * package in 1 of 4 scx-gather runs).
+ * then stays in its package while the cores running packable tasks
+ * allow (pkg_packed_cores()), whatever the utilisation margin says: the
+ * margin admits new load, it does not evict a task (3 steady tasks on 4
+ * cores sit near the 80% margin, and a little other work on the fourth
+ * core moved all three to the other package in 1 of 4 scx-gather runs).
+ * Nor does other work that holds the fourth core for a moment: counted
+ * as busy, it sent one of the three to the idle package for 100-230 ms
+ * (scx-overload's package moves, 2026-12-07).
  */
 static void view_drop_self(struct pkg_view *v, u32 own, u64 tutil)
 {
@@ -661,7 +707,7 @@ void BPF_STRUCT_OPS(vcpack_enqueue, struct task_struct *p, u64 enq_flags)
 		/* put back from its CPU: it stays in its package if it can */
 		view_drop_self(v, pkg_of(cur), tc->util);
 		pkg = pkg_of(cur);
-		if (v->busy[PKG_IDX(pkg)] + 1 <=
+		if (pkg_packed_cores(v, pkg, cur) + 1 <=
 		    cons_capacity(level, pkg_cores[PKG_IDX(pkg)])) {
 			cpu = claim_idle_in(p, pkg, -1);
 			if (cpu < 0 && may_wait_local(tc)) {
@@ -710,6 +756,9 @@ void BPF_STRUCT_OPS(vcpack_running, struct task_struct *p)
 	cc = bpf_map_lookup_elem(&cpu_ctxs, &key);
 	if (!cc)
 		return;
+	/* the class as last looked up (ops.enqueue, ops.select_cpu) */
+	cc->packable = tc && tc->gen == cur_gen() &&
+		       packable(tc->class, cur_level());
 	if (!cc->win_start)
 		cc->win_start = now;
 	cc->run_start = now;
