@@ -411,7 +411,8 @@ bench-daemon: $(PROGS)
 # the perfect-packer limit, wakeup latency and modelled power of stock 6.12,
 # stock + vcpack's pins, the patched kernel at levels 0/1/2 and scx_vcpack
 # (the sched_ext scheduler, on the same stock kernel) at levels 1/2, on 2x4,
-# 3x4, 4x4, 2-NUMA-node and SMT (2x4x2) TCG guests. Results, tables and plots go to
+# 3x4, 4x4, 2-NUMA-node, SNC-like (snc2x4: 2 NUMA nodes in each of 2
+# packages) and SMT (2x4x2) TCG guests. Results, tables and plots go to
 # $(B)/bench/kernel/{full,quick}/ (results.jsonl, summary.json, table.md,
 # plots/*.svg). bench-kernel: about 105 min on 2 cores (2 passes x 3
 # repeats) before the scx configs, which add a third guest per topology
@@ -425,7 +426,8 @@ KBENCH_CONFIGS ?= stock stock-pin L0 L1 L2 scx-L1 scx-L2
 # Passes of the whole run (each with its own phase seeds, 3 repeats of
 # every job): with all 7 configs one pass took 68 min (2026-12-06), 43
 # min with the pacing CPU outside the workload (2026-12-07); 2x4x2,
-# added since, took 14 min alone.
+# added since, took 14 min alone; without the scx configs the five
+# topologies took 53 min, and snc2x4, added after, about 10 more.
 KBENCH_PASSES ?= 2
 KBENCH_RUN = sh bench/kernel/run.sh --stock $(KBENCH_K)/stock-bench/arch/x86/boot/bzImage \
 	--patched $(KBENCH_K)/patched-bench/arch/x86/boot/bzImage \

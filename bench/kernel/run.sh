@@ -2,7 +2,7 @@
 # bench/kernel/run.sh - the kernel benchmark's runs (BENCHMARKS.md).
 #
 #   run.sh --out DIR --stock IMG --patched IMG --initrd BASE.cpio.gz
-#          --vcpack BIN [--quick] [--topos "2x4 3x4 4x4 numa2x4 2x4x2"]
+#          --vcpack BIN [--quick] [--topos "2x4 3x4 4x4 numa2x4 snc2x4 2x4x2"]
 #          [--configs "stock stock-pin L0 L1 L2 scx-L1 scx-L2"]
 #          [--repeats N] [--passes N] [--parallel N]
 #          [--testbed paced|paced-inline|nohz]
@@ -84,7 +84,7 @@ top=$(cd "$here/../.." && pwd)
 out= stock= patched= initrd= vcpack= quick=0 only_jobs= waits=0 waitslow=0 waittrace=0 waitevents= seedbase=0
 all_configs="stock stock-pin L0 L1 L2 scx-L1 scx-L2"
 configs=$all_configs
-topos="2x4 3x4 4x4 numa2x4 2x4x2" repeats=3 passes=1 parallel=2 testbed=paced
+topos="2x4 3x4 4x4 numa2x4 snc2x4 2x4x2" repeats=3 passes=1 parallel=2 testbed=paced
 while [ $# -gt 0 ]; do
 	case $1 in
 	--out) out=$2; shift 2 ;;
@@ -193,6 +193,10 @@ plan_pins() {
 	# shellcheck disable=SC2046
 	set -- "$@" $(topo_size "$1")
 	_p=$5 _c=$6 _nodes=$7 _t=$8
+	# virNodeGetInfo() counts sockets and cores per NUMA node: a node
+	# smaller than a package (snc2x4) is one "socket" of its own cores
+	_sk=$((_p / _nodes)); [ "$_sk" -ge 1 ] || _sk=1
+	_ck=$((_p * _c / (_nodes * _sk)))
 	x=$out/plans/$1-$2-$3.xml
 	pol=$out/plans/$1-$2-$3.policy.json
 	maxd=$(scen_vms "$2" "$_p" "$((_c * _t))" "$([ "$3" = - ] || echo "$3")" |
@@ -200,8 +204,8 @@ plan_pins() {
 	{
 		echo "<node><cpu><mhz>2400</mhz><model>x86_64</model>"
 		echo "<active>$((_p * _c * _t))</active><max>$((_p * _c * _t))</max>"
-		echo "<nodes>$_nodes</nodes><sockets>$((_p / _nodes))</sockets>"
-		echo "<cores>$_c</cores><threads>$_t</threads></cpu>"
+		echo "<nodes>$_nodes</nodes><sockets>$_sk</sockets>"
+		echo "<cores>$_ck</cores><threads>$_t</threads></cpu>"
 		echo "<memory>16777216</memory>"
 		scen_vms "$2" "$_p" "$((_c * _t))" "$([ "$3" = - ] || echo "$3")" |
 		while read -r name th cl duty burst; do

@@ -70,10 +70,12 @@ scen_vms() {
 }
 
 # topo_size TOPOLOGY -> "PACKAGES CORES NODES THREADS" (run-guest.sh's
-# topologies: PxC, PxCxT with T hardware threads per core, numa2x4)
+# topologies: PxC, PxCxT with T hardware threads per core, numa2x4, and
+# snc2x4: two NUMA nodes in each package, SNC/NPS2-like)
 topo_size() {
 	case $1 in
 	numa2x4) echo "2 4 2 1" ;;
+	snc2x4) echo "2 4 4 1" ;;
 	*x*x*) _r=${1#*x}; echo "${1%%x*} ${_r%%x*} 1 ${_r#*x}" ;;
 	*x*) echo "${1%%x*} ${1#*x} 1 1" ;;
 	*) echo "topo_size: unknown topology '$1'" >&2; return 1 ;;

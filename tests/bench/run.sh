@@ -680,6 +680,9 @@ done
 eq "topo_size 2x4" "$(topo_size 2x4)" "2 4 1 1"
 eq "topo_size 2x4x2" "$(topo_size 2x4x2)" "2 4 1 2"
 eq "topo_size numa2x4" "$(topo_size numa2x4)" "2 4 2 1"
+eq "topo_size snc2x4" "$(topo_size snc2x4)" "2 4 4 1"
+eq "testbed_append paced snc2x4" "$(testbed_append paced patched $(topo_size snc2x4))" \
+	"$p isolcpus=domain,8 vcpack.pacecpu=8"
 eq "testbed_append paced 2x4x2" "$(testbed_append paced patched $(topo_size 2x4x2))" \
 	"$p isolcpus=domain,16 vcpack.pacecpu=16"
 eq "scen_vms ramp on 2x4x2: one vCPU thread per 2 logical CPUs" \
