@@ -25,21 +25,36 @@
 
 #include "powercmd.h"
 
+/* The state letter and process group of process @pid (a /proc name) from
+ * /proc/PID/stat: 1, 0 if it is gone, -1 if its line does not read. */
+static int proc_stat(const char *pid, char *state, int *pgrp)
+{
+	char path[300], buf[512], *p;
+	int ok = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%s/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')) &&
+	    sscanf(p + 1, " %c %*d %d", state, pgrp) == 2)
+		ok = 1;
+	fclose(f);
+	return ok;
+}
+
 /* Is @pid a zombie (ended, not yet reaped)? */
 static bool zombie(pid_t pid)
 {
-	char path[64], buf[512], *p;
-	FILE *f;
-	bool z = false;
+	char name[24], st;
+	int pgrp, r;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "r");
-	if (!f)
+	snprintf(name, sizeof(name), "%d", (int)pid);
+	r = proc_stat(name, &st, &pgrp);
+	if (r == 0)
 		return true; /* gone */
-	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')))
-		z = p[1] == ' ' && p[2] == 'Z';
-	fclose(f);
-	return z;
+	return r > 0 && st == 'Z';
 }
 
 /* Processes of group @pgid still running (zombies are dead: init reaps
@@ -48,25 +63,16 @@ static int group_live(pid_t pgid)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *e;
-	char path[300], buf[512], *p, st;
-	int n = 0, ppid, pgrp;
-	FILE *f;
+	int n = 0, pgrp;
+	char st;
 
 	if (!d)
 		return -1;
-	while ((e = readdir(d))) {
-		if (e->d_name[0] < '0' || e->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')) &&
-		    sscanf(p + 1, " %c %d %d", &st, &ppid, &pgrp) == 3 &&
-		    pgrp == (int)pgid && st != 'Z')
+	while ((e = readdir(d)))
+		if (e->d_name[0] >= '0' && e->d_name[0] <= '9' &&
+		    proc_stat(e->d_name, &st, &pgrp) > 0 && pgrp == (int)pgid &&
+		    st != 'Z')
 			n++;
-		fclose(f);
-	}
 	closedir(d);
 	return n;
 }
