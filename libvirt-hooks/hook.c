@@ -6,13 +6,14 @@
  * libvirt runs it as `vcpack NAME OP SUBOP -` with the domain XML on
  * stdin. It never calls back into libvirt (that would deadlock the
  * daemon) and never blocks a start for long:
- *   prepare/begin: validate the VM's vcpack tag; in strict mode (the
- *     policy's strict_tags, default on) a malformed tag refuses the start
- *     with a message naming the VM and what is wrong; lenient mode says
- *     the same on stderr and lets the VM start untouched. A domain XML
- *     the hook cannot judge (too large, too deep for libxml2, unreadable)
- *     is treated the same way: strict refuses, naming the VM and why;
- *     never a silent start.
+ *   prepare/begin: validate the VM's vcpack tag. By default (lenient)
+ *     a malformed tag is named on stderr (libvirt's log) and the VM
+ *     starts untouched: for a power optimiser a VM must start. Strict
+ *     mode (the policy's strict_tags, off by default, and only while
+ *     vcpack is enabled: control.h) refuses the start with a message
+ *     naming the VM and what is wrong. A domain XML the hook cannot
+ *     judge (too large, too deep for libxml2, unreadable) is treated the
+ *     same way; never a silent start.
  *   started, reconnect, stopped, release: tell vcpackd over its UNIX
  *     socket (one line, 200 ms at most) and return; no daemon, no delay.
  * Anything else exits 0 at once.
@@ -27,6 +28,7 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
+#include "control.h"
 #include "ctl.h"
 #include "policy.h"
 #include "tags.h"
@@ -100,7 +102,24 @@ static void drain_stdin(void)
 		total += n > 0 ? (size_t)n : 0;
 }
 
-static bool strict_mode(void)
+/* Is vcpack enabled (vcpackd's state file, else the policy)? A state
+ * file the hook cannot read counts as "not enabled": lenient. */
+static bool enabled(const struct vcp_policy *p)
+{
+	struct vcp_control c;
+	char *err = NULL, why[256];
+	const char *path = env_or("VCPACK_STATE", VCP_CONTROL_STATE);
+	int r = vcp_control_load(path, &c, &err);
+
+	free(err);
+	if (r < 0)
+		return false;
+	return vcp_control_enabled(&c, p, why, sizeof(why));
+}
+
+/* Refuse a start? Only with strict_tags while vcpack is enabled; @what
+ * (a static string) says why not. */
+static bool strict_mode(const char **what)
 {
 	struct vcp_policy p;
 	char *err = NULL;
@@ -113,9 +132,10 @@ static bool strict_mode(void)
 	 * read leaves the defaults, and a named one that is missing is
 	 * not even mentioned. */
 	if (r < 0 && r != -ENOENT)
-		fprintf(stderr, "vcpack hook: ignoring policy '%s': %s\n", path,
+		fprintf(stderr, "vcpack: hook: ignoring policy '%s': %s\n", path,
 			err ? err : strerror(-r));
-	strict = p.strict_tags;
+	strict = p.strict_tags && enabled(&p);
+	*what = !p.strict_tags ? "strict_tags is off" : "vcpack is not enabled";
 	vcp_policy_clear(&p);
 	free(err);
 	return strict;
@@ -127,13 +147,15 @@ static bool strict_mode(void)
  */
 static int cannot_judge(const char *name, const char *why)
 {
-	bool strict = strict_mode();
+	const char *what;
+	bool strict = strict_mode(&what);
 
 	fprintf(stderr,
-		"vcpack: cannot check the vcpack tag of VM '%s': %s; %s\n",
+		"vcpack: cannot check the vcpack tag of VM '%s': %s; %s%s%s\n",
 		name, why,
 		strict ? "refusing to start it (strict_tags in the vcpack policy)" :
-			 "it starts untouched by vcpack (strict_tags is off)");
+			 "it starts untouched by vcpack (",
+		strict ? "" : what, strict ? "" : ")");
 	return strict ? 1 : 0;
 }
 
@@ -155,6 +177,7 @@ static int check_tag(const char *name)
 {
 	struct vcp_tag tag;
 	char *xml = NULL, *err = NULL, why[512];
+	const char *what;
 	size_t len = 0;
 	xmlDocPtr doc;
 	bool strict;
@@ -185,13 +208,13 @@ static int check_tag(const char *name)
 		free(err);
 		return 0;
 	}
-	strict = strict_mode();
+	strict = strict_mode(&what);
 	fprintf(stderr,
-		"vcpack: VM '%s' has a bad vcpack tag (%s); %s. Fix it with: virsh metadata %s --uri %s --key vcpack --set '<consolidation priority=\"normal\"/>' --config\n",
+		"vcpack: VM '%s' has a bad vcpack tag (%s); %s%s%s. Fix it with: virsh metadata %s --uri %s --key vcpack --set '<consolidation priority=\"normal\"/>' --config\n",
 		name, err ? err : "invalid",
 		strict ? "refusing to start it (strict_tags in the vcpack policy)" :
-			 "it starts untouched by vcpack",
-		name, VCP_TAG_NS);
+			 "it starts untouched by vcpack (",
+		strict ? "" : what, strict ? "" : ")", name, VCP_TAG_NS);
 	free(err);
 	return strict ? 1 : 0;
 }

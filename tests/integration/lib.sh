@@ -187,6 +187,11 @@ t_test_libvirtd_one() {
 t_vcpack() { "$B/vcpack" --connect "$U" --daemon-socket "$SOCK" "$@"; }
 V() { t_vcpack ${T_POLICY:+--policy "$T_POLICY"} "$@"; }
 
+# t_enabled FILE: a vcpackd state file (--state FILE) that says what
+# 'vcpack enable' says: vcpackd carries out its plan (until enabled it
+# observes and plans only).
+t_enabled() { printf '{"enabled": true, "enabled_since": 0}\n' >"$1"; }
+
 # t_policy JSON: the policy file $T_TMP/policy.json (T_POLICY), which V
 # passes with --policy.
 t_policy() {

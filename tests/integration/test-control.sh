@@ -12,6 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 t_test_libvirtd
 STATE=$T_TMP/state.json
+t_enabled "$STATE"
 DPID=""
 
 start_daemon() {

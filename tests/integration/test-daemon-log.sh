@@ -16,7 +16,9 @@ dom_start "$U" lowa 2 "priority='low'"
 dom_start "$U" lowb 2 "class='pack'"
 echo '{"level": 2}' >"$T_TMP/policy.json"
 
+t_enabled "$T_TMP/state.json"
 "$B/vcpackd" --foreground --connect "$U" --socket "$SOCK" \
+	--state "$T_TMP/state.json" \
 	--policy "$T_TMP/policy.json" >"$LOG" 2>&1 &
 DPID=$!
 T_PIDS="$T_PIDS $DPID"

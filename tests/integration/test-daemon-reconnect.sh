@@ -27,7 +27,9 @@ wait_for() {
 	done
 }
 
+t_enabled "$T_TMP/state.json"
 "$B/vcpackd" --foreground --debug --connect "$U" --socket "$SOCK" \
+	--state "$T_TMP/state.json" \
 	--policy "$T_TMP/policy.json" >>"$LOG" 2>&1 &
 DPID=$!
 T_PIDS="$T_PIDS $DPID"

@@ -3,16 +3,22 @@
 # private libvirtd (test+unix://), so that libvirt events cross processes:
 # a started VM is placed, a tag change re-places it, a stopped VM frees
 # its cores, kill -9 + restart re-derives everything, SIGTERM with
-# --restore-on-exit puts every VM back. All processes stopped by pid.
+# --restore-on-exit puts every VM back. Before 'vcpack enable' it
+# observes and plans and changes nothing. All processes stopped by pid.
 B=$1
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 t_test_libvirtd
-V() { "$B/vcpack" --connect "$U" "$@"; }
+# level 2: the spread VM's exclusive cores are tested below (auto would
+# find a busy spread VM beside an untagged one and resolve to level 0:
+# hands off)
+echo '{"level": 2}' >"$T_TMP/policy.json"
+V() { "$B/vcpack" --connect "$U" --policy "$T_TMP/policy.json" "$@"; }
 DPID=""
 
 start_daemon() {
 	"$B/vcpackd" --foreground --debug --connect "$U" --socket "$SOCK" \
+		--state "$T_TMP/state.json" --policy "$T_TMP/policy.json" \
 		--restore-on-exit >>"$T_TMP/vcpackd.log" 2>&1 &
 	DPID=$!
 	T_PIDS="$T_PIDS $DPID"
@@ -50,6 +56,32 @@ out=$("$B/vcpackd" --foreground --connect "$U" --socket "$SOCK" 2>&1)
 t_eq "a second vcpackd on the same socket refuses to start" 1 $?
 t_match "and says why" "Address already in use" "$out"
 t_match "the first one still answers" "^ok connected" "$(ask ping)"
+
+# A new install: vcpackd observes and plans, and changes nothing until
+# 'vcpack enable' (kept in its state file across restarts).
+i=0; until V --daemon-socket "$SOCK" --json status 2>/dev/null | jq -e .vcpackd.last >/dev/null ||
+	[ $i -ge 50 ]; do sleep 0.1; i=$((i + 1)); done
+sleep 0.3
+t_eq "not enabled: the running VM is not re-pinned" "$orig_test" "$(pins test)"
+t_eq "not enabled: no original recorded in the VM" "" \
+	"$(virsh -c "$U" metadata test urn:vcpack:state:1 2>/dev/null)"
+t_eq "not enabled: no host record written in the VM" "" \
+	"$(virsh -c "$U" metadata test urn:vcpack:host:1 2>/dev/null)"
+st=$(V --daemon-socket "$SOCK" --json status 2>/dev/null)
+t_eq "not enabled: status --json says so, with the plan not carried out" \
+	"false false true" \
+	"$(echo "$st" | jq -r '"\(.vcpackd.enabled) \(.vcpackd.last.carried_out) \(.vcpackd.last.changes > 0)"')"
+out=$(t_unfold "$(V --daemon-socket "$SOCK" status 2>&1)")
+t_match "not enabled: status says so plainly" \
+	"NOT ENABLED: not enabled yet: vcpackd observes and plans but changes nothing until 'vcpack enable'" "$out"
+t_match "not enabled: status says what it would do" "would carry out \\(planned " "$out"
+t_match "not enabled: the log says what it would do, once" \
+	"not enabled, changing nothing: the plan would be level [0-2], .* changes" \
+	"$(cat "$T_TMP/vcpackd.log")"
+out=$(V --daemon-socket "$SOCK" enable 2>&1)
+t_eq "vcpack enable: exit 0" 0 $?
+t_match "vcpack enable: says so" "enabled with 'vcpack enable'" "$out"
+t_eq "vcpack enable: kept in vcpackd's state file" true "$(jq .enabled "$T_TMP/state.json")"
 settle test && t_pass "initial plan applied to the running VM" ||
 	t_fail "initial plan not applied to the running VM within 3 s"
 # one truth: vcpack plan takes the demand vcpackd planned on, so both

@@ -6,7 +6,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 HOOK=$B/vcpack-hook
 t_setup
-export VCPACK_POLICY="$T_TMP/none.json" VCPACK_SOCKET="$T_TMP/vcpackd.sock"
+# strict_tags on and vcpack enabled (the hook refuses only then); the
+# defaults are checked below
+echo '{"strict_tags": true}' >"$T_TMP/strict.json"
+echo '{"enabled": true}' >"$T_TMP/enabled.state"
+export VCPACK_POLICY="$T_TMP/strict.json" VCPACK_SOCKET="$T_TMP/vcpackd.sock"
+export VCPACK_STATE="$T_TMP/enabled.state"
 
 dom() { # TAG-ELEMENT-OR-EMPTY
 	cat <<XML
@@ -21,7 +26,7 @@ bad="<vcpack:consolidation xmlns:vcpack='urn:vcpack:metadata:1' priority='urgent
 out=$(dom "$good" | "$HOOK" vm1 prepare begin - 2>&1); t_eq "good tag: start allowed" 0 $?
 t_eq "good tag: silent" "" "$out"
 out=$(dom "" | "$HOOK" vm1 prepare begin - 2>&1); t_eq "no tag: start allowed" 0 $?
-out=$(dom "$bad" | "$HOOK" vm1 prepare begin - 2>&1); t_eq "bad tag, strict (default): start refused" 1 $?
+out=$(dom "$bad" | "$HOOK" vm1 prepare begin - 2>&1); t_eq "bad tag, strict and enabled: start refused" 1 $?
 t_match "bad tag: message names the VM and the fault" "VM 'vm1' has a bad vcpack tag .*urgent" "$out"
 t_match "bad tag: says how to fix it" "virsh metadata vm1" "$out"
 # the namespace declared on <metadata> instead of the element itself
@@ -41,8 +46,30 @@ t_eq "bad tag, lenient: start allowed" 0 $?
 t_match "bad tag, lenient: still said" "starts untouched" "$out"
 echo '{"strict_tags": "maybe"}' >"$T_TMP/broken.json"
 out=$(dom "$bad" | VCPACK_POLICY="$T_TMP/broken.json" "$HOOK" vm1 prepare begin - 2>&1)
-t_eq "broken policy: defaults (strict) apply" 1 $?
-t_match "broken policy: named" "ignoring policy" "$out"
+t_eq "broken policy: defaults (lenient) apply" 0 $?
+t_match "broken policy: named" "^vcpack: hook: ignoring policy" "$out"
+# The defaults: no policy file, no state file. The VM starts, and the
+# hook says why in libvirt's log.
+out=$(dom "$bad" | VCPACK_POLICY="$T_TMP/none.json" VCPACK_STATE="$T_TMP/none.state" \
+	"$HOOK" vm1 prepare begin - 2>&1)
+t_eq "bad tag, defaults: start allowed" 0 $?
+t_match "bad tag, defaults: said, and why it starts" \
+	"VM 'vm1' has a bad vcpack tag .*starts untouched by vcpack \\(strict_tags is off\\)" "$out"
+# strict_tags, but vcpack not enabled: never a refusal
+out=$(dom "$bad" | VCPACK_STATE="$T_TMP/none.state" "$HOOK" vm1 prepare begin - 2>&1)
+t_eq "bad tag, strict, not enabled: start allowed" 0 $?
+t_match "bad tag, strict, not enabled: says why" "starts untouched by vcpack .vcpack is not enabled." "$out"
+echo '{"enabled": false}' >"$T_TMP/disabled.state"
+echo '{"strict_tags": true, "enabled": true}' >"$T_TMP/strict-on.json"
+out=$(dom "$bad" | VCPACK_POLICY="$T_TMP/strict-on.json" VCPACK_STATE="$T_TMP/none.state" \
+	"$HOOK" vm1 prepare begin - 2>&1)
+t_eq "bad tag, strict, enabled by the policy: refused" 1 $?
+out=$(dom "$bad" | VCPACK_POLICY="$T_TMP/strict-on.json" VCPACK_STATE="$T_TMP/disabled.state" \
+	"$HOOK" vm1 prepare begin - 2>&1)
+t_eq "bad tag, strict, 'vcpack disable' over the policy: start allowed" 0 $?
+echo 'not json' >"$T_TMP/garbled.state"
+out=$(dom "$bad" | VCPACK_STATE="$T_TMP/garbled.state" "$HOOK" vm1 prepare begin - 2>&1)
+t_eq "bad tag, strict, unreadable state file: start allowed" 0 $?
 # What the hook cannot judge refuses a start in strict mode (it never
 # fails open) and starts it, saying why, in lenient mode.
 big() { head -c 5000000 /dev/zero | tr '\0' ' '; }

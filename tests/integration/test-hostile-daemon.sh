@@ -72,6 +72,7 @@ cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 rss_kb() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status"; }
 
 (ulimit -n 1024; exec "$B/vcpackd" --foreground --connect "test://$NODE" \
+	--state "$T_TMP/state.json" \
 	--socket "$SOCK" >"$T_TMP/vcpackd.log" 2>&1) &
 DPID=$!
 T_PIDS="$T_PIDS $DPID"

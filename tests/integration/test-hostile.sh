@@ -81,9 +81,13 @@ t_eq "tags: namespace on <metadata> read (normal1 balanced)" balanced \
 	"$(echo "$st" | jq -r '.vms[]|select(.name=="normal1")|.class')"
 t_eq "tags: each bad VM reported once" "badvalue batch" \
 	"$(echo "$st" | jq -r '[.issues[].vm]|sort|join(" ")')"
+# (the hook refuses only with strict_tags while vcpack is enabled)
+echo '{"strict_tags": true}' >"$T_TMP/strict.json"
+t_enabled "$T_TMP/enabled.state"
 for vm in $(echo "$st" | jq -r '.vms[].name'); do
 	virsh -c "$TAGS" dumpxml "$vm" >"$T_TMP/dom.xml"
-	VCPACK_POLICY="$T_TMP/none.json" VCPACK_SOCKET="$T_TMP/none.sock" \
+	VCPACK_POLICY="$T_TMP/strict.json" VCPACK_STATE="$T_TMP/enabled.state" \
+	VCPACK_SOCKET="$T_TMP/none.sock" \
 		"$B/vcpack-hook" "$vm" prepare begin - <"$T_TMP/dom.xml" >/dev/null 2>&1
 	hook=$([ $? = 1 ] && echo refused || echo starts)
 	cli=$(echo "$st" | jq -r ".vms[]|select(.name==\"$vm\")|.class")
@@ -113,13 +117,18 @@ for f in "$T_TMP/fifo.json" "$T_TMP/dir.json" /dev/zero; do
 	t_eq "fleet file $f: exit 2 (no hang)" 2 $?
 	t_match "fleet file $f: named, not a regular file" "$f: not a regular file" "$out"
 done
-# the hook reads the policy (for strict_tags) when a tag is bad: a FIFO
-# there must not stall the VM's start; strict stays the default
+# the hook reads the policy (for strict_tags) and vcpackd's state file
+# (is vcpack enabled?) when a tag is bad: a FIFO there must not stall the
+# VM's start; lenient is the default
 HOOK=$B/vcpack-hook
 bad="<domain type='kvm'><name>vm1</name><metadata><vcpack:consolidation xmlns:vcpack='urn:vcpack:metadata:1' priority='urgent'/></metadata></domain>"
 out=$(echo "$bad" | VCPACK_POLICY="$T_TMP/fifo.json" VCPACK_SOCKET="$T_TMP/none.sock" \
 	timeout 20 "$HOOK" vm1 prepare begin - 2>&1)
-t_eq "hook, policy a FIFO, bad tag: refused as strict (no hang)" 1 $?
+t_eq "hook, policy a FIFO, bad tag: starts as lenient (no hang)" 0 $?
 t_match "hook, policy a FIFO: named" "ignoring policy .*fifo.json: not a regular file \(a FIFO\)" "$out"
+out=$(echo "$bad" | VCPACK_POLICY="$T_TMP/strict.json" VCPACK_STATE="$T_TMP/fifo.json" \
+	VCPACK_SOCKET="$T_TMP/none.sock" timeout 20 "$HOOK" vm1 prepare begin - 2>&1)
+t_eq "hook, state file a FIFO, bad tag: starts, not enabled (no hang)" 0 $?
+t_match "hook, state file a FIFO: says why it starts" "vcpack is not enabled" "$out"
 
 t_done

@@ -150,7 +150,9 @@ t_eq "off, nothing recorded: no irqs report" null "$(echo "$ap" | jq -c .irqs)"
 
 # ---- vcpackd: the same after each apply, back on SIGTERM with
 # --restore-on-exit (a private test driver, its own socket) ----
+t_enabled "$T_TMP/state.json"
 "$B/vcpackd" --foreground --connect "$TWO" --root "$R" --policy "$T_TMP/on.json" \
+	--state "$T_TMP/state.json" \
 	--socket "$T_TMP/vcpackd.sock" --restore-on-exit >"$T_TMP/vcpackd.log" 2>&1 &
 DPID=$!
 T_PIDS="$T_PIDS $DPID"

@@ -96,7 +96,9 @@ t_eq "off: still running" yes "$(kill -0 $IPID 2>/dev/null && echo yes || echo n
 t_eq "off: record gone" no "$([ -e "$R/run/vcpack/irqbalance-ban" ] && echo yes || echo no)"
 # ---- vcpackd: asks after its apply, gives back on SIGTERM with
 # --restore-on-exit; both logged ----
+t_enabled "$T_TMP/state.json"
 "$B/vcpackd" --foreground --connect "$TWO" --root "$R" --policy "$T_TMP/on.json" \
+	--state "$T_TMP/state.json" \
 	--socket "$T_TMP/vcpackd.sock" --restore-on-exit >"$T_TMP/vcpackd.log" 2>&1 &
 DPID=$!
 T_PIDS="$T_PIDS $DPID"

@@ -60,6 +60,7 @@ mkdir -p "$T_TMP/m" "$T_TMP/run"
 echo '{"sample_interval": 1}' >"$T_TMP/policy.json"
 ln -s "$P/intel-2s/t0" "$T_TMP/pw"
 "$B/vcpackd" --foreground --connect "$TWO" --socket "$T_TMP/run/sock" \
+	--state "$T_TMP/state.json" \
 	--policy "$T_TMP/policy.json" --metrics-dir "$T_TMP/m" \
 	--power-root "$T_TMP/pw" >"$T_TMP/vcpackd.log" 2>&1 &
 DPID=$!

@@ -37,8 +37,9 @@ NOTIFY_SOCKET=$NS WATCHDOG_USEC=200000 "$B/vcpackd" --foreground \
 DPID=$!
 T_PIDS="$T_PIDS $DPID"
 wait_for '^READY=1'
-t_eq "the first message is READY=1 with the applied plan's status" \
-	"READY=1 | STATUS=pin mode, level 2, 1 of 2 packages active, 1 of 1 VMs managed" \
+# not enabled yet (a new install): the plan is shown, not carried out
+t_eq "the first message is READY=1 with the plan it would carry out" \
+	"READY=1 | STATUS=not enabled: observing only; planned level 2, 1 of 2 packages active, 4 changes" \
 	"$(head -n 1 "$OUT")"
 sleep 1
 n=$(grep -c '^WATCHDOG=1' "$OUT")
@@ -67,6 +68,11 @@ t_match "a reload applies sample_interval and shrink_after at once (issue 12)" \
 	"$(cat "$T_TMP/vcpackd.log")"
 
 C() { "$B/vcpack" --connect test:///default --daemon-socket "$T_TMP/vcpackd.sock" "$@"; }
+C enable >/dev/null 2>&1
+wait_for '^STATUS=pin mode'
+t_eq "vcpack enable: STATUS is the plan carried out" \
+	"STATUS=pin mode, level 2, 1 of 2 packages active, 1 of 1 VMs managed" \
+	"$(grep '^STATUS=' "$OUT" | tail -n 1)"
 C pause >/dev/null 2>&1
 wait_for '^STATUS=paused'
 t_eq "vcpack pause: STATUS says paused" \
@@ -84,7 +90,7 @@ t_eq "SIGTERM: the last message is STOPPING=1" "STOPPING=1" "$(tail -n 1 "$OUT")
 # the watchdog is another process's: vcpackd sends none
 : >"$OUT"
 echo '{}' >"$POL"
-NOTIFY_SOCKET=$NS WATCHDOG_USEC=100000 WATCHDOG_PID=1 "$B/vcpackd" --foreground \
+NOTIFY_SOCKET=$NS WATCHDOG_USEC=100000 WATCHDOG_PID=1 "$B/vcpackd" --foreground --state "$T_TMP/state.json" \
 	--connect test:///default --policy "$POL" --socket "$T_TMP/vcpackd.sock" \
 	>>"$T_TMP/vcpackd.log" 2>&1 &
 DPID=$!
@@ -97,7 +103,7 @@ i=0; while kill -0 $DPID 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)
 
 # no libvirt: ready (systemd must not time out), and saying why
 : >"$OUT"
-NOTIFY_SOCKET=$NS "$B/vcpackd" --foreground \
+NOTIFY_SOCKET=$NS "$B/vcpackd" --foreground --state "$T_TMP/state.json" \
 	--connect "test+unix:///default?socket=$T_TMP/nothing.sock" --policy "$POL" \
 	--socket "$T_TMP/vcpackd.sock" >>"$T_TMP/vcpackd.log" 2>&1 &
 DPID=$!

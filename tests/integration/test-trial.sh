@@ -185,6 +185,7 @@ t_eq "refusals: pins unchanged" "$orig" "$(pins)"
 # ---- a vcpackd managing this host would undo the arms: refused ----
 mkdir -p "$T_TMP/run"
 "$B/vcpackd" --foreground --connect "$U" --socket "$T_TMP/run/d.sock" \
+	--state "$T_TMP/d-state.json" \
 	>"$T_TMP/vcpackd.log" 2>&1 &
 T_PIDS="$T_PIDS $!"
 i=0; until [ -S "$T_TMP/run/d.sock" ] || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done

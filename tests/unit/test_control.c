@@ -81,7 +81,42 @@ static void test_roundtrip(void **state)
 	assert_int_equal(vcp_control_load(path, &got, &err), 0);
 	assert_int_equal(got.level, 1);
 	assert_false(got.paused);
+	assert_false(got.has_enabled);
+	c = (struct vcp_control){ .has_enabled = true, .enabled = true,
+				  .enabled_since = 300 };
+	assert_int_equal(vcp_control_save(path, &c), 0);
+	assert_int_equal(vcp_control_load(path, &got, &err), 0);
+	assert_true(got.has_enabled);
+	assert_true(got.enabled);
+	assert_int_equal(got.enabled_since, 300);
+	c.enabled = false;
+	assert_int_equal(vcp_control_save(path, &c), 0);
+	assert_int_equal(vcp_control_load(path, &got, &err), 0);
+	assert_true(got.has_enabled);
+	assert_false(got.enabled);
 	assert_null(err);
+}
+
+/* What `vcpack enable`/`disable` said wins; else the policy; else off. */
+static void test_enabled(void **state)
+{
+	struct vcp_control none = { 0 }, on = { .has_enabled = true,
+						.enabled = true },
+			   off = { .has_enabled = true };
+	struct vcp_policy p;
+	char why[256];
+
+	vcp_policy_defaults(&p);
+	assert_false(vcp_control_enabled(&none, &p, why, sizeof(why)));
+	assert_non_null(strstr(why, "not enabled yet"));
+	assert_non_null(strstr(why, "'vcpack enable'"));
+	assert_true(vcp_control_enabled(&on, &p, why, sizeof(why)));
+	assert_string_equal(why, "enabled with 'vcpack enable'");
+	p.enabled = true;
+	assert_true(vcp_control_enabled(&none, &p, why, sizeof(why)));
+	assert_string_equal(why, "enabled by the policy (\"enabled\": true)");
+	assert_false(vcp_control_enabled(&off, &p, why, sizeof(why)));
+	assert_string_equal(why, "disabled with 'vcpack disable'");
 }
 
 static void bad(const char *text, const char *msg)
@@ -106,6 +141,8 @@ static void test_bad(void **state)
 	bad("{\"level\": \"policy\"}", "level: must be");
 	bad("{\"paused\": 1}", "paused: must be true or false, got 1");
 	bad("{\"paused_since\": \"x\"}", "paused_since");
+	bad("{\"enabled\": \"yes\"}", "enabled: must be null, true or false, got \"yes\"");
+	bad("{\"enabled_since\": -1}", "enabled_since");
 	bad("[]", "not a JSON object");
 	bad("{", "not valid JSON");
 }
@@ -190,6 +227,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_level_parse),
 		cmocka_unit_test(test_roundtrip),
+		cmocka_unit_test(test_enabled),
 		cmocka_unit_test(test_bad),
 		cmocka_unit_test(test_level_at),
 		cmocka_unit_test(test_policy_in_force),

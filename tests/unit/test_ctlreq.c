@@ -107,6 +107,40 @@ static void test_pause_resume(void **state)
 	assert_null(vcp_ctlreq_news(&p, &q, resume.op, buf, sizeof(buf)));
 }
 
+/* enable/disable: said over the policy from @now (kept when said
+ * again), the rest untouched; said when it changed something. */
+static void test_enable_disable(void **state)
+{
+	struct vcp_control c = { .has_level = true, .level = 1,
+				 .level_since = 3, .paused = true,
+				 .paused_since = 4 }, e, f;
+	struct vcp_req on = req(VCP_REQ_ENABLE, ""), off = req(VCP_REQ_DISABLE, "");
+	char buf[64];
+
+	assert_int_equal(vcp_ctlreq_apply(&c, &on, 100, &e), 0);
+	state_is(&e, true, 1, 3, true, 4);
+	assert_true(e.has_enabled);
+	assert_true(e.enabled);
+	assert_int_equal(e.enabled_since, 100);
+	assert_string_equal(vcp_ctlreq_news(&c, &e, on.op, buf, sizeof(buf)),
+			    "enabled: vcpackd carries out its plan");
+	/* again: the first time stays, nothing to say */
+	assert_int_equal(vcp_ctlreq_apply(&e, &on, 200, &f), 0);
+	assert_int_equal(f.enabled_since, 100);
+	assert_null(vcp_ctlreq_news(&e, &f, on.op, buf, sizeof(buf)));
+	assert_int_equal(vcp_ctlreq_apply(&f, &off, 300, &e), 0);
+	assert_true(e.has_enabled);
+	assert_false(e.enabled);
+	assert_int_equal(e.enabled_since, 300);
+	assert_string_equal(vcp_ctlreq_news(&f, &e, off.op, buf, sizeof(buf)),
+			    "disabled: vcpackd observes and plans but changes nothing until 'vcpack enable'");
+	/* disable on a fresh state says so: it now wins over the policy */
+	assert_int_equal(vcp_ctlreq_apply(&c, &off, 400, &f), 0);
+	assert_true(f.has_enabled);
+	assert_false(f.enabled);
+	assert_non_null(vcp_ctlreq_news(&c, &f, off.op, buf, sizeof(buf)));
+}
+
 static void test_other_requests(void **state)
 {
 	static const enum vcp_req_op ops[] = { VCP_REQ_PING, VCP_REQ_STATUS,
@@ -135,6 +169,7 @@ int main(void)
 		cmocka_unit_test(test_level),
 		cmocka_unit_test(test_bad_level),
 		cmocka_unit_test(test_pause_resume),
+		cmocka_unit_test(test_enable_disable),
 		cmocka_unit_test(test_other_requests),
 	};
 

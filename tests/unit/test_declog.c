@@ -106,13 +106,33 @@ static void test_lines(void **state)
 		l,
 		"'batch': pack, free on every CPU left for VMs (not gathered at level 0); vCPUs on 2-3,6-7, emulator on 2-3,6-7");
 	g_free(l);
-	f.vms[1].managed = false;
+	/* level 0 is hands off: left as it is, or put back first */
 	f.vp[1].placement = VCP_PLACE_UNMANAGED;
+	l = vcp_declog_line(&f.w, &f.plan, 1);
+	assert_string_equal(
+		l,
+		"'batch': untouched, left as it is (level 0: hands off); vCPUs on 2-3,6-7");
+	g_free(l);
+	f.vp[1].restore = true;
+	l = vcp_declog_line(&f.w, &f.plan, 1);
+	assert_string_equal(
+		l,
+		"'batch': untouched, put back as it was found (level 0: hands off); vCPUs on 2-3,6-7");
+	g_free(l);
+	f.vp[1].restore = false;
+	f.vms[1].managed = false;
 	l = vcp_declog_line(&f.w, &f.plan, 1);
 	assert_string_equal(
 		l,
 		"'batch': untouched, left as it is (not managed); vCPUs on 2-3,6-7");
 	g_free(l);
+	f.vms[1].unmanaged_why = "its tag says class unmanaged: vcpack never changes it";
+	l = vcp_declog_line(&f.w, &f.plan, 1);
+	assert_string_equal(
+		l,
+		"'batch': untouched, left as it is: its tag says class unmanaged: vcpack never changes it; vCPUs on 2-3,6-7");
+	g_free(l);
+	f.vms[1].unmanaged_why = NULL;
 	(void)state;
 }
 

@@ -216,21 +216,25 @@ static void test_free_and_unmanaged(void **state)
 	struct fx f;
 	struct json_object *o;
 
+	/* level 0 is hands off: every managed VM left as it is */
 	load(&f, 0);
 	o = explain(&f, "batch");
-	assert_string_equal(s_of(o, "placement"), "free");
-	assert_non_null(strstr(s_of(o, "why_cpus"), "not gathered at level 0"));
+	assert_true(
+		json_object_get_boolean(json_object_object_get(o, "managed")));
+	assert_string_equal(s_of(o, "placement"), "unmanaged");
+	assert_non_null(strstr(s_of(o, "why_cpus"),
+			       "level 0 is hands off (the level as configured): vcpack leaves it as it is"));
 	assert_non_null(
 		strstr(json_object_get_string(json_object_array_get_idx(
 			       json_object_object_get(o, "would_move"), 0)),
 		       "level 1 or 2"));
-	assert_null(json_object_object_get(o, "package"));
 	json_object_put(o);
 	o = explain(&f, "web");
+	assert_string_equal(s_of(o, "placement"), "unmanaged");
 	assert_non_null(
 		strstr(json_object_get_string(json_object_array_get_idx(
 			       json_object_object_get(o, "would_move"), 0)),
-		       "level 2"));
+		       "'vcpack level 2'"));
 	json_object_put(o);
 	o = explain(&f, "odd");
 	assert_false(

@@ -253,6 +253,61 @@ static void test_unmanaged_untouched(void **state)
 	world_clear(&w);
 }
 
+/*
+ * Level 0 is hands off: a VM pinned by vcpack before (its record) is put
+ * back (a restore action, nothing else); every other VM is left exactly
+ * as it is, no exclusive core for the spread VM; the same at level 2
+ * gathers and gives exclusive cores (the contrast).
+ */
+static void test_level0_hands_off(void **state)
+{
+	struct vcp_actions a = { 0 };
+	struct vcp_plan *p;
+	struct world w;
+
+	load_world(DATA "level0-spread.in.json", &w);
+	/* 'p' was gathered by vcpack before: pinned to package 0, recorded */
+	w.vms[1].has_saved = true;
+	for (unsigned int c = 0; c < w.vms[1].n_vcpus; c++)
+		assert_int_equal(vcp_cpuset_parse("0-3,8-11", &w.vms[1].vcpu_pins[c]), 0);
+	assert_int_equal(vcp_plan_compute(w.host, w.vms, w.n_vms, &w.pol, &p), 0);
+	assert_int_equal(p->level, 0);
+	for (size_t i = 0; i < p->n_vms; i++) {
+		assert_int_equal(p->vms[i].placement, VCP_PLACE_UNMANAGED);
+		for (unsigned int c = 0; c < p->vms[i].n_vcpus; c++)
+			assert_true(vcp_cpuset_equal(&p->vms[i].vcpu_pins[c],
+						     &w.vms[i].vcpu_pins[c]));
+	}
+	assert_false(vm_named(p, "rt")->restore);
+	assert_true(vm_named(p, "p")->restore);
+	assert_int_equal(vcp_diff_compute(w.host, w.vms, w.n_vms, p, -1, &a), 0);
+	assert_int_equal(a.n, 1);
+	assert_int_equal(a.a[0].kind, VCP_ACT_RESTORE);
+	assert_int_equal(a.a[0].vm, 1);
+	assert_string_equal(vcp_act_kind_name(a.a[0].kind), "restore");
+	vcp_actions_clear(&a);
+	vcp_plan_free(p);
+
+	/* a bad tag (not managed) keeps even its record: never touched */
+	w.vms[1].managed = false;
+	assert_int_equal(vcp_plan_compute(w.host, w.vms, w.n_vms, &w.pol, &p), 0);
+	assert_false(vm_named(p, "p")->restore);
+	assert_int_equal(vcp_diff_compute(w.host, w.vms, w.n_vms, p, -1, &a), 0);
+	assert_int_equal(a.n, 0);
+	vcp_plan_free(p);
+	w.vms[1].managed = true;
+
+	/* level 2: the spread VM gets its exclusive core, p is gathered */
+	w.pol.level = 2;
+	assert_int_equal(vcp_plan_compute(w.host, w.vms, w.n_vms, &w.pol, &p), 0);
+	assert_int_equal(p->level, 2);
+	assert_int_equal(vm_named(p, "rt")->placement, VCP_PLACE_EXCLUSIVE);
+	assert_int_equal(vm_named(p, "p")->placement, VCP_PLACE_GATHERED);
+	assert_false(vm_named(p, "p")->restore);
+	vcp_plan_free(p);
+	world_clear(&w);
+}
+
 static void test_kernel_mode_free(void **state)
 {
 	struct vcp_plan *p;
@@ -481,7 +536,7 @@ int main(void)
 		DO_TEST("two-pkg-stability", 2, 1),
 		DO_TEST("stay-on-current", 2, 2),
 		DO_TEST("two-pkg-nosmt-level1", 0, 2),
-		DO_TEST("auto-no-packable", 0, 1),
+		DO_TEST("auto-no-packable", 0, 2),
 		DO_TEST("auto-busy-spread", 0, 2),
 		DO_TEST("auto-needs-all", 0, 2),
 		DO_TEST("level0-spread", 0, 2),
@@ -489,7 +544,7 @@ int main(void)
 		DO_TEST("eight-pkg-nosmt", 2, 3),
 		DO_TEST("big-vm", 2, 2),
 		DO_TEST("overcommit", 2, 2),
-		DO_TEST("spread-exhaust", 0, 2),
+		DO_TEST("spread-exhaust", 2, 2),
 		DO_TEST("offline-cpus", 2, 1),
 		DO_TEST("numa-two-nodes", 2, 2),
 		DO_TEST("kernel-mode", 2, 1),
@@ -498,10 +553,11 @@ int main(void)
 		DO_TEST("frees-none", 0, 2),
 		cmocka_unit_test(test_headline_matches_map),
 		cmocka_unit_test(test_frees_none_repins_nothing),
-		DO_TEST("spread-incumbent", 0, 1),
+		cmocka_unit_test(test_level0_hands_off),
+		DO_TEST("spread-incumbent", 2, 1),
 		DO_TEST("reserved-housekeeping", 2, 2),
-		DO_TEST("reserved-package", 0, 1),
-		DO_TEST("reserved-thread", 0, 1),
+		DO_TEST("reserved-package", 2, 1),
+		DO_TEST("reserved-thread", 2, 1),
 		cmocka_unit_test(test_reserved_never_used),
 		cmocka_unit_test(test_reserved_package),
 		cmocka_unit_test(test_reserved_refused),

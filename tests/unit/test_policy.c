@@ -53,7 +53,9 @@ static void test_defaults(void **state)
 	assert_float_equal(p.smt_yield, 0.3, 1e-12);
 	assert_int_equal(p.sample_interval_s, 10);
 	assert_int_equal(p.shrink_after_s, 300);
-	assert_true(p.strict_tags);
+	/* a new install: hands off, and the hook lets every VM start */
+	assert_false(p.strict_tags);
+	assert_false(p.enabled);
 	assert_false(p.require_trial);
 	assert_true(p.memory_follows);
 	assert_memory_equal(&p, &d, sizeof(p));
@@ -70,6 +72,7 @@ static const char full[] =
 	" \"headroom\": 0, \"default_vcpu_demand\": 0.5,"
 	" \"busy_vcpu_demand\": 0.05, \"smt_yield\": 1,"
 	" \"sample_interval\": 5, \"shrink_after\": 0,"
+	" \"enabled\": true,"
 	" \"strict_tags\": false, \"max_vcpu_delay\": 0.25,"
 	" \"foreign_pins\": \"respect\", \"require_trial\": true,"
 	" \"memory_follows\": false,"
@@ -100,6 +103,7 @@ static void test_full_file(void **state)
 	assert_int_equal(p.sample_interval_s, 5);
 	assert_int_equal(p.shrink_after_s, 0);
 	assert_false(p.strict_tags);
+	assert_true(p.enabled);
 	assert_false(p.memory_follows);
 	vcp_policy_clear(&p);
 	assert_null(p.windows);
@@ -191,7 +195,8 @@ static void test_round_trip(void **state)
 		"\"Sun\"],\"from\":\"22:30\",\"to\":\"06:00\",\"level\":\"auto\"}],"
 		"\"headroom\":0,\"default_vcpu_demand\":0.5,"
 		"\"busy_vcpu_demand\":0.05,\"smt_yield\":1,\"sample_interval\":5,"
-		"\"shrink_after\":0,\"strict_tags\":false,\"max_vcpu_delay\":0.25,"
+		"\"shrink_after\":0,\"enabled\":true,\"strict_tags\":false,"
+		"\"max_vcpu_delay\":0.25,"
 		"\"foreign_pins\":\"respect\",\"reserved_cpus\":\"\",\"irq_affinity\":\"off\","
 		"\"require_trial\":true,\"memory_follows\":false}");
 	assert_int_equal(vcp_policy_from_json(o, SRC, &q, &err), 0);
@@ -243,6 +248,8 @@ static const struct refusal refusals[] = {
 	  SRC ": sample_interval: must be a whole number from 1 to 3600, got 2.5" },
 	{ "{\"shrink_after\": 86401}",
 	  SRC ": shrink_after: must be a whole number from 0 to 86400, got 86401" },
+	{ "{\"enabled\": 1}",
+	  SRC ": enabled: must be true or false, got 1" },
 	{ "{\"strict_tags\": \"yes\"}",
 	  SRC ": strict_tags: must be true or false, got \"yes\"" },
 	{ "{\"level\": 3}",

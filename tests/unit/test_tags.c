@@ -93,7 +93,7 @@ static void test_tag_errors(void **state)
 	tag_refused("<consolidation priority=\"\"/>",
 		    "priority '' is not one of high, normal, low");
 	tag_refused("<consolidation class=\"packed\"/>",
-		    "class 'packed' is not one of spread, balanced, pack");
+		    "class 'packed' is not one of spread, balanced, pack, unmanaged");
 	tag_refused("<consolidation priority=\"low\" colour=\"red\"/>",
 		    "unknown attribute 'colour'");
 	tag_refused("<v:consolidation xmlns:v=\"" VCP_TAG_NS
@@ -593,7 +593,7 @@ static const struct {
 	{ "child-element-invalid.xml",
 	  "unexpected element 'foo' inside 'consolidation'" },
 	{ "class-bad-value-invalid.xml",
-	  "class 'packed' is not one of spread, balanced, pack" },
+	  "class 'packed' is not one of spread, balanced, pack, unmanaged" },
 	{ "namespaced-attribute-invalid.xml",
 	  "unknown attribute 'vcpack:priority'" },
 	{ "no-attributes-invalid.xml",

@@ -119,6 +119,10 @@ static int set_class(const struct vcp_kernel *k, const struct vcp_vm *vm,
 	return r;
 }
 
+static int restore_vm(struct vcp_virt *v, const struct vcp_kernel *k,
+		      const struct vcp_host *host, const struct vcp_vm *vm,
+		      bool *ret_had, char **ret_err);
+
 static int run_one(struct vcp_virt *v, const struct vcp_kernel *k,
 		   const struct vcp_host *host, const struct vcp_vm *vms,
 		   const struct vcp_action *a, char **ret_err)
@@ -139,6 +143,11 @@ static int run_one(struct vcp_virt *v, const struct vcp_kernel *k,
 		return set_class(k, vm, a->to_class, ret_err);
 	case VCP_ACT_SET_MEMORY:
 		return vcp_virt_set_mem_nodes(v, vm->name, &a->to, ret_err);
+	case VCP_ACT_RESTORE: {
+		bool had;
+
+		return restore_vm(v, k, host, vm, &had, ret_err);
+	}
 	case VCP_ACT_SET_LEVEL:
 		if (!k)
 			return -ENOTSUP;
@@ -311,38 +320,43 @@ static void kept_note(char **msg)
 	}
 }
 
+/* Put @vm back to its record and drop it (none: nothing to do, 0);
+ * in kernel mode its class goes back to balanced. 0 or -errno with
+ * *ret_err. */
+static int restore_vm(struct vcp_virt *v, const struct vcp_kernel *k,
+		      const struct vcp_host *host, const struct vcp_vm *vm,
+		      bool *ret_had, char **ret_err)
+{
+	struct vcp_saved_pins s = { 0 };
+	int r = vcp_virt_get_saved(v, vm->name, &s, ret_err);
+
+	*ret_had = r == 0;
+	if (r == -ENOENT)
+		r = 0;
+	else if (r == 0) {
+		/* only what can be restored exactly; else the record stays */
+		r = vcp_saved_pins_fit(&s, vm, host, ret_err);
+		if (r < 0)
+			kept_note(ret_err);
+		else
+			r = restore_pins(v, host, vm, &s, ret_err);
+		vcp_saved_pins_clear(&s);
+	}
+	if (r == 0 && k && vm->pid > 0 &&
+	    (vcp_kernel_mode(k) == VCP_MODE_KERNEL || k->scx) &&
+	    vm->has_cur_class && vm->cur_class != VCP_CLASS_BALANCED)
+		r = set_class(k, vm, VCP_CLASS_BALANCED, ret_err);
+	return r;
+}
+
 static void restore_one(struct vcp_virt *v, const struct vcp_kernel *k,
 			const struct vcp_host *host, const struct vcp_vm *vm,
 			struct vcp_restore_entry *e)
 {
-	struct vcp_saved_pins s = { 0 };
-	int r;
+	int r = restore_vm(v, k, host, vm, &e->had_record, &e->msg);
 
 	e->vm = vm->name;
-	r = vcp_virt_get_saved(v, vm->name, &s, &e->msg);
-	if (r == -ENOENT) {
-		e->outcome = VCP_DONE;
-		e->had_record = false;
-	} else if (r < 0) {
-		e->outcome = sort_failure(r);
-	} else {
-		/* only what can be restored exactly; else the record stays */
-		e->had_record = true;
-		r = vcp_saved_pins_fit(&s, vm, host, &e->msg);
-		if (r < 0)
-			kept_note(&e->msg);
-		else
-			r = restore_pins(v, host, vm, &s, &e->msg);
-		e->outcome = r < 0 ? sort_failure(r) : VCP_DONE;
-		vcp_saved_pins_clear(&s);
-	}
-	if (e->outcome == VCP_DONE && k && vm->pid > 0 &&
-	    (vcp_kernel_mode(k) == VCP_MODE_KERNEL || k->scx) &&
-	    vm->has_cur_class && vm->cur_class != VCP_CLASS_BALANCED) {
-		r = set_class(k, vm, VCP_CLASS_BALANCED, &e->msg);
-		if (r < 0)
-			e->outcome = sort_failure(r);
-	}
+	e->outcome = r < 0 ? sort_failure(r) : VCP_DONE;
 }
 
 int vcp_apply_restore(struct vcp_virt *v, const struct vcp_kernel *k,

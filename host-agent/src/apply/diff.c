@@ -136,6 +136,8 @@ static int diff_vm(struct buf *b, size_t idx, const struct vcp_vm *vm,
 	struct vcp_action *a;
 	int r = 0;
 
+	if (p->restore && vm->managed && vm->has_saved)
+		return push(b, VCP_ACT_RESTORE, idx) ? 0 : -ENOMEM;
 	if (p->placement == VCP_PLACE_UNMANAGED || !vm->managed)
 		return 0;
 	pins = pins_differ(vm, p);
@@ -225,6 +227,8 @@ const char *vcp_act_kind_name(enum vcp_act_kind k)
 		return "set-level";
 	case VCP_ACT_SET_MEMORY:
 		return "set-memory";
+	case VCP_ACT_RESTORE:
+		return "restore";
 	}
 	return "?";
 }

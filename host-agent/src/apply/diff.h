@@ -2,7 +2,8 @@
 /*
  * diff.h - what carrying out a plan would change, as a list of actions.
  * Pure: the same inputs give the same list, in a fixed order (per VM in
- * input order: save, emulator, vCPUs by id, memory, class; the host
+ * input order: save, emulator, vCPUs by id, memory, class - or, for a
+ * VM the plan puts back (vp->restore, level 0), restore alone; the host
  * level last).
  */
 #ifndef VCP_DIFF_H
@@ -19,6 +20,7 @@ enum vcp_act_kind {
 	VCP_ACT_SET_CLASS, /* cpu.consolidate of the VM's cgroup */
 	VCP_ACT_SET_LEVEL, /* sched_mc_power_savings */
 	VCP_ACT_SET_MEMORY, /* the nodeset of its <numatune><memory> */
+	VCP_ACT_RESTORE, /* level 0: back to its record, as `vcpack restore` */
 };
 
 struct vcp_action {

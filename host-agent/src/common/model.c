@@ -255,7 +255,6 @@ void vcp_policy_defaults(struct vcp_policy *p)
 	p->smt_yield = 0.3;
 	p->sample_interval_s = 10;
 	p->shrink_after_s = 300;
-	p->strict_tags = true;
 	p->memory_follows = true;
 }
 

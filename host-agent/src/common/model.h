@@ -122,6 +122,9 @@ struct vcp_tag {
 	enum vcp_priority priority;
 	bool has_class;
 	enum vcp_class class;
+	/* class="unmanaged": the owner's opt-out, vcpack never changes it
+	 * (has_class is then false: no kernel class) */
+	bool unmanaged;
 };
 
 struct vcp_vm {
@@ -137,6 +140,9 @@ struct vcp_vm {
 	 * demand where it runs.
 	 */
 	bool managed;
+	/* Why not managed, when it is not for a bad tag (those are the
+	 * world's issues): a static sentence, or NULL. */
+	const char *unmanaged_why;
 	/* Measured demand per vCPU, in CPUs (0.0-1.0); < 0 = unknown. */
 	double *demand;
 	/* Fraction of the time its vCPUs waited for a host CPU (mean of
@@ -214,7 +220,13 @@ struct vcp_policy {
 	double smt_yield;
 	unsigned int sample_interval_s;
 	unsigned int shrink_after_s;	/* hysteresis: shrink only after */
-	bool strict_tags;		/* hook refuses bad tags at prepare */
+	/* The hook refuses to start a VM with a bad tag (only while vcpack
+	 * is enabled). Off by default: the VM starts untouched. */
+	bool strict_tags;
+	/* vcpackd changes VMs only when enabled: by `vcpack enable` (its
+	 * state file, which wins) or this key. Off by default: a new
+	 * install observes, plans and reports, and changes nothing. */
+	bool enabled;
 	/* The cost bound: a VM whose vCPUs wait for a host CPU more than
 	 * this fraction of the time is given room at once (0: never). */
 	double max_vcpu_delay;
@@ -269,6 +281,9 @@ struct vcp_vm_plan {
 	/* Why the VM did not get what its class asks, or NULL. Static
 	 * string. */
 	const char *degraded;
+	/* Level 0 (hands off): put it back as `vcpack restore` would (it
+	 * has a record of its original pins); then left alone. */
+	bool restore;
 };
 
 struct vcp_plan {

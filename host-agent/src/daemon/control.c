@@ -60,6 +60,10 @@ struct json_object *vcp_control_to_json(const struct vcp_control *c)
 {
 	struct json_object *o = json_object_new_object();
 
+	json_object_object_add(o, "enabled", c->has_enabled ?
+			       json_object_new_boolean(c->enabled) : NULL);
+	json_object_object_add(o, "enabled_since", c->has_enabled ?
+			       json_object_new_int64(c->enabled_since) : NULL);
 	json_object_object_add(o, "level", c->has_level ?
 			       level_json(c->level) : NULL);
 	json_object_object_add(o, "level_since", c->has_level ?
@@ -103,6 +107,16 @@ int vcp_control_from_json(struct json_object *o, const char *source,
 			c.level = (int)n;
 		c.has_level = true;
 	}
+	if (json_object_object_get_ex(o, "enabled", &v) && v) {
+		if (!json_object_is_type(v, json_type_boolean))
+			return vcp_err(ret_err, -EINVAL, "%s: enabled: must be null, true or false, got %s",
+				       source, vcp_json_shown(v));
+		c.has_enabled = true;
+		c.enabled = json_object_get_boolean(v);
+	}
+	if (since_of(o, "enabled_since", &c.enabled_since) < 0)
+		return vcp_err(ret_err, -EINVAL, "%s: enabled_since must be null or seconds since the epoch",
+			       source);
 	if (json_object_object_get_ex(o, "paused", &v) &&
 	    !json_object_is_type(v, json_type_boolean))
 		return vcp_err(ret_err, -EINVAL, "%s: paused: must be true or false, got %s",
@@ -188,4 +202,18 @@ struct vcp_policy vcp_control_policy(const struct vcp_control *c,
 		r.n_windows = 0;
 	}
 	return r;
+}
+
+bool vcp_control_enabled(const struct vcp_control *c,
+			 const struct vcp_policy *p, char *why, size_t len)
+{
+	if (c->has_enabled)
+		snprintf(why, len, "%s with 'vcpack %s'",
+			 c->enabled ? "enabled" : "disabled",
+			 c->enabled ? "enable" : "disable");
+	else if (p->enabled)
+		snprintf(why, len, "enabled by the policy (\"enabled\": true)");
+	else
+		snprintf(why, len, "not enabled yet: vcpackd observes and plans but changes nothing until 'vcpack enable'");
+	return c->has_enabled ? c->enabled : p->enabled;
 }

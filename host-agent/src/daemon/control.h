@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * control.h - what an operator told vcpackd at run time (`vcpack level`,
- * `vcpack pause`), kept in a small state file so that it outlives a
- * restart: a level that overrides the policy's (and its schedule
- * windows) until `vcpack level policy`, and whether vcpackd is paused.
- * The file is JSON: {"level": null|0|1|2|"auto", "level_since": T,
- * "paused": bool, "paused_since": T}; written whole to FILE.tmp, then
- * renamed over FILE.
+ * `vcpack pause`, `vcpack enable`), kept in a small state file so that it
+ * outlives a restart and an upgrade: whether vcpack is enabled (said by
+ * `vcpack enable`/`disable`; wins over the policy's "enabled"), a level
+ * that overrides the policy's (and its schedule windows) until `vcpack
+ * level policy`, and whether vcpackd is paused. The file is JSON:
+ * {"enabled": null|bool, "enabled_since": T, "level": null|0|1|2|"auto",
+ * "level_since": T, "paused": bool, "paused_since": T}; written whole to
+ * FILE.tmp, then renamed over FILE.
  */
 #ifndef VCP_CONTROL_H
 #define VCP_CONTROL_H
@@ -22,6 +24,9 @@
 #define VCP_CONTROL_MAX_BYTES 4096
 
 struct vcp_control {
+	bool has_enabled;	/* `vcpack enable`/`disable` said so */
+	bool enabled;
+	long long enabled_since;
 	bool has_level;		/* a level overrides the policy's */
 	int level;		/* then 0, 1, 2 or VCP_LEVEL_AUTO */
 	long long level_since;
@@ -54,6 +59,14 @@ int vcp_control_save(const char *path, const struct vcp_control *c);
 int vcp_control_level_at(const struct vcp_control *c,
 			 const struct vcp_policy *p, const struct tm *tm,
 			 char *why, size_t len);
+
+/*
+ * Is vcpack enabled (may vcpackd change anything)? What `vcpack
+ * enable`/`disable` said, else the policy's "enabled" (default false);
+ * @why (@len bytes) says which. Pure.
+ */
+bool vcp_control_enabled(const struct vcp_control *c,
+			 const struct vcp_policy *p, char *why, size_t len);
 
 /* The policy a plan is made with: @p with @c's level laid over it (and
  * then no schedule windows). A shallow copy that borrows @p's arrays;

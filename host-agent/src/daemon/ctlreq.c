@@ -29,6 +29,13 @@ int vcp_ctlreq_apply(const struct vcp_control *cur, const struct vcp_req *req,
 	} else if (req->op == VCP_REQ_RESUME) {
 		c.paused = false;
 		c.paused_since = 0;
+	} else if (req->op == VCP_REQ_ENABLE || req->op == VCP_REQ_DISABLE) {
+		bool on = req->op == VCP_REQ_ENABLE;
+
+		if (!c.has_enabled || c.enabled != on)
+			c.enabled_since = now;
+		c.has_enabled = true;
+		c.enabled = on;
 	}
 	*ret = c;
 	return 0;
@@ -43,6 +50,12 @@ const char *vcp_ctlreq_news(const struct vcp_control *old,
 			 new->has_level ? vcp_control_level_name(new->level) :
 					  "back to the policy's");
 		return buf;
+	}
+	if (op == VCP_REQ_ENABLE || op == VCP_REQ_DISABLE) {
+		if (old->has_enabled && old->enabled == new->enabled)
+			return NULL;
+		return new->enabled ? "enabled: vcpackd carries out its plan" :
+				      "disabled: vcpackd observes and plans but changes nothing until 'vcpack enable'";
 	}
 	if (new->paused == old->paused)
 		return NULL;

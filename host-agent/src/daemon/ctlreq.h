@@ -17,7 +17,8 @@
  * @cur with @req applied at time @now into *ret: a level (0, 1, 2 or
  * auto) overrides the policy's from @now, "policy" drops the override;
  * pause pauses from @now (a paused state stays as it was); resume
- * resumes. Other requests change nothing. 0, or -EINVAL for a level that
+ * resumes; enable and disable say whether vcpack is enabled from @now
+ * (over the policy's "enabled"). Other requests change nothing. 0, or -EINVAL for a level that
  * is none of those (*ret untouched).
  */
 int vcp_ctlreq_apply(const struct vcp_control *cur, const struct vcp_req *req,
@@ -25,8 +26,8 @@ int vcp_ctlreq_apply(const struct vcp_control *cur, const struct vcp_req *req,
 
 /*
  * The log line for @req having taken the state from @old to @new: a
- * level request always says the level now set, a pause or resume only
- * when it changed something. NULL when there is nothing to say; else
+ * level request always says the level now set, a pause, resume, enable
+ * or disable only when it changed something. NULL when there is nothing to say; else
  * @buf (@len bytes) or a static string.
  */
 const char *vcp_ctlreq_news(const struct vcp_control *old,

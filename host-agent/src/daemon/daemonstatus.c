@@ -66,6 +66,11 @@ static void control_status(const struct vcp_dstatus *s, struct json_object *o)
 			       json_object_new_string(s->mode_reason));
 	json_object_object_add(o, "level", json_object_new_string(name));
 	json_object_object_add(o, "level_reason", json_object_new_string(why));
+	json_object_object_add(o, "enabled", json_object_new_boolean(
+			       vcp_control_enabled(s->ctl, s->policy, why,
+						   sizeof(why))));
+	json_object_object_add(o, "enabled_reason",
+			       json_object_new_string(why));
 	json_object_object_add(o, "control", vcp_control_to_json(s->ctl));
 	json_object_object_add(o, "state_file",
 			       json_object_new_string(s->state_path));
@@ -114,6 +119,8 @@ struct json_object *vcp_dstatus_reply(enum vcp_req_op op,
 	case VCP_REQ_LEVEL:
 	case VCP_REQ_PAUSE:
 	case VCP_REQ_RESUME:
+	case VCP_REQ_ENABLE:
+	case VCP_REQ_DISABLE:
 		json_object_object_add(o, "status", vcp_dstatus_json(s));
 		break;
 	case VCP_REQ_PING:

@@ -86,7 +86,10 @@ static void why_text(const struct vcp_host *h, const struct vcp_plan *pl,
 		break;
 	case VCP_PLACE_UNMANAGED:
 	default:
-		snprintf(buf, len, "left as it is (not managed)");
+		snprintf(buf, len, "%s", vp->restore ?
+			 "put back as it was found (level 0: hands off)" :
+			 pl->level == 0 ? "left as it is (level 0: hands off)" :
+			 "left as it is (not managed)");
 		break;
 	}
 }
@@ -100,6 +103,12 @@ char *vcp_declog_line(const struct vcp_world *w, const struct vcp_plan *plan,
 	char why[256], cpus[1024], emu[1024];
 
 	why_text(w->host, plan, vp, why, sizeof(why));
+	/* (a bad tag's reason is the pass's warning, said once already) */
+	if (!vm->managed && !vm->unmanaged_why)
+		snprintf(why, sizeof(why), "left as it is (not managed)");
+	else if (!vm->managed)
+		snprintf(why, sizeof(why), "left as it is: %s",
+			 vm->unmanaged_why);
 	if (unmanaged) {
 		cpus_text(vm->vcpu_pins, vm->n_vcpus, cpus, sizeof(cpus));
 		return g_strdup_printf("'%s': untouched, %s; vCPUs on %s",

@@ -21,7 +21,8 @@ static const char *const op_names[] = {
 	[VCP_REQ_PING] = "ping", [VCP_REQ_STATUS] = "status",
 	[VCP_REQ_REPLAN] = "replan", [VCP_REQ_HOOK] = "hook",
 	[VCP_REQ_LEVEL] = "level", [VCP_REQ_PAUSE] = "pause",
-	[VCP_REQ_RESUME] = "resume",
+	[VCP_REQ_RESUME] = "resume", [VCP_REQ_ENABLE] = "enable",
+	[VCP_REQ_DISABLE] = "disable",
 };
 
 static int op_of(const char *s, enum vcp_req_op *ret)

@@ -38,6 +38,18 @@
 
 #define EPS 1e-9
 
+/*
+ * What a VM takes on the host it moves to: its planned demand, and for a
+ * spread VM at least a whole core per vCPU (its exclusive cores there),
+ * also where its own host plans at level 0 and leaves it as it is.
+ */
+static double move_demand(const struct vcp_vm_plan *vp)
+{
+	if (vp->class == VCP_CLASS_SPREAD && vp->demand < vp->n_vcpus)
+		return vp->n_vcpus;
+	return vp->demand;
+}
+
 struct hst {
 	double cap, room;		/* CPUs */
 	long long mem_room;		/* KiB */
@@ -153,7 +165,7 @@ static int plan_host(struct fctx *c, size_t i)
 		r = vcp_plan_compute(h->host, run, n, c->pol, &plan);
 	if (r == 0) {
 		for (size_t k = 0; k < n; k++)
-			s->vm_demand[map[k]] = plan->vms[k].demand;
+			s->vm_demand[map[k]] = move_demand(&plan->vms[k]);
 		s->n_running = n;
 		before_figures(c, i, plan);
 	}

@@ -186,8 +186,12 @@ static int tag_attr(xmlAttrPtr a, struct vcp_tag *t, char **ret_err)
 		return 0;
 	}
 	if (strcmp((const char *)a->name, "class") == 0) {
+		if (strcmp(v, "unmanaged") == 0) {
+			t->unmanaged = true;
+			return 0;
+		}
 		if (vcp_class_from_name(v, &t->class) < 0)
-			return vcp_err(ret_err, -EINVAL, "class '%s' is not one of spread, balanced, pack",
+			return vcp_err(ret_err, -EINVAL, "class '%s' is not one of spread, balanced, pack, unmanaged",
 				    v);
 		t->has_class = true;
 		return 0;
@@ -227,7 +231,7 @@ static int tag_element(xmlNodePtr el, struct vcp_tag *ret, char **ret_err)
 	r = check_empty(el, ret_err);
 	if (r < 0)
 		return r;
-	if (!t.has_priority && !t.has_class)
+	if (!t.has_priority && !t.has_class && !t.unmanaged)
 		return vcp_err(ret_err, -EINVAL, "'consolidation' needs a priority or a class attribute");
 	*ret = t;
 	return 0;
@@ -417,11 +421,13 @@ char *vcp_tag_format(const struct vcp_tag *tag)
 {
 	const char *prio = tag->has_priority ?
 		vcp_priority_name(tag->priority) : NULL;
-	const char *cls = tag->has_class ? vcp_class_name(tag->class) : NULL;
+	const char *cls = tag->unmanaged ? "unmanaged" : tag->has_class ?
+			  vcp_class_name(tag->class) : NULL;
 	char *s = NULL;
 	int n;
 
-	if ((tag->has_priority && !prio) || (tag->has_class && !cls) ||
+	if ((tag->has_priority && !prio) ||
+	    (tag->has_class && !tag->unmanaged && !vcp_class_name(tag->class)) ||
 	    (!prio && !cls)) {
 		errno = EINVAL;
 		return NULL;

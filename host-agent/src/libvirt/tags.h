@@ -22,7 +22,8 @@
 
 /*
  * Parse <consolidation priority="high|normal|low" class="spread|balanced|
- * pack"/> (at least one attribute, no children). 0, -EINVAL with a
+ * pack|unmanaged"/> (at least one attribute, no children); "unmanaged"
+ * is the owner's opt-out (tag.unmanaged: vcpack never changes the VM). 0, -EINVAL with a
  * message (bad value, unknown attribute, unexpected or duplicate element,
  * wrong namespace, over VCP_TAG_MAX_BYTES, not well-formed), or -ENOMEM.
  */

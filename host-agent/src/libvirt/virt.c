@@ -455,8 +455,42 @@ static void read_tag(virDomainPtr dom, struct vcp_vm *vm,
 		free(msg);
 	} else {
 		vm->has_tag = true;
+		if (vm->tag.unmanaged) {
+			vm->managed = false;
+			vm->unmanaged_why = "its tag says class unmanaged: vcpack never changes it";
+		}
 	}
 	free(err);
+	free(xml);
+}
+
+/*
+ * A VM its own XML pins (vcpupin, emulatorpin, <vcpu cpuset>) and that
+ * carries no vcpack tag was placed by hand: left as it is. The XML is its
+ * definition (vcpack pins live only, so its pins never show there), or,
+ * for a transient VM, the live XML of one vcpack never changed.
+ */
+static void read_own_pins(virDomainPtr dom, struct vcp_vm *vm)
+{
+	const char *what = NULL;
+	char *xml;
+
+	if (!vm->managed || vm->has_tag || vm->has_saved)
+		return;
+	xml = virDomainGetXMLDesc(dom, vm->persistent ?
+				  VIR_DOMAIN_XML_INACTIVE : 0);
+	if (!xml) {
+		virResetLastError();
+		return;
+	}
+	if (vcp_domxml_own_pins(xml, &what) == 1) {
+		vm->managed = false;
+		vm->unmanaged_why = strcmp(what, "vcpupin") == 0 ?
+			"its own XML pins it (vcpupin) and it has no vcpack tag: left as it is; tag it to let vcpack place it" :
+			strcmp(what, "emulatorpin") == 0 ?
+			"its own XML pins it (emulatorpin) and it has no vcpack tag: left as it is; tag it to let vcpack place it" :
+			"its own XML pins it (<vcpu cpuset>) and it has no vcpack tag: left as it is; tag it to let vcpack place it";
+	}
 	free(xml);
 }
 
@@ -526,6 +560,7 @@ static int read_vm(struct vcp_virt *v, virDomainPtr dom,
 		return r;
 	read_tag(dom, vm, issues, n_issues);
 	read_saved(dom, vm);
+	read_own_pins(dom, vm);
 	read_host_rec(dom, vm);
 	read_placement(dom, vm);
 	vm->pid = qemu_pid(v, vm->name);

@@ -23,6 +23,45 @@ static bool named(const xmlNode *n, const char *name)
 	       strcmp((const char *)n->name, name) == 0;
 }
 
+static const char *cputune_pins(const xmlNode *tune)
+{
+	for (const xmlNode *n = tune->children; n; n = n->next) {
+		if (named(n, "vcpupin"))
+			return "vcpupin";
+		if (named(n, "emulatorpin"))
+			return "emulatorpin";
+	}
+	return NULL;
+}
+
+int vcp_domxml_own_pins(const char *xml, const char **ret_what)
+{
+	const char *what = NULL;
+	xmlDocPtr doc;
+	xmlNodePtr root;
+
+	if (!xml)
+		return -EINVAL;
+	doc = xmlReadMemory(xml, (int)strlen(xml), "domain.xml", NULL,
+			    XML_PARSE_NONET | XML_PARSE_NOERROR |
+			    XML_PARSE_NOWARNING);
+	root = doc ? xmlDocGetRootElement(doc) : NULL;
+	if (!root || !named(root, "domain")) {
+		xmlFreeDoc(doc);
+		return -EINVAL;
+	}
+	for (xmlNodePtr n = root->children; n && !what; n = n->next) {
+		if (named(n, "cputune"))
+			what = cputune_pins(n);
+		else if (named(n, "vcpu") &&
+			 xmlHasProp(n, (const xmlChar *)"cpuset"))
+			what = "vcpu cpuset";
+	}
+	xmlFreeDoc(doc);
+	*ret_what = what;
+	return what != NULL;
+}
+
 int vcp_domxml_placement(const char *xml, bool *ret_auto,
 			 bool *ret_numatune)
 {

@@ -21,6 +21,13 @@
  * <numatune> element? Pure (libxml2). 0, -EINVAL (not a domain XML) or
  * -ENOMEM; outputs untouched on failure.
  */
+/*
+ * Does a domain XML pin the VM itself: <vcpu cpuset=...>, a <vcpupin> or
+ * an <emulatorpin> in <cputune>? 1 with *ret_what naming the first found
+ * ("vcpupin", "emulatorpin", "vcpu cpuset"), 0 when none, -EINVAL for XML
+ * that is not a domain. Pure.
+ */
+int vcp_domxml_own_pins(const char *xml, const char **ret_what);
 int vcp_domxml_placement(const char *xml, bool *ret_auto,
 			 bool *ret_numatune);
 

@@ -15,7 +15,7 @@
  *
  * Steps:
  * 1. Spread VMs get one exclusive whole core (all its online threads) per
- *    vCPU, at every level and in both modes. One core of every package is
+ *    vCPU, at levels 1 and 2 (level 0: step 8) and in both modes. One core of every package is
  *    never given exclusively (housekeeping: emulator threads, host tasks,
  *    other VMs), so a package has n_cores - 1 exclusive cores. Largest first (vCPUs, then
  *    name, then input order). First every VM whose vCPUs are pinned
@@ -63,6 +63,12 @@
  *    active count always matches the packages the pins can wake.
  * 7. Demand beyond the usable capacity of the whole host: every package
  *    is active and plan->overcommit is the excess.
+ * 8. Level 0 is hands off, whichever way it was reached (configured,
+ *    auto, or because gathering would idle no package): the plan is
+ *    made again from the start with every VM unmanaged - no exclusive
+ *    cores, nothing gathered, every VM's pins kept - and a managed VM
+ *    that vcpack changed before (its record, vm->has_saved) gets
+ *    vp->restore: back to what `vcpack restore` leaves.
  * Reserved CPUs (policy->reserved_cpus, like numad -R): no VM is pinned
  * to them and no exclusive core has one of them, so exclusive cores start
  * at the first unreserved core; one unreserved core per package still
@@ -157,6 +163,7 @@ struct ctx {
 	struct vcp_cpuset free_set;	/* online minus exclusive, reserved */
 	struct vcp_cpuset avail;	/* online minus reserved */
 	size_t n_pref;		/* packages VMs may use (not reserved) */
+	bool hands_off;		/* level 0: every VM is left as it is */
 };
 
 enum vcp_class vcp_plan_vm_class(const struct vcp_vm *vm,
@@ -418,7 +425,7 @@ static void init_items(struct ctx *c)
 		it->pkg = -1;
 		for (unsigned int v = 0; v < vm->n_vcpus; v++)
 			it->demand += vcpu_demand(c, vm, v);
-		if (!vm->managed) {
+		if (!vm->managed || c->hands_off) {
 			it->kind = K_UNMANAGED;
 			count_unmanaged(c, vm);
 		} else if (it->cls == VCP_CLASS_SPREAD) {
@@ -1034,6 +1041,7 @@ static void out_vm(const struct ctx *c, const struct item *it,
 	switch (kernel_free(c, it) ? K_FREE : it->kind) {
 	case K_UNMANAGED:
 		vp->placement = VCP_PLACE_UNMANAGED;
+		vp->restore = c->hands_off && vm->managed && vm->has_saved;
 		for (unsigned int i = 0; vm->vcpu_pins && i < it->n_vcpus; i++)
 			vp->vcpu_pins[i] = vm->vcpu_pins[i];
 		vp->emulator_pins = vm->emulator_pins;
@@ -1068,7 +1076,10 @@ static bool woken(const struct ctx *c, const struct vcp_plan *pl, size_t p)
 	for (size_t i = 0; i < pl->n_vms; i++)
 		for (unsigned int v = 0; v < pl->vms[i].n_vcpus; v++)
 			if (vcp_cpuset_intersects(&pl->vms[i].vcpu_pins[v],
-						  &c->h->packages[p].cpus))
+						  &c->h->packages[p].cpus) ||
+			    /* hands off, pinned nowhere: runs anywhere */
+			    (c->hands_off &&
+			     vcp_cpuset_empty(&pl->vms[i].vcpu_pins[v])))
 				return true;
 	return false;
 }
@@ -1121,6 +1132,31 @@ nomem:
 	return -ENOMEM;
 }
 
+/*
+ * Level 0 is hands off: plan again from the start with every VM left as
+ * it is (no exclusive cores either), counted where its pins let it run.
+ */
+static int hands_off(struct ctx *c)
+{
+	size_t np = c->h->n_packages;
+	size_t *pref;
+	int r;
+
+	ctx_free(c);
+	*c = (struct ctx){ .h = c->h, .vms = c->vms, .n_vms = c->n_vms,
+			   .pol = c->pol, .hands_off = true };
+	r = ctx_init(c);
+	if (r < 0)
+		return r;
+	init_items(c);
+	pref = malloc(2 * np * sizeof(*pref));
+	if (!pref)
+		return -ENOMEM;
+	r = gather(c, 0, pref, pref + np);
+	free(pref);
+	return r < 0 ? r : 0;
+}
+
 int vcp_plan_compute(const struct vcp_host *host, const struct vcp_vm *vms,
 		     size_t n_vms, const struct vcp_policy *policy,
 		     struct vcp_plan **ret_plan)
@@ -1144,6 +1180,8 @@ int vcp_plan_compute(const struct vcp_host *host, const struct vcp_vm *vms,
 	}
 	if (r == 0)
 		r = resolve(&c, &level, &why);
+	if (r == 0 && level == 0)
+		r = hands_off(&c);
 	if (r == 0)
 		r = build_plan(&c, level, ret_plan);
 	if (r == 0)

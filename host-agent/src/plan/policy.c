@@ -331,6 +331,8 @@ static int parse_key(const struct pctx *c, const char *key,
 		return get_onoff(c, key, v, &p->irq_affinity);
 	if (strcmp(key, "strict_tags") == 0)
 		return get_bool(c, key, v, &p->strict_tags);
+	if (strcmp(key, "enabled") == 0)
+		return get_bool(c, key, v, &p->enabled);
 	if (strcmp(key, "require_trial") == 0)
 		return get_bool(c, key, v, &p->require_trial);
 	if (strcmp(key, "memory_follows") == 0)
@@ -508,6 +510,8 @@ struct json_object *vcp_policy_to_json(const struct vcp_policy *p)
 			       json_object_new_int((int)p->sample_interval_s));
 	json_object_object_add(o, "shrink_after",
 			       json_object_new_int((int)p->shrink_after_s));
+	json_object_object_add(o, "enabled",
+			       json_object_new_boolean(p->enabled));
 	json_object_object_add(o, "strict_tags",
 			       json_object_new_boolean(p->strict_tags));
 	json_object_object_add(o, "max_vcpu_delay",

@@ -113,14 +113,18 @@ static const char *const usage_text =
 	"  list [--all|--inactive] [--name]\n"
 	"                         the domains, as virsh list: state, class, tag,\n"
 	"                         pins (--name: the names, one a line)\n"
-	"  tag DOMAIN --priority high|normal|low | --class spread|balanced|pack\n"
-	"                         write the VM's vcpack tag (live and persistent)\n"
+	"  tag DOMAIN --priority high|normal|low |\n"
+	"      --class spread|balanced|pack|unmanaged\n"
+	"                         write the VM's vcpack tag (live and persistent;\n"
+	"                         unmanaged: vcpack never changes this VM)\n"
 	"  restore [DOMAIN...]    put VMs back to their recorded original pins\n"
 	"  explain DOMAIN         its class and why, demand, planned CPUs and why,\n"
 	"                         what would move it\n"
 	"  level 0|1|2|auto|policy  set vcpackd's level (kept across restarts);\n"
 	"                         policy: back to the policy's level and windows\n"
 	"  pause | resume         stop / restart vcpackd's changes (kept as is)\n"
+	"  enable | disable       let vcpackd change VMs, or observe only (the\n"
+	"                         default after install; kept across upgrades)\n"
 	"  trial [--rounds N] [--window S] ...\n"
 	"                         measure whether packing saves power here (A/B)\n"
 	"  fleet --hosts FLEET.json status|tag|plan|apply|run|clear\n"
@@ -177,10 +181,11 @@ static const char *const cmd_help[][2] = {
 		   "(kernel mode). Only what differs is changed. A VM whose step\n"
 		   "fails is rolled back to where it was; every failure is listed.\n" },
 	{ "tag", "Usage: vcpack [OPTIONS] tag DOMAIN --priority high|normal|low\n"
-		 "       vcpack [OPTIONS] tag DOMAIN --class spread|balanced|pack\n"
+		 "       vcpack [OPTIONS] tag DOMAIN --class spread|balanced|pack|unmanaged\n"
 		 "Write <consolidation> in namespace " VCP_TAG_NS " of DOMAIN,\n"
 		 "live (if running) and persistent (if defined). Both options may\n"
-		 "be given; the class then wins over the priority's mapping.\n" },
+		 "be given; the class then wins over the priority's mapping.\n"
+		 "--class unmanaged opts the VM out: vcpack never changes it.\n" },
 	{ "explain", "Usage: vcpack [OPTIONS] explain DOMAIN\n"
 		     "For one running VM (an ID, UUID or name): its tag and class and\n"
 		     "why (the tag's class, its priority through the policy's map, or\n"
@@ -205,6 +210,16 @@ static const char *const cmd_help[][2] = {
 		  "--json an array of objects (with --name, of names).\n" },
 	{ "resume", "Usage: vcpack [OPTIONS] resume\n"
 		    "vcpackd re-plans and carries out its plan again.\n" },
+	{ "enable", "Usage: vcpack [OPTIONS] enable\n"
+		    "Let vcpackd carry out its plan (pins, classes, level, IRQs).\n"
+		    "Until then (the default after install) it observes, plans and\n"
+		    "reports, and changes nothing. Kept in vcpackd's state file across\n"
+		    "restarts and upgrades; wins over the policy's \"enabled\". Needs\n"
+		    "vcpackd.\n" },
+	{ "disable", "Usage: vcpack [OPTIONS] disable\n"
+		     "vcpackd goes back to observing only: it plans and reports and\n"
+		     "changes nothing; VMs stay where they are ('vcpack restore' puts\n"
+		     "them back). Kept across restarts and upgrades. Needs vcpackd.\n" },
 	{ "restore", "Usage: vcpack [OPTIONS] restore [DOMAIN...]\n"
 		     "Put the named VMs (default: every running VM) back to the pins\n"
 		     "recorded before vcpack first changed them, and drop the record.\n" },
@@ -452,7 +467,8 @@ static int daemon_managing(const struct ctx *c, struct json_object *st)
 
 	if (!st || !json_object_get_boolean(json_object_object_get(st, "connected")) ||
 	    strcmp(str_of(st, "uri"), vcp_virt_uri(c->v)) != 0 ||
-	    json_object_get_boolean(json_object_object_get(ctl, "paused")))
+	    json_object_get_boolean(json_object_object_get(ctl, "paused")) ||
+	    !json_object_get_boolean(json_object_object_get(st, "enabled")))
 		return 0;
 	return (int)int_of(st, "pid");
 }
@@ -494,6 +510,11 @@ static void daemon_text(const struct ctx *c, struct json_object *st)
 	       str_of(st, "uri"),
 	       json_object_get_boolean(json_object_object_get(st, "connected")) ?
 	       "" : ", waiting for libvirt");
+	if (!json_object_get_boolean(json_object_object_get(st, "enabled")))
+		printf("         NOT ENABLED: %s (the plan below is what it would do)\n",
+		       str_of(st, "enabled_reason"));
+	else
+		printf("         %s\n", str_of(st, "enabled_reason"));
 	if (json_object_get_boolean(json_object_object_get(ctl, "paused"))) {
 		when_text(int_of(ctl, "paused_since"), when, sizeof(when));
 		printf("         PAUSED since %s: nothing is re-pinned until 'vcpack resume'\n",
@@ -508,7 +529,9 @@ static void daemon_text(const struct ctx *c, struct json_object *st)
 		return;
 	}
 	when_text(int_of(last, "at"), when, sizeof(when));
-	printf("         carrying out (planned %s): level %lld, %lld of %lld packages active (%s)\n",
+	printf("         %s (planned %s): level %lld, %lld of %lld packages active (%s)\n",
+	       json_object_get_boolean(json_object_object_get(last, "carried_out")) ?
+	       "carrying out" : "would carry out",
 	       when, int_of(last, "level"), int_of(last, "active"),
 	       int_of(last, "packages"), str_of(last, "level_reason"));
 }
@@ -1336,9 +1359,11 @@ static int parse_tag_args(int argc, char **argv, const char **ret_dom,
 			if (vcp_priority_from_name(optarg, &t.priority) < 0)
 				return vcp_cli_err(EXIT_USAGE, "priority '%s' is not one of high, normal, low", optarg);
 			t.has_priority = true;
+		} else if (o == 'C' && strcmp(optarg, "unmanaged") == 0) {
+			t.unmanaged = true;
 		} else if (o == 'C') {
 			if (vcp_class_from_name(optarg, &t.class) < 0)
-				return vcp_cli_err(EXIT_USAGE, "class '%s' is not one of spread, balanced, pack", optarg);
+				return vcp_cli_err(EXIT_USAGE, "class '%s' is not one of spread, balanced, pack, unmanaged", optarg);
 			t.has_class = true;
 		} else {
 			return EXIT_USAGE;
@@ -1346,7 +1371,7 @@ static int parse_tag_args(int argc, char **argv, const char **ret_dom,
 	}
 	if (optind != argc - 1)
 		return vcp_cli_err(EXIT_USAGE, "tag needs exactly one DOMAIN (see 'vcpack tag --help')");
-	if (!t.has_priority && !t.has_class)
+	if (!t.has_priority && !t.has_class && !t.unmanaged)
 		return vcp_cli_err(EXIT_USAGE, "tag needs --priority or --class");
 	*ret_dom = argv[optind];
 	*ret = t;
@@ -1556,7 +1581,8 @@ static int control_call(struct ctx *c, struct vcp_req *req, const char *what)
 		vcp_cli_json(daemon_json(st));
 	} else {
 		ctl = json_object_object_get(st, "control");
-		printf("vcpackd (pid %lld): level %s (%s)%s\n", int_of(st, "pid"),
+		printf("vcpackd (pid %lld): %s; level %s (%s)%s\n",
+		       int_of(st, "pid"), str_of(st, "enabled_reason"),
 		       str_of(st, "level"), str_of(st, "level_reason"),
 		       json_object_get_boolean(json_object_object_get(ctl, "paused")) ?
 		       "; PAUSED: nothing is re-pinned until 'vcpack resume'" : "");
@@ -1582,7 +1608,11 @@ static int cmd_level(struct ctx *c, int argc, char **argv)
 static int cmd_pause(struct ctx *c, int argc, char **argv)
 {
 	struct vcp_req req = { .op = strcmp(argv[0], "pause") == 0 ?
-				     VCP_REQ_PAUSE : VCP_REQ_RESUME };
+				     VCP_REQ_PAUSE :
+				     strcmp(argv[0], "resume") == 0 ?
+				     VCP_REQ_RESUME :
+				     strcmp(argv[0], "enable") == 0 ?
+				     VCP_REQ_ENABLE : VCP_REQ_DISABLE };
 
 	if (argc > 1)
 		return vcp_cli_err(EXIT_USAGE, "%s takes no arguments, got '%s'",
@@ -1763,6 +1793,7 @@ static const struct {
 	{ "level", cmd_level }, { "pause", cmd_pause },
 	{ "verify", cmd_verify }, { "explain", cmd_explain },
 	{ "resume", cmd_pause }, { "list", cmd_list },
+	{ "enable", cmd_pause }, { "disable", cmd_pause },
 };
 
 static int parse_global(struct ctx *c, int argc, char **argv)

@@ -103,6 +103,8 @@ struct daemon {
 	/* `vcpack level` / `pause` (control.h), kept in state_path */
 	const char *state_path;
 	struct vcp_control ctl;
+	/* not enabled: what the log last said it would do */
+	char observed_said[256];
 	/* scx mode: the scx_vcpack loader started or driven (scxrun.h) */
 	struct vcp_scx_run scx;
 };
@@ -234,11 +236,16 @@ static void log_actions(struct daemon *d, const struct vcp_cycle *cy,
 }
 
 /* What the last plan was made from, for `vcpack status` (see answer()). */
-static void remember_status(struct daemon *d, const struct vcp_cycle *cy)
+static void remember_status(struct daemon *d, const struct vcp_cycle *cy,
+			    bool enabled)
 {
 	json_object_put(d->last_status);
 	d->last_status =
 		vcp_dstatus_last(&cy->w, cy->plan, d->tracker, time(NULL));
+	json_object_object_add(d->last_status, "carried_out",
+			       json_object_new_boolean(enabled));
+	json_object_object_add(d->last_status, "changes",
+			       json_object_new_int((int)cy->acts.n));
 }
 
 /* Tell the fleet the mode and level: the host record in each managed VM
@@ -359,12 +366,50 @@ static void log_interrupted(struct daemon *d, struct vcp_cycle *cy,
 	notify_status(d, "re-plan interrupted: the connection to libvirt closed");
 }
 
+/*
+ * Not enabled (control.h): the plan is made and shown, nothing is
+ * changed. Said when what it would do changes, not at every pass.
+ */
+static void observe_only(struct daemon *d, const struct vcp_cycle *cy)
+{
+	char said[256];
+
+	snprintf(said, sizeof(said), "level %d, %zu of %zu packages active, %zu changes",
+		 cy->plan->level, cy->plan->n_active, cy->plan->n_packages,
+		 cy->acts.n);
+	if (strcmp(said, d->observed_said) != 0)
+		log_msg(LOG_NOTICE, "not enabled, changing nothing: the plan would be %s ('vcpack plan' lists them; 'vcpack enable' carries it out)",
+			said);
+	snprintf(d->observed_said, sizeof(d->observed_said), "%s", said);
+	notify_status(d, "not enabled: observing only; planned %s", said);
+}
+
+/* The pins this pass set, to tell a foreign re-pin later (pinmemo.h).
+ * Level 0 sets none (hands off): what an operator pins by hand then is
+ * theirs, so the memo starts afresh. */
+static int remember_pins(struct daemon *d, const struct vcp_cycle *cy,
+			 const struct vcp_apply_result *res)
+{
+	struct vcp_pin_memo *m;
+
+	if (cy->plan->level > 0)
+		return vcp_pin_memo_record(d->memo, cy->w.vms, cy->w.n_vms,
+					   &cy->acts, res);
+	if (vcp_pin_memo_new(&m) < 0)
+		return -ENOMEM;
+	vcp_pin_memo_free(d->memo);
+	d->memo = m;
+	return 0;
+}
+
 static void replan(struct daemon *d)
 {
 	struct vcp_cycle cy = { 0 };
 	struct vcp_apply_result res = { 0 };
 	struct vcp_policy pol = vcp_control_policy(&d->ctl, &d->policy);
-	char *err = NULL;
+	char *err = NULL, why[256];
+	bool enabled = vcp_control_enabled(&d->ctl, &d->policy, why,
+					   sizeof(why));
 	int r;
 
 	if (!d->v || d->ctl.paused)
@@ -381,13 +426,17 @@ static void replan(struct daemon *d)
 	if (r == 0 && d->metrics)
 		vcp_metrics_pub_plan(d->metrics, cy.w.vms, cy.w.n_vms,
 				     &d->policy, cy.plan->level);
-	if (r == 0) {
-		remember_status(d, &cy);
+	if (r == 0)
+		remember_status(d, &cy, enabled);
+	if (r == 0 && !enabled) {
+		observe_only(d, &cy);
+		goto out;
+	}
+	d->observed_said[0] = '\0';
+	if (r == 0)
 		r = vcp_apply_actions(d->v, d->k, cy.w.host, cy.w.vms, &cy.acts,
 				      &res);
-	}
-	if (r == 0 && vcp_pin_memo_record(d->memo, cy.w.vms, cy.w.n_vms,
-					  &cy.acts, &res) < 0)
+	if (r == 0 && remember_pins(d, &cy, &res) < 0)
 		r = -ENOMEM;
 	if (r != -ENOMEM &&
 	    vcp_passcut_is(r, &res, cy.w.n_issues, connection_alive, d->v)) {
@@ -709,6 +758,8 @@ static struct json_object *answer(void *opaque, const struct vcp_req *req,
 	case VCP_REQ_LEVEL:
 	case VCP_REQ_PAUSE:
 	case VCP_REQ_RESUME:
+	case VCP_REQ_ENABLE:
+	case VCP_REQ_DISABLE:
 		why = control_set(d, req);
 		break;
 	case VCP_REQ_STATUS:

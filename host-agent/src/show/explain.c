@@ -63,6 +63,7 @@ static void class_part(struct json_object *o, const struct vcp_world *w,
 	if (!vm->managed)
 		snprintf(why, sizeof(why), "left exactly as it is: %s",
 			 issue_of(w, vm->name) ? issue_of(w, vm->name) :
+			 vm->unmanaged_why ? vm->unmanaged_why :
 			 "not managed");
 	else if (vm->has_tag && vm->tag.has_class)
 		snprintf(why, sizeof(why), "its tag says class %s",
@@ -149,8 +150,22 @@ static void place_part(struct json_object *o, const struct vcp_host *h,
 		json_object_array_add(mv, str("a tag with class pack (gathered from level 1) or spread (exclusive cores)"));
 		break;
 	case VCP_PLACE_UNMANAGED:
-		snprintf(why, sizeof(why), "vcpack leaves it exactly as it is");
-		json_object_array_add(mv, str("a valid vcpack tag (virsh metadata DOMAIN --uri urn:vcpack:metadata:1 --key vcpack --set '<consolidation priority=\"normal\"/>' --live --config)"));
+		if (vm->managed) {
+			/* level 0: hands off */
+			snprintf(why, sizeof(why), "level 0 is hands off (%s): vcpack leaves it as it is%s",
+				 pl->level_reason ? pl->level_reason : "",
+				 vp->restore ? ", once it is put back to the pins it had before vcpack first changed it" : "");
+			json_object_array_add(mv, str("a plan at level 1 or 2 that idles a package ('vcpack level 2', demand that fits fewer packages)"));
+		} else if (vm->has_tag && vm->tag.unmanaged) {
+			snprintf(why, sizeof(why), "vcpack leaves it exactly as it is");
+			json_object_array_add(mv, str("a tag with another class or a priority ('vcpack tag DOMAIN --priority normal')"));
+		} else if (vm->unmanaged_why) {
+			snprintf(why, sizeof(why), "vcpack leaves it exactly as it is");
+			json_object_array_add(mv, str("a vcpack tag ('vcpack tag DOMAIN --priority normal'): a tagged VM is vcpack's to place, its own pins included"));
+		} else {
+			snprintf(why, sizeof(why), "vcpack leaves it exactly as it is");
+			json_object_array_add(mv, str("a valid vcpack tag (virsh metadata DOMAIN --uri urn:vcpack:metadata:1 --key vcpack --set '<consolidation priority=\"normal\"/>' --live --config)"));
+		}
 		break;
 	}
 	json_object_object_add(o, "placement", str(place_names[vp->placement]));

@@ -481,6 +481,9 @@ static void put_change(FILE *f, const struct vcp_action *x)
 			fmt_set(&x->from, a, sizeof(a)),
 			fmt_set(&x->to, b, sizeof(b)));
 		break;
+	case VCP_ACT_RESTORE:
+		fputs("back to its recorded original pins (level 0: hands off)", f);
+		break;
 	}
 }
 
@@ -605,6 +608,8 @@ static struct json_object *vm_json(const struct vcp_vm *vm,
 	json_object_object_add(o, "class",
 		json_object_new_string(vm_class_label(vm, policy)));
 	json_object_object_add(o, "managed", json_object_new_boolean(vm->managed));
+	json_object_object_add(o, "unmanaged_reason", vm->unmanaged_why ?
+			       json_object_new_string(vm->unmanaged_why) : NULL);
 	json_object_object_add(o, "tag", tag);
 	json_object_object_add(o, "vcpus", json_object_new_int((int)vm->n_vcpus));
 	json_object_object_add(o, "demand", known ?
