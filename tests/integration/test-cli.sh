@@ -96,13 +96,20 @@ t_match "plan text: the level and why" "^        level 0: gathering would idle n
 	"$("$VCPACK" --connect "$TWO" --policy "$T_TMP/light.json" plan 2>/dev/null)"
 t_eq "plan: the headline's active packages are the map's awake ones" "2 2" \
 	"$(echo "$pl" | jq -r '"\(.plan.active) \([.planned[]|select(.awake)]|length)"')"
+# level 0 is hands off: every VM as it is, the spread VM included
+t_eq "plan at level 0: every VM left as it is" "unmanaged" \
+	"$(echo "$pl" | jq -r '[.plan.vms[].placement]|unique|join(" ")')"
+t_eq "plan at level 0: nothing to do" 0 "$(echo "$pl" | jq '.actions|length')"
+# level 2: the spread VM on exclusive cores, every other VM gathered
+echo '{"default_vcpu_demand": 0.15, "level": 2}' >"$T_TMP/light2.json"
+pl=$("$VCPACK" --connect "$TWO" --policy "$T_TMP/light2.json" --json plan 2>/dev/null)
 t_eq "plan: spread VM on exclusive cores" exclusive \
 	"$(echo "$pl" | jq -r '.plan.vms[]|select(.name=="latency")|.placement')"
 t_eq "plan: bad-tag VM unmanaged" unmanaged \
 	"$(echo "$pl" | jq -r '.plan.vms[]|select(.name=="badvalue")|.placement')"
-t_eq "plan: pack VMs not gathered (it would idle nothing)" "free free" \
+t_eq "plan: pack VMs gathered" "gathered gathered" \
 	"$(echo "$pl" | jq -r '[.plan.vms[]|select(.class=="pack")|.placement]|join(" ")')"
-t_eq "plan: balanced VMs free" "free free" \
+t_eq "plan: balanced VMs gathered at level 2" "gathered gathered" \
 	"$(echo "$pl" | jq -r '[.plan.vms[]|select(.name=="normal1" or .name=="untagged")|.placement]|join(" ")')"
 n_act=$(echo "$pl" | jq '.actions|length')
 t_match "plan: lists actions" "^[1-9][0-9]*$" "$n_act"
@@ -113,7 +120,7 @@ t_eq "plan: nothing on the bad-tag VM" 0 \
 t_eq "plan: no outcomes (dry run)" 0 "$(echo "$pl" | jq '[.actions[]|select(.outcome)]|length')"
 
 # ---- apply: carried out through libvirt and read back in the same run ----
-ap=$("$VCPACK" --connect "$TWO" --policy "$T_TMP/light.json" --json apply 2>/dev/null)
+ap=$("$VCPACK" --connect "$TWO" --policy "$T_TMP/light2.json" --json apply 2>/dev/null)
 t_eq "apply: exit 0" 0 $?
 t_eq "apply: every action done" "$n_act" \
 	"$(echo "$ap" | jq '[.actions[]|select(.outcome=="done")]|length')"
@@ -130,7 +137,7 @@ t_eq "apply: no record for the untouched VM" "false" \
 	"$(echo "$ap" | jq '.vms[]|select(.name=="badvalue")|.original_recorded')"
 
 # ---- four packages ----
-pl4=$("$VCPACK" --connect "$FOUR" --json plan 2>/dev/null)
+pl4=$("$VCPACK" --connect "$FOUR" --policy "$T_TMP/light2.json" --json plan 2>/dev/null)
 t_eq "four: 4 packages" 4 "$(echo "$pl4" | jq '.plan.packages|length')"
 t_eq "four: active packages as the planned map shows them" true \
 	"$(echo "$pl4" | jq '([.plan.packages[]|select(.active)]|length) == ([.planned[]|select(.awake)]|length)')"
