@@ -172,6 +172,18 @@ static int unknown_attr(xmlAttrPtr a, char **ret_err)
 
 /* ---- <consolidation> ---- */
 
+int vcp_tag_set_class(struct vcp_tag *t, const char *s)
+{
+	if (s && strcmp(s, "unmanaged") == 0) {
+		t->unmanaged = true;
+		return 0;
+	}
+	if (vcp_class_from_name(s, &t->class) < 0)
+		return -EINVAL;
+	t->has_class = true;
+	return 0;
+}
+
 static int tag_attr(xmlAttrPtr a, struct vcp_tag *t, char **ret_err)
 {
 	const char *v = attr_value(a);
@@ -186,14 +198,9 @@ static int tag_attr(xmlAttrPtr a, struct vcp_tag *t, char **ret_err)
 		return 0;
 	}
 	if (strcmp((const char *)a->name, "class") == 0) {
-		if (strcmp(v, "unmanaged") == 0) {
-			t->unmanaged = true;
-			return 0;
-		}
-		if (vcp_class_from_name(v, &t->class) < 0)
-			return vcp_err(ret_err, -EINVAL, "class '%s' is not one of spread, balanced, pack, unmanaged",
+		if (vcp_tag_set_class(t, v) < 0)
+			return vcp_err(ret_err, -EINVAL, "class '%s' is not one of " VCP_TAG_CLASSES,
 				    v);
-		t->has_class = true;
 		return 0;
 	}
 	return unknown_attr(a, ret_err);

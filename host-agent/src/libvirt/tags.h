@@ -28,6 +28,11 @@
  * wrong namespace, over VCP_TAG_MAX_BYTES, not well-formed), or -ENOMEM.
  */
 int vcp_tag_parse(const char *xml, struct vcp_tag *ret, char **ret_err);
+/* The words a tag's class may be, for messages. */
+#define VCP_TAG_CLASSES "spread, balanced, pack, unmanaged"
+/* Set @t's class from @s (one of VCP_TAG_CLASSES): 0, or -EINVAL with
+ * @t untouched. */
+int vcp_tag_set_class(struct vcp_tag *t, const char *s);
 /*
  * The tag of a whole domain XML, as libvirt gives it to the hook and
  * virDomainGetXMLDesc to vcpack and vcpackd: every element in our

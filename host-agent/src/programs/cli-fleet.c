@@ -119,9 +119,8 @@ static int tag_opt(int o, const char *arg, struct fopts *fo)
 			return vcp_cli_err(EXIT_USAGE, "priority '%s' is not one of high, normal, low", arg);
 		fo->tag.has_priority = true;
 	} else {
-		if (vcp_class_from_name(arg, &fo->tag.class) < 0)
-			return vcp_cli_err(EXIT_USAGE, "class '%s' is not one of spread, balanced, pack", arg);
-		fo->tag.has_class = true;
+		if (vcp_tag_set_class(&fo->tag, arg) < 0)
+			return vcp_cli_err(EXIT_USAGE, "class '%s' is not one of " VCP_TAG_CLASSES, arg);
 	}
 	fo->has_tag = true;
 	return 0;

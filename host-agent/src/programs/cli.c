@@ -1359,12 +1359,9 @@ static int parse_tag_args(int argc, char **argv, const char **ret_dom,
 			if (vcp_priority_from_name(optarg, &t.priority) < 0)
 				return vcp_cli_err(EXIT_USAGE, "priority '%s' is not one of high, normal, low", optarg);
 			t.has_priority = true;
-		} else if (o == 'C' && strcmp(optarg, "unmanaged") == 0) {
-			t.unmanaged = true;
 		} else if (o == 'C') {
-			if (vcp_class_from_name(optarg, &t.class) < 0)
-				return vcp_cli_err(EXIT_USAGE, "class '%s' is not one of spread, balanced, pack, unmanaged", optarg);
-			t.has_class = true;
+			if (vcp_tag_set_class(&t, optarg) < 0)
+				return vcp_cli_err(EXIT_USAGE, "class '%s' is not one of " VCP_TAG_CLASSES, optarg);
 		} else {
 			return EXIT_USAGE;
 		}
