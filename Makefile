@@ -486,7 +486,7 @@ install: all
 	install -m 0755 $(B)/vcpackd $(DESTDIR)$(SBINDIR)/vcpackd
 	install -m 0755 $(B)/vcpack-hook $(DESTDIR)$(LIBEXECDIR)/vcpack/vcpack-hook
 	sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
-		host-agent/vcpackd.service.in >$(DESTDIR)$(SYSTEMDUNITDIR)/vcpackd.service
+		-e 's|@BINDIR@|$(BINDIR)|g' host-agent/vcpackd.service.in >$(DESTDIR)$(SYSTEMDUNITDIR)/vcpackd.service
 	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/vcpackd.service
 	sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
 		host-agent/vcpack-fleet.service.in >$(DESTDIR)$(SYSTEMDUNITDIR)/vcpack-fleet.service

@@ -142,6 +142,33 @@ t_nomatch "resume: the restore done while paused is not a foreign re-pin" "re-pi
 t_eq "state file: not paused" false "$(jq .paused "$STATE")"
 stop_daemon
 
+# vcpack reload: the answer says whether vcpackd took the policy (the
+# unit's ExecReload=, so that a refused reload fails systemctl reload)
+echo '{"sample_interval": 5}' >"$T_TMP/pol.json"
+"$B/vcpackd" --foreground --connect "$U" --socket "$SOCK" --state "$STATE" \
+	--policy "$T_TMP/pol.json" >>"$T_TMP/vcpackd.log" 2>&1 &
+DPID=$!; T_PIDS="$T_PIDS $DPID"
+i=0; until V --json status 2>/dev/null | jq -e '.vcpackd.running' >/dev/null || [ $i -ge 50 ]; do sleep 0.1; i=$((i + 1)); done
+echo '{"sample_interval": 7}' >"$T_TMP/pol.json"
+out=$(V reload 2>&1)
+t_eq "vcpack reload of a good policy: exit 0" 0 $?
+t_match "and the log says it took it" "policy reloaded: sampling every 7s" "$(cat "$T_TMP/vcpackd.log")"
+echo '{"sample_interval": 0}' >"$T_TMP/pol.json"
+out=$(V reload 2>&1)
+t_eq "vcpack reload of a bad policy: exit 2" 2 $?
+t_match "names the file, the key and that the old one stays" \
+	"^vcpack: vcpackd refused: refusing policy '.*pol.json': .*sample_interval: .*keeping the previous policy" "$out"
+t_eq "vcpackd still runs" 0 "$(kill -0 "$DPID" 2>/dev/null; echo $?)"
+out=$("$B/vcpack" policy check "$T_TMP/pol.json" 2>&1)
+t_eq "vcpack policy check, bad file: exit 2" 2 $?
+t_match "names the key as vcpackd does" "pol.json: sample_interval: " "$out"
+echo '{"level": 1}' >"$T_TMP/pol.json"
+t_eq "vcpack policy check, good file" "$T_TMP/pol.json: a valid policy" \
+	"$("$B/vcpack" policy check "$T_TMP/pol.json" 2>&1)"
+t_eq "vcpack policy check --json: the policy in force" 1 \
+	"$("$B/vcpack" --json policy check "$T_TMP/pol.json" | jq .level)"
+stop_daemon
+
 # a bad state file is refused by name
 echo '{"level": 9}' >"$T_TMP/bad.json"
 out=$("$B/vcpackd" --foreground --connect "$U" --socket "$T_TMP/run/b.sock" --state "$T_TMP/bad.json" 2>&1); rc=$?

@@ -25,7 +25,7 @@ unit=$D$unitdir/vcpackd.service
 u=$(cat "$unit" 2>&1)
 t_match "Type=notify" '^Type=notify$' "$u"
 t_match "a watchdog" '^WatchdogSec=[0-9]+s$' "$u"
-t_match "reload is SIGHUP" '^ExecReload=/bin/kill -HUP \$MAINPID$' "$u"
+t_match "reload asks vcpackd and fails on a refused policy" '^ExecReload=/usr/bin/vcpack reload$' "$u"
 t_match "Documentation= names vcpackd(8)" '^Documentation=man:vcpackd\(8\)' "$u"
 t_match "ordered after both libvirt flavours" \
 	'^After=.*libvirtd\.service.*virtqemud\.service.*virtqemud\.socket' "$u"

@@ -121,6 +121,7 @@ struct json_object *vcp_dstatus_reply(enum vcp_req_op op,
 	case VCP_REQ_RESUME:
 	case VCP_REQ_ENABLE:
 	case VCP_REQ_DISABLE:
+	case VCP_REQ_RELOAD:
 		json_object_object_add(o, "status", vcp_dstatus_json(s));
 		break;
 	case VCP_REQ_PING:

@@ -22,7 +22,7 @@ static const char *const op_names[] = {
 	[VCP_REQ_REPLAN] = "replan", [VCP_REQ_HOOK] = "hook",
 	[VCP_REQ_LEVEL] = "level", [VCP_REQ_PAUSE] = "pause",
 	[VCP_REQ_RESUME] = "resume", [VCP_REQ_ENABLE] = "enable",
-	[VCP_REQ_DISABLE] = "disable",
+	[VCP_REQ_DISABLE] = "disable", [VCP_REQ_RELOAD] = "reload",
 };
 
 static int op_of(const char *s, enum vcp_req_op *ret)

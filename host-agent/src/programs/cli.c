@@ -125,6 +125,9 @@ static const char *const usage_text =
 	"  pause | resume         stop / restart vcpackd's changes (kept as is)\n"
 	"  enable | disable       let vcpackd change VMs, or observe only (the\n"
 	"                         default after install; kept across upgrades)\n"
+	"  reload                 vcpackd re-reads its policy; exit 2 (and the\n"
+	"                         old policy kept) when it refuses the file\n"
+	"  policy check [FILE]    validate a policy file as vcpackd would\n"
 	"  trial [--rounds N] [--window S] ...\n"
 	"                         measure whether packing saves power here (A/B)\n"
 	"  fleet --hosts FLEET.json status|tag|plan|apply|run|clear\n"
@@ -210,6 +213,16 @@ static const char *const cmd_help[][2] = {
 		  "--json an array of objects (with --name, of names).\n" },
 	{ "resume", "Usage: vcpack [OPTIONS] resume\n"
 		    "vcpackd re-plans and carries out its plan again.\n" },
+	{ "reload", "Usage: vcpack [OPTIONS] reload\n"
+		    "vcpackd re-reads its policy file (what SIGHUP does) and answers\n"
+		    "whether it took it: exit 0, or exit 2 naming what is wrong while\n"
+		    "the previous policy stays in force. The unit's ExecReload=, so\n"
+		    "that 'systemctl reload vcpackd' fails on a bad policy.\n" },
+	{ "policy", "Usage: vcpack [OPTIONS] policy check [FILE]\n"
+		    "Validate FILE (default: --policy, else " VCP_POLICY_PATH ")\n"
+		    "with vcpackd's own parser, changing nothing: exit 0 and the\n"
+		    "policy in force as JSON, or exit 2 naming the key that is wrong.\n"
+		    "A missing default file is fine: the built-in defaults apply.\n" },
 	{ "enable", "Usage: vcpack [OPTIONS] enable\n"
 		    "Let vcpackd carry out its plan (pins, classes, level, IRQs).\n"
 		    "Until then (the default after install) it observes, plans and\n"
@@ -1609,12 +1622,45 @@ static int cmd_pause(struct ctx *c, int argc, char **argv)
 				     strcmp(argv[0], "resume") == 0 ?
 				     VCP_REQ_RESUME :
 				     strcmp(argv[0], "enable") == 0 ?
-				     VCP_REQ_ENABLE : VCP_REQ_DISABLE };
+				     VCP_REQ_ENABLE :
+				     strcmp(argv[0], "reload") == 0 ?
+				     VCP_REQ_RELOAD : VCP_REQ_DISABLE };
 
 	if (argc > 1)
 		return vcp_cli_err(EXIT_USAGE, "%s takes no arguments, got '%s'",
 				   argv[0], argv[1]);
 	return control_call(c, &req, "changed");
+}
+
+/* ---- policy check ---- */
+
+/* Validate a policy file with the parser vcpackd uses; nothing else. */
+static int cmd_policy(struct ctx *c, int argc, char **argv)
+{
+	struct vcp_policy p;
+	const char *path;
+	char *err = NULL;
+	int r;
+
+	if (argc < 2 || strcmp(argv[1], "check") != 0 || argc > 3)
+		return vcp_cli_err(EXIT_USAGE, "policy needs 'check [FILE]' (see 'vcpack policy --help')");
+	r = vcp_policy_load_host(argc == 3 ? argv[2] : c->policy_path, &p,
+				 &path, &err);
+	if (r < 0) {
+		vcp_cli_err(0, "%s", err ? err : strerror(-r));
+		free(err);
+		vcp_policy_clear(&p);
+		return EXIT_USAGE;
+	}
+	if (c->json) {
+		vcp_cli_json(vcp_policy_to_json(&p));
+	} else if (access(path, F_OK) == 0) {
+		printf("%s: a valid policy\n", path);
+	} else {
+		printf("%s: no such file; the built-in defaults apply\n", path);
+	}
+	vcp_policy_clear(&p);
+	return 0;
 }
 
 /* ---- explain ---- */
@@ -1791,6 +1837,7 @@ static const struct {
 	{ "verify", cmd_verify }, { "explain", cmd_explain },
 	{ "resume", cmd_pause }, { "list", cmd_list },
 	{ "enable", cmd_pause }, { "disable", cmd_pause },
+	{ "reload", cmd_pause }, { "policy", cmd_policy },
 };
 
 static int parse_global(struct ctx *c, int argc, char **argv)

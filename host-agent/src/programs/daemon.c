@@ -138,6 +138,7 @@ static void log_msg(int prio, const char *fmt, ...)
 static void schedule_replan(struct daemon *d, unsigned int delay_ms);
 
 static void schedule_reconnect(struct daemon *d);
+static int reload_policy(struct daemon *d, char *why, size_t len);
 static void watch_scx(struct daemon *d);
 
 /* ---- systemd's view (sdnotify.c: no-ops outside systemd) ---- */
@@ -743,6 +744,7 @@ static struct json_object *answer(void *opaque, const struct vcp_req *req,
 {
 	struct daemon *d = opaque;
 	const char *why = NULL;
+	static char reload_why[1024];
 	struct vcp_dstatus s;
 	struct tm tm;
 
@@ -754,6 +756,10 @@ static struct json_object *answer(void *opaque, const struct vcp_req *req,
 		break;
 	case VCP_REQ_REPLAN:
 		replan(d);
+		break;
+	case VCP_REQ_RELOAD:
+		if (reload_policy(d, reload_why, sizeof(reload_why)) < 0)
+			why = reload_why;
 		break;
 	case VCP_REQ_LEVEL:
 	case VCP_REQ_PAUSE:
@@ -836,15 +842,22 @@ static gboolean on_term(gpointer data)
 	return G_SOURCE_CONTINUE;
 }
 
-static int load_policy(struct daemon *d, struct vcp_policy *ret)
+/* Read the policy; a refusal is logged and, with @why, said there
+ * (@len bytes). */
+static int load_policy(struct daemon *d, struct vcp_policy *ret, char *why,
+		       size_t len)
 {
 	const char *path;
 	char *err = NULL;
 	int r = vcp_policy_load_host(d->policy_path, ret, &path, &err);
 
-	if (r < 0)
+	if (r < 0) {
 		log_msg(LOG_ERR, "Refusing policy '%s': %s", path,
 			err ? err : strerror(-r));
+		if (why)
+			snprintf(why, len, "refusing policy '%s': %s; keeping the previous policy",
+				 path, err ? err : strerror(-r));
+	}
 	free(err);
 	return r;
 }
@@ -884,19 +897,20 @@ static void rehold(struct daemon *d, unsigned int changed)
 		d->hyst.sample_s, d->hyst.window);
 }
 
-static gboolean on_hup(gpointer data)
+/* Re-read the policy (SIGHUP, `vcpack reload`): 0, or -EINVAL with
+ * @why saying why the previous one stays. */
+static int reload_policy(struct daemon *d, char *why, size_t len)
 {
-	struct daemon *d = data;
 	struct vcp_policy p;
 	char s[64];
 
 	snprintf(s, sizeof(s), "RELOADING=1\nMONOTONIC_USEC=%" PRIu64,
 		 vcp_mono_ns() / 1000u);
 	vcp_sd_notify(s);
-	if (load_policy(d, &p) < 0) {
+	if (load_policy(d, &p, why, len) < 0) {
 		log_msg(LOG_WARNING, "keeping the previous policy");
 		vcp_sd_notify("READY=1");
-		return G_SOURCE_CONTINUE;
+		return -EINVAL;
 	}
 	vcp_policy_clear(&d->policy);
 	d->policy = p;
@@ -904,6 +918,12 @@ static gboolean on_hup(gpointer data)
 	rehold(d, vcp_hyst_reload(&d->hyst, &d->policy));
 	vcp_sd_notify("READY=1");
 	schedule_replan(d, 0);
+	return 0;
+}
+
+static gboolean on_hup(gpointer data)
+{
+	reload_policy(data, NULL, 0);
 	return G_SOURCE_CONTINUE;
 }
 
@@ -1007,7 +1027,7 @@ int main(int argc, char **argv)
 		openlog("vcpackd", LOG_PID, LOG_DAEMON);
 	/* a client that hangs up before our reply must not kill us */
 	signal(SIGPIPE, SIG_IGN);
-	if (load_policy(&d, &d.policy) < 0 || load_control(&d) < 0)
+	if (load_policy(&d, &d.policy, NULL, 0) < 0 || load_control(&d) < 0)
 		return 2;
 	vcp_hyst_init(&d.hyst, &d.policy);
 	if (vcp_tracker_new(d.hyst.window, &d.tracker) < 0 ||
