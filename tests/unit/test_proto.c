@@ -101,6 +101,7 @@ static void test_req_control(void **state)
 	assert_int_equal(parse_ok("{\"v\":1,\"op\":\"resume\"}").op, VCP_REQ_RESUME);
 	assert_int_equal(parse_ok("{\"v\":1,\"op\":\"enable\"}").op, VCP_REQ_ENABLE);
 	assert_int_equal(parse_ok("{\"v\":1,\"op\":\"disable\"}").op, VCP_REQ_DISABLE);
+	assert_int_equal(parse_ok("{\"v\":1,\"op\":\"reload\"}").op, VCP_REQ_RELOAD);
 	parse_bad("{\"v\":1,\"op\":\"level\"}", -EINVAL, "\"level\"");
 	parse_bad("{\"v\":1,\"op\":\"level\",\"level\":\"123456789\"}", -EINVAL, "\"level\"");
 	parse_bad("pause", -EINVAL, "unknown request");
