@@ -26,7 +26,6 @@ PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 SBINDIR ?= $(PREFIX)/sbin
 MANDIR ?= $(PREFIX)/share/man
-LIBEXECDIR ?= $(PREFIX)/libexec
 DOCDIR ?= $(PREFIX)/share/doc/vcpack
 SYSCONFDIR ?= /etc
 HOOKDIR ?= $(SYSCONFDIR)/libvirt/hooks
@@ -469,22 +468,20 @@ bench-quick: bench-planner bench-power
 	@$(MAKE) --no-print-directory bench-kernel-quick
 
 # ---- install ----
-# PREFIX/bin: vcpack, powernice; PREFIX/sbin: vcpackd; the hook binary in
-# LIBEXECDIR/vcpack/ (install-hooks links libvirt's qemu.d entry to it);
-# the unit in systemd's unit directory; /etc/default/vcpackd (never
+# PREFIX/bin: vcpack, powernice; PREFIX/sbin: vcpackd (the hook is
+# install-hooks' job: below); the unit in systemd's unit directory; /etc/default/vcpackd (never
 # overwritten); the example policies in DOCDIR/examples/; man pages;
 # the bash completion (powernice's is the same file, linked).
 # The scx drop-in (host-agent/vcpackd-scx.conf) goes to DOCDIR/examples/
 # vcpackd.service.d/scx.conf, for copying to /etc/systemd/system/.
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) \
-		$(DESTDIR)$(LIBEXECDIR)/vcpack $(DESTDIR)$(SYSTEMDUNITDIR) \
+		$(DESTDIR)$(SYSTEMDUNITDIR) \
 		$(DESTDIR)$(SYSCONFDIR)/default $(DESTDIR)$(DOCDIR)/examples \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8 \
 		$(DESTDIR)$(BASHCOMPDIR)
 	install -m 0755 $(B)/vcpack $(B)/powernice $(DESTDIR)$(BINDIR)/
 	install -m 0755 $(B)/vcpackd $(DESTDIR)$(SBINDIR)/vcpackd
-	install -m 0755 $(B)/vcpack-hook $(DESTDIR)$(LIBEXECDIR)/vcpack/vcpack-hook
 	sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
 		-e 's|@BINDIR@|$(BINDIR)|g' host-agent/vcpackd.service.in >$(DESTDIR)$(SYSTEMDUNITDIR)/vcpackd.service
 	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/vcpackd.service
@@ -505,14 +502,30 @@ install: all
 	install -m 0644 host-agent/vcpack.bash-completion $(DESTDIR)$(BASHCOMPDIR)/vcpack
 	ln -sfn vcpack $(DESTDIR)$(BASHCOMPDIR)/powernice
 
-# The qemu.d entry is a symlink to the installed hook. libvirtd (or, with
-# the modular daemons, virtqemud) notices a hook only if one existed when
-# it started, unless told with SIGHUP: sent to whichever runs, by its pid
-# file under /run, never by name.
+# The hook binary itself is HOOKDIR/qemu.d/vcpack, not a symlink, for
+# AppArmor: it judges the target of a symlink, and the profiles that
+# confine libvirtd (Debian 12's and 13's, upstream libvirt's, which
+# Ubuntu builds) and virtqemud (upstream) let the daemon execute only
+# /etc/libvirt/hooks/** (rmix: the hook inherits the daemon's profile,
+# whose /** rwmkl lets it read the policy and vcpackd's state, map its
+# libraries and connect to vcpackd's socket), /bin, /sbin, /usr/bin and
+# /usr/sbin (PUx), libvirt's own /usr/lib/libvirt and a few named
+# helpers. The former target, LIBEXECDIR/vcpack/vcpack-hook, matched no
+# rule: a confined libvirtd could not run it, and a failed prepare hook
+# stops the VM's start. /usr/sbin would work for the package but not
+# for PREFIX=/usr/local (no rule covers /usr/local); the hooks directory
+# works for every PREFIX and needs no change to the profiles (their
+# local/ overrides are the admin's). The price: an ELF file in /etc (the
+# package's lintian override says why) that dpkg treats as a conffile.
+# tests/integration/test-apparmor.sh checks it against each profile.
+# libvirtd (or, with the modular daemons, virtqemud) notices a hook only
+# if one existed when it started, unless told with SIGHUP: sent to
+# whichever runs, by its pid file under /run, never by name. A symlink
+# left by an older install-hooks is replaced, not written through.
 install-hooks: $(B)/vcpack-hook
-	install -d $(DESTDIR)$(LIBEXECDIR)/vcpack $(DESTDIR)$(HOOKDIR)/qemu.d
-	install -m 0755 $(B)/vcpack-hook $(DESTDIR)$(LIBEXECDIR)/vcpack/vcpack-hook
-	ln -sfn $(LIBEXECDIR)/vcpack/vcpack-hook $(DESTDIR)$(HOOKDIR)/qemu.d/vcpack
+	install -d $(DESTDIR)$(HOOKDIR)/qemu.d
+	rm -f $(DESTDIR)$(HOOKDIR)/qemu.d/vcpack
+	install -m 0755 $(B)/vcpack-hook $(DESTDIR)$(HOOKDIR)/qemu.d/vcpack
 	@[ -z "$(DESTDIR)" ] || exit 0; \
 	for d in libvirtd virtqemud; do \
 		p=$$(cat /run/$$d.pid 2>/dev/null) || continue; \

@@ -32,6 +32,10 @@ PKGS="$PKGS gcovr"
 # python3: test-hostile.sh's tag file, both ends of irqbalance's socket
 # in test-irq.sh and test-irqbalance.sh (tests/integration/irqbsock.py)
 PKGS="$PKGS python3"
+# apparmor: apparmor_parser and the abstractions libvirt's profiles
+# include, for test-apparmor.sh (it compiles the profiles, loads nothing:
+# without AppArmor in the kernel the package's unit does nothing)
+PKGS="$PKGS apparmor"
 
 check=0
 for a in "$@"; do

@@ -2,7 +2,8 @@
 # tests/deb/run.sh BUILD_DIR - the Debian package `make deb` built in
 # BUILD_DIR/deb/: unpacked into a throwaway root (dpkg -x), every file
 # must be where Debian puts it and nothing else be there; the conffile,
-# the maintainer scripts debhelper adds for the unit, the symlinked hook,
+# the maintainer scripts debhelper adds for the unit, the hook (a file in
+# libvirt's hooks directory, for AppArmor: test-apparmor.sh),
 # the programs running from that root, `man -k` after mandb, the unit
 # verified by systemd-analyze, and lintian (pedantic) with nothing left
 # but the tags debian/*.lintian-overrides justify.
@@ -25,12 +26,11 @@ t_eq "dpkg -x: exit 0" 0 $?
 
 # every file and symlink, exactly (directories aside)
 expected="/etc/default/vcpackd
-/etc/libvirt/hooks/qemu.d/vcpack -> /usr/libexec/vcpack/vcpack-hook
+/etc/libvirt/hooks/qemu.d/vcpack
 /lib/systemd/system/vcpack-fleet.service
 /lib/systemd/system/vcpackd.service
 /usr/bin/powernice
 /usr/bin/vcpack
-/usr/libexec/vcpack/vcpack-hook
 /usr/sbin/vcpackd
 /usr/share/bash-completion/completions/powernice -> vcpack
 /usr/share/bash-completion/completions/vcpack
@@ -48,14 +48,17 @@ expected="/etc/default/vcpackd
 got=$(dpkg-deb -c "$deb" | awk '$1 !~ /^d/ { sub(/^\./, "", $6); l = $6;
 	if ($7 == "->") l = l " -> " $8; print l }' | sort)
 t_eq "the package's files, each where Debian puts it" "$expected" "$got"
-for f in /usr/bin/vcpack /usr/bin/powernice /usr/sbin/vcpackd /usr/libexec/vcpack/vcpack-hook; do
+for f in /usr/bin/vcpack /usr/bin/powernice /usr/sbin/vcpackd /etc/libvirt/hooks/qemu.d/vcpack; do
 	if [ -x "$R$f" ]; then t_pass "$f is executable"; else t_fail "$f is not executable"; fi
 done
 
 # control: conffile, the unit enabled and started by debhelper's snippets
 C=$T_TMP/control
 dpkg-deb -e "$deb" "$C"
-t_eq "conffiles" "/etc/default/vcpackd" "$(cat "$C/conffiles")"
+# (debhelper makes every file in /etc a conffile, the hook too: an
+# admin's change to it is kept, and it stays until purge)
+t_eq "conffiles" "/etc/default/vcpackd
+/etc/libvirt/hooks/qemu.d/vcpack" "$(cat "$C/conffiles")"
 t_match "postinst enables the unit" "deb-systemd-helper.*enable.*vcpackd.service" "$(cat "$C/postinst")"
 t_match "postinst starts the unit (restarts it on upgrade)" \
 	"_dh_action=start" "$(cat "$C/postinst")"

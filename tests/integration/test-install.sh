@@ -10,7 +10,7 @@ D=$T_TMP/root
 out=$(make -s -C "$top" B="$B" install install-hooks PREFIX=/opt/vcp DESTDIR="$D" 2>&1)
 t_eq "make install: exit 0" 0 $?
 for f in /opt/vcp/bin/vcpack /opt/vcp/bin/powernice /opt/vcp/sbin/vcpackd \
-	/opt/vcp/libexec/vcpack/vcpack-hook; do
+	/etc/libvirt/hooks/qemu.d/vcpack; do
 	if [ -x "$D$f" ] && [ ! -L "$D$f" ]; then t_pass "installed $f"; else t_fail "missing $f"; fi
 done
 # the unit where systemd says units go (its fallback without systemd.pc)
@@ -27,9 +27,23 @@ t_match "/etc/default/vcpackd: options empty, --restore-on-exit commented" \
 	'^VCPACKD_OPTS=""$' "$(cat "$D/etc/default/vcpackd" 2>&1)"
 t_match "/etc/default/vcpackd: the commented option" '^#VCPACKD_OPTS="--restore-on-exit"$' \
 	"$(cat "$D/etc/default/vcpackd" 2>&1)"
-# the qemu.d entry is a symlink to the hook binary (the path without DESTDIR)
-t_eq "qemu.d entry links to the hook" /opt/vcp/libexec/vcpack/vcpack-hook \
-	"$(readlink "$D/etc/libvirt/hooks/qemu.d/vcpack")"
+# the qemu.d entry is the hook binary itself, whatever PREFIX (AppArmor:
+# test-apparmor.sh), and nothing else of it is installed
+if cmp -s "$B/vcpack-hook" "$D/etc/libvirt/hooks/qemu.d/vcpack"; then
+	t_pass "qemu.d entry is the hook"; else t_fail "qemu.d entry is not the built hook"; fi
+t_eq "no other copy of the hook" "/etc/libvirt/hooks/qemu.d/vcpack" \
+	"$(cd "$D" && find . -name 'vcpack-hook*' -o -path '*/qemu.d/*' | sed 's/^\.//')"
+# an older install-hooks' symlink is replaced, not written through
+D2=$T_TMP/root2
+mkdir -p "$D2/etc/libvirt/hooks/qemu.d" "$D2/opt/vcp/libexec/vcpack"
+echo old >"$D2/opt/vcp/libexec/vcpack/vcpack-hook"
+ln -s ../../../../opt/vcp/libexec/vcpack/vcpack-hook "$D2/etc/libvirt/hooks/qemu.d/vcpack"
+make -s -C "$top" B="$B" install-hooks PREFIX=/opt/vcp DESTDIR="$D2" >/dev/null 2>&1
+if [ ! -L "$D2/etc/libvirt/hooks/qemu.d/vcpack" ] &&
+	cmp -s "$B/vcpack-hook" "$D2/etc/libvirt/hooks/qemu.d/vcpack"; then
+	t_pass "install-hooks replaces an old symlink with the hook"
+else t_fail "install-hooks left the old symlink"; fi
+t_eq "the old symlink's target untouched" old "$(cat "$D2/opt/vcp/libexec/vcpack/vcpack-hook")"
 ex=$D/opt/vcp/share/doc/vcpack/examples
 # (tests/unit/test_policy.c holds the example to the built-in defaults)
 if cmp -s "$top/host-agent/policy.example.json" "$ex/policy.json"; then
