@@ -73,7 +73,10 @@ start_daemon
 settle lowa && t_pass "vcpackd carries out its plan" || t_fail "plan not applied"
 out=$(V status 2>&1)
 t_match "status: vcpackd runs, with its pid" "^vcpackd: running \\(pid $DPID\\)" "$out"
-t_match "status: the level in force and why" "level auto: the policy's level" "$out"
+t_match "status: the level in force and why, vcpackd's" \
+	"^level:  level auto, vcpackd's \\(pid $DPID\\): the policy's level" "$out"
+t_eq "status: one level line, not the CLI's beside vcpackd's" 1 \
+	"$(echo "$out" | grep -c "level auto\|policy level")"
 t_match "status: the mode and why" "mode pin: " "$out"
 t_match "status: the plan vcpackd carries out, with auto's reason" \
 	"carrying out .*: level [0-2], [0-9]+ of [0-9]+ packages active \\(auto: " "$out"
@@ -95,6 +98,13 @@ t_eq "state file holds the level" 0 "$(jq .level "$STATE")"
 stop_daemon; start_daemon
 t_eq "level 0 kept across a restart" "0 0" \
 	"$(V --json status | jq -r '"\(.vcpackd.level) \(.vcpackd.last.level)"')"
+# one truth: plan and explain plan at vcpackd's level, not the policy's
+t_eq "plan while vcpackd runs at level 0: level 0, not the policy's auto" \
+	"0 0" "$(V --json plan | jq -r '"\(.plan.level) \(.actions|length)"')"
+t_match "explain: vcpackd's level" "level 0 is hands off" \
+	"$(t_unfold "$(V explain test 2>&1)")"
+t_match "plan's level line: vcpackd's" "^level:  level 0, vcpackd's \\(pid [0-9]+\\): set with 'vcpack level 0'" \
+	"$(V plan 2>&1)"
 V level policy >/dev/null
 t_eq "level policy: back to the policy's" "auto null" \
 	"$(echo "$(V --json status | jq -r .vcpackd.level) $(jq .level "$STATE")")"

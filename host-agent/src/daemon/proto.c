@@ -350,6 +350,27 @@ static int status_last(struct json_object *last, struct vcp_status *s,
 	return 0;
 }
 
+/* "level" ("0".."2", "auto") and "level_reason", where given. */
+static void status_level(struct json_object *o, struct vcp_status *s)
+{
+	struct json_object *v, *why;
+	const char *l;
+
+	if (!member(o, "level", json_type_string, &v) ||
+	    !member(o, "level_reason", json_type_string, &why))
+		return;
+	l = json_object_get_string(v);
+	if (strcmp(l, "auto") == 0)
+		s->cfg_level = -1;
+	else if (strlen(l) == 1 && l[0] >= '0' && l[0] <= '2')
+		s->cfg_level = l[0] - '0';
+	else
+		return;
+	s->has_level = true;
+	snprintf(s->level_reason, sizeof(s->level_reason), "%s",
+		 json_object_get_string(why));
+}
+
 int vcp_status_from_json(struct json_object *o, struct vcp_status *ret,
 			 char **ret_err)
 {
@@ -371,6 +392,7 @@ int vcp_status_from_json(struct json_object *o, struct vcp_status *ret,
 	s.pid = (int)pid;
 	s.connected = json_object_get_boolean(con);
 	s.replans = (unsigned long long)replans;
+	status_level(o, &s);
 	s.uri = strdup(json_object_get_string(uri));
 	s.mode = strdup(json_object_get_string(mode));
 	if (!s.uri || !s.mode)

@@ -85,6 +85,11 @@ struct vcp_status {
 	bool connected;
 	char *mode;
 	unsigned long long replans;
+	/* the configured level in force (VCP_LEVEL_AUTO or 0-2) and why;
+	 * has_level false from a vcpackd that does not say */
+	bool has_level;
+	int cfg_level;
+	char level_reason[256];
 	bool has_last;		/* a plan was made (the rest is about it) */
 	long long at;
 	int level, active;

@@ -65,6 +65,10 @@ struct ctx {
 	bool sample_set;	/* --sample given: measure, do not ask vcpackd */
 	const char *daemon_socket;
 	int daemon_pid;		/* > 0: demand and delay came from vcpackd */
+	/* then, where it said: the level it plans with, and why */
+	bool has_daemon_level;
+	int daemon_level;
+	char daemon_level_reason[256];
 	const char *power_root;	/* --power-root / VCPACK_POWER_ROOT */
 	bool watching;		/* status --watch: issues in the frame only */
 	bool wide;		/* --wide: names whole, tables not cut */
@@ -402,11 +406,19 @@ static void header_text(const struct ctx *c, const struct vcp_world *w)
 	printf("mode:   %s (%s)\n", vcp_mode_name(c->mode),
 	       c->mode_reason);
 	if (w->cur_level >= 0)
-		printf("level:  sched_mc_power_savings=%d; policy level %s\n",
-		       w->cur_level, level_name(p.level, lb, sizeof(lb)));
+		printf("level:  sched_mc_power_savings=%d; ", w->cur_level);
 	else
-		printf("level:  policy level %s (no kernel knob)\n",
-		       level_name(p.level, lb, sizeof(lb)));
+		printf("level:  ");
+	if (c->daemon_pid > 0 && c->has_daemon_level)
+		printf("level %s, vcpackd's (pid %d): %s\n",
+		       level_name(c->daemon_level, lb, sizeof(lb)),
+		       c->daemon_pid, c->daemon_level_reason);
+	else
+		printf("policy level %s, this command's reading of the policy (vcpackd's is not shown: %s)%s\n",
+		       level_name(p.level, lb, sizeof(lb)),
+		       c->sample_set ? "--sample measures here" :
+				       "it does not run for this URI",
+		       w->cur_level >= 0 ? "" : "; no kernel knob");
 	if (c->daemon_pid > 0)
 		printf("demand: as vcpackd (pid %d) measured it: windowed peak of vcpu.N.time, and vcpu.N.delay\n",
 		       c->daemon_pid);
@@ -533,8 +545,10 @@ static void daemon_text(const struct ctx *c, struct json_object *st)
 		printf("         PAUSED since %s: nothing is re-pinned until 'vcpack resume'\n",
 		       when);
 	}
-	printf("         level %s: %s\n", str_of(st, "level"),
-	       str_of(st, "level_reason"));
+	/* the level line above is vcpackd's when it runs for this URI */
+	if (c->daemon_pid != (int)int_of(st, "pid"))
+		printf("         level %s: %s\n", str_of(st, "level"),
+		       str_of(st, "level_reason"));
 	printf("         mode %s: %s\n", str_of(st, "mode"),
 	       str_of(st, "mode_reason"));
 	if (!last) {
@@ -589,9 +603,31 @@ static int daemon_view(struct ctx *c, struct vcp_world *w, bool warn)
 	if (r == 0) {
 		w->demand_measured = true;
 		c->daemon_pid = st.pid;
+		c->has_daemon_level = st.has_level;
+		c->daemon_level = st.cfg_level;
+		snprintf(c->daemon_level_reason,
+			 sizeof(c->daemon_level_reason), "%s",
+			 st.level_reason);
 	}
 	vcp_status_clear(&st);
 	return r;
+}
+
+/*
+ * The policy a plan of this command is made with: the file's, or, when
+ * vcpackd runs for this URI, with the level vcpackd plans with (its
+ * `vcpack level`, the schedule window of this moment or the policy's),
+ * so that plan, apply, explain and verify say what vcpackd does.
+ */
+static struct vcp_policy plan_policy(const struct ctx *c)
+{
+	struct vcp_policy p = c->policy;
+
+	if (c->daemon_pid > 0 && c->has_daemon_level) {
+		p.level = c->daemon_level;
+		p.n_windows = 0;
+	}
+	return p;
 }
 
 /*
@@ -874,8 +910,11 @@ static int make_plan(struct ctx *c, struct planned *p)
 	/* reserved_cpus this host lacks: the policy is refused (exit 2) */
 	if (r == 0 && vcp_plan_check_reserved(w->host, &c->policy, &err) < 0)
 		r = bad = -EINVAL;
-	if (r == 0)
-		r = vcp_cycle_finish(&c->policy, time(NULL), &p->cy, &err);
+	if (r == 0) {
+		struct vcp_policy pol = plan_policy(c);
+
+		r = vcp_cycle_finish(&pol, time(NULL), &p->cy, &err);
+	}
 	if (r < 0) {
 		vcp_cli_err(0, "%s", err ? err : strerror(-r));
 		free(err);
@@ -1728,6 +1767,7 @@ static void explain_text(const struct ctx *c, struct json_object *o)
 static int cmd_explain(struct ctx *c, int argc, char **argv)
 {
 	struct vcp_cycle cy = { 0 };
+	struct vcp_policy pol;
 	char *name = NULL, *err = NULL;
 	size_t i = 0;
 	int r;
@@ -1745,7 +1785,8 @@ static int cmd_explain(struct ctx *c, int argc, char **argv)
 	if (!r && i == cy.w.n_vms)
 		r = vcp_cli_err(EXIT_USAGE, "'%s' is not running: nothing planned for it",
 				name);
-	if (!r && vcp_cycle_finish(&c->policy, time(NULL), &cy, &err) < 0)
+	pol = plan_policy(c);
+	if (!r && vcp_cycle_finish(&pol, time(NULL), &cy, &err) < 0)
 		r = vcp_cli_err(EXIT_PARTIAL, "%s", err ? err : "planning failed");
 	if (!r) {
 		struct json_object *o = vcp_explain_json(&cy.w, cy.plan,
