@@ -139,4 +139,19 @@ t_eq "four: db (spread) exclusive" exclusive \
 ap4=$("$VCPACK" --connect "$FOUR" --json --policy /dev/null apply 2>&1)
 t_eq "four: empty policy file refused (not JSON)" 2 $?
 
+# ---- a bad tag is said once a run: in the text report's "issue:" line
+# (not on stderr as well); with --json on stderr, the JSON holding it ----
+DEMO="test://$top/host-agent/demo/host.xml"
+for cmd in status plan apply; do
+	"$VCPACK" --connect "$DEMO" $cmd >"$T_TMP/bt.out" 2>"$T_TMP/bt.err"
+	t_eq "$cmd: the bad tag said once (stdout and stderr)" 1 \
+		"$(cat "$T_TMP/bt.out" "$T_TMP/bt.err" | grep -c "'legacy'.*priority 'urgent'")"
+	t_match "$cmd: in its issue line" "^issue:  'legacy': bad vcpack tag" \
+		"$(cat "$T_TMP/bt.out")"
+	"$VCPACK" --connect "$DEMO" --json $cmd >"$T_TMP/bt.out" 2>"$T_TMP/bt.err"
+	t_eq "$cmd --json: the bad tag said once on stderr" 1 \
+		"$(grep -c "'legacy'.*priority 'urgent'" "$T_TMP/bt.err")"
+	t_eq "$cmd --json: and in .issues" legacy \
+		"$(jq -r '[.issues[].vm]|join(" ")' "$T_TMP/bt.out")"
+done
 t_done

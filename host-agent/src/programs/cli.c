@@ -286,7 +286,8 @@ static void teardown(struct ctx *c)
 	vcp_policy_clear(&c->policy);
 }
 
-/* Read the world; @warn: say once on stderr which VMs are left alone. */
+/* Read the world; @warn: say on stderr which VMs are left alone (not
+ * where the text report says it in its "issue:" lines: once a run). */
 static int observe(struct ctx *c, struct vcp_world *w, unsigned int sample_ms,
 		   bool warn)
 {
@@ -636,10 +637,11 @@ static int status_once(struct ctx *c)
 	if (power_start(c, &probe, &why) == -EINVAL)
 		r = vcp_cli_err(EXIT_USAGE, "--power-root '%s': %s",
 				c->power_root, why);
-	if (!r && !c->sample_set && daemon_view(c, &w, true) == 0)
+	/* the text report says each issue; JSON holds it, stderr says it */
+	if (!r && !c->sample_set && daemon_view(c, &w, c->json) == 0)
 		r = 0;
 	else if (!r)
-		r = observe(c, &w, c->sample_ms, true);
+		r = observe(c, &w, c->sample_ms, c->json);
 	if (!r && vcp_pkg_map_build(w.host, w.vms, w.n_vms, NULL, &map) < 0)
 		r = vcp_cli_err(EXIT_PARTIAL, "out of memory");
 	if (!r)
@@ -824,8 +826,9 @@ static void planned_clear(struct planned *p)
 
 /* The demand vcpackd plans on when it runs for this URI (so that plan
  * shows what vcpackd does), else (or with --sample) a measurement of
- * sample_ms with the same code (demand.h). */
-static int make_plan(struct ctx *c, struct planned *p)
+ * sample_ms with the same code (demand.h). @warn: issues on stderr too
+ * (false where the text report shows them). */
+static int make_plan(struct ctx *c, struct planned *p, bool warn)
 {
 	struct vcp_world *w = &p->cy.w;
 	char *err = NULL;
@@ -845,7 +848,7 @@ static int make_plan(struct ctx *c, struct planned *p)
 		free(err);
 		return bad ? EXIT_USAGE : EXIT_PARTIAL;
 	}
-	for (size_t i = 0; i < w->n_issues; i++)
+	for (size_t i = 0; warn && i < w->n_issues; i++)
 		vcp_cli_err(0, "'%s': %s", w->issues[i].vm, w->issues[i].msg);
 	vcp_placers_detect(host_root(c), &p->placers);
 	r = vcp_pkg_map_build(w->host, w->vms, w->n_vms, NULL, &p->before);
@@ -1003,7 +1006,7 @@ static int cmd_plan(struct ctx *c, int argc, char **argv)
 			       argv[1]);
 	r = setup(c, true);
 	if (!r)
-		r = make_plan(c, &p);
+		r = make_plan(c, &p, c->json);
 	if (!r)
 		r = follow_irqs(c, &p, true);
 	if (!r)
@@ -1092,7 +1095,7 @@ static int verify_fresh(struct ctx *c, struct json_object *diffs)
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f;
-	int r = make_plan(c, &p);
+	int r = make_plan(c, &p, true);
 
 	if (r) {
 		planned_clear(&p);
@@ -1285,7 +1288,7 @@ static int cmd_apply(struct ctx *c, int argc, char **argv)
 	if (pid)
 		return apply_through_daemon(c, pid);
 	if (!r)
-		r = make_plan(c, &p);
+		r = make_plan(c, &p, c->json);
 	if (!r && vcp_apply_actions(c->v, c->k, p.cy.w.host, p.cy.w.vms, &p.cy.acts,
 				    &res) < 0)
 		r = vcp_cli_err(EXIT_PARTIAL, "out of memory");
