@@ -1843,9 +1843,12 @@ static bool is_global(const char *a, bool *ret_arg)
 /*
  * Global options after the command (vcpack status --json): taken out of
  * @argv (the command's words) and parsed as if given before it. Not for
- * trial and fleet, whose own --sample and --json mean something else.
+ * fleet, whose own --sample and --json mean something else; for trial
+ * all but --sample (its read interval), so that `vcpack trial -c URI`
+ * connects to URI alone, never to the default URI first.
  */
-static int late_globals(struct ctx *c, int *argc, char **argv)
+static int late_globals(struct ctx *c, int *argc, char **argv,
+			bool own_sample)
 {
 	char **g = calloc((size_t)*argc + 2, sizeof(*g));
 	int n = 1, k = 1, r = 0;
@@ -1860,7 +1863,8 @@ static int late_globals(struct ctx *c, int *argc, char **argv)
 				argv[k++] = argv[i++];
 			break;
 		}
-		if (!is_global(argv[i], &arg)) {
+		if (!is_global(argv[i], &arg) ||
+		    (own_sample && !strncmp(argv[i], "--sample", 8))) {
 			argv[k++] = argv[i];
 			continue;
 		}
@@ -1912,8 +1916,8 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		if (strcmp(argv[0], commands[i].name) != 0)
 			continue;
-		if (commands[i].fn != cmd_trial &&
-		    (r = late_globals(&c, &argc, argv)) != 0)
+		r = late_globals(&c, &argc, argv, commands[i].fn == cmd_trial);
+		if (r)
 			return r;
 		if (argc > 1 && (strcmp(argv[1], "--help") == 0 ||
 				 strcmp(argv[1], "-h") == 0)) {
