@@ -98,6 +98,23 @@ int vcp_cli_err(int code, const char *fmt, ...)
 	return code;
 }
 
+int vcp_cli_badopt(const char *cmd, int o, char *const *argv)
+{
+	const char *a = optind > 0 ? argv[optind - 1] : "?";
+	const char *cur = argv[optind];
+	char s[3] = { '-', (char)optopt, 0 };
+
+	/* a short option: optind is still on its word (-xj) or just past
+	 * it (-jx); a long one: just past it */
+	if (optopt && ((cur && cur[0] == '-' && cur[1] != '-' &&
+			strchr(cur, optopt)) || strncmp(a, "--", 2)))
+		a = s;
+	return vcp_cli_err(EXIT_USAGE, "%s '%s' (see 'vcpack %s%s--help')",
+			   o == ':' ? "missing the argument of option" :
+				      "unknown option",
+			   a, cmd ? cmd : "", cmd ? " " : "");
+}
+
 static const char *const usage_text =
 	"Usage: vcpack [OPTIONS] COMMAND [ARGS]\n"
 	"\n"
@@ -1331,7 +1348,7 @@ static int parse_tag_args(int argc, char **argv, const char **ret_dom,
 	int o;
 
 	optind = 0;
-	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		if (o == 'h') {
 			print_cmd_help("tag");
 			exit(0);
@@ -1344,7 +1361,7 @@ static int parse_tag_args(int argc, char **argv, const char **ret_dom,
 				return vcp_cli_err(EXIT_USAGE, "class '%s' is not one of spread, balanced, pack", optarg);
 			t.has_class = true;
 		} else {
-			return EXIT_USAGE;
+			return vcp_cli_badopt("tag", o, argv);
 		}
 	}
 	if (optind != argc - 1)
@@ -1788,7 +1805,8 @@ static int parse_global(struct ctx *c, int argc, char **argv)
 	long v;
 	int o;
 
-	while ((o = getopt_long(argc, argv, "+c:p:jhV", opts, NULL)) != -1) {
+	opterr = 0;	/* vcp_cli_badopt() says it, "vcpack:" first */
+	while ((o = getopt_long(argc, argv, "+:c:p:jhV", opts, NULL)) != -1) {
 		switch (o) {
 		case 'c': c->uri = optarg; break;
 		case 'p': c->policy_path = optarg; break;
@@ -1814,7 +1832,7 @@ static int parse_global(struct ctx *c, int argc, char **argv)
 			break;
 		case 'h': fputs(usage_text, stdout); exit(0);
 		case 'V': puts("vcpack " VCP_VERSION); exit(0);
-		default: return EXIT_USAGE;
+		default: return vcp_cli_badopt(NULL, o, argv);
 		}
 	}
 	return 0;

@@ -902,7 +902,8 @@ static int parse_args(struct daemon *d, int argc, char **argv)
 	};
 	int o;
 
-	while ((o = getopt_long(argc, argv, "c:p:s:fdhV", opts, NULL)) != -1) {
+	opterr = 0;	/* said below, "vcpackd:" first, not argv[0] */
+	while ((o = getopt_long(argc, argv, ":c:p:s:fdhV", opts, NULL)) != -1) {
 		switch (o) {
 		case 'c': d->uri = optarg; break;
 		case 'p': d->policy_path = optarg; break;
@@ -925,7 +926,18 @@ static int parse_args(struct daemon *d, int argc, char **argv)
 		case 'D': d->scx.conf.pindir = optarg; break;
 		case 'h': fputs(usage_text, stdout); exit(0);
 		case 'V': puts("vcpackd " VCP_VERSION); exit(0);
-		default: return 2;
+		case ':':
+			fprintf(stderr, "vcpackd: missing the argument of option '%s' (see 'vcpackd --help')\n",
+				argv[optind - 1]);
+			return 2;
+		default:
+			if (optopt && strncmp(argv[optind - 1], "--", 2))
+				fprintf(stderr, "vcpackd: unknown option '-%c' (see 'vcpackd --help')\n",
+					optopt);
+			else
+				fprintf(stderr, "vcpackd: unknown option '%s' (see 'vcpackd --help')\n",
+					argv[optind - 1]);
+			return 2;
 		}
 	}
 	if (optind < argc) {
