@@ -190,4 +190,16 @@ t_eq "powernice: its own name first, not its path" \
 "$B/vcpackd" --bogus >/dev/null 2>"$T_TMP/pfx.err"
 t_eq "vcpackd: its own name first, not its path" \
 	"vcpackd: unknown option '--bogus' (see 'vcpackd --help')" "$(cat "$T_TMP/pfx.err")"
+
+# ---- --mode: the help, the refusal and the completion name every mode
+# vcp_mode_parse() takes (vcpack's said auto|pin|kernel, not scx) ----
+modes=$(sed -n '/^int vcp_mode_parse/,/^}/s/.*strcmp(s, "\([a-z]*\)").*/\1/p' \
+	"$top/host-agent/src/kernel/mode.c" | sort | tr '\n' ' ')
+t_eq "the modes the code takes" "auto kernel pin scx " "$modes"
+for prog in vcpack vcpackd; do
+	h=$("$B/$prog" --help | sed -n 's/^ *--mode \([a-z|]*\).*/\1/p' | tr '|' '\n' | sort | tr '\n' ' ')
+	t_eq "$prog --help: --mode lists every mode" "$modes" "$h"
+	m=$("$B/$prog" --mode turbo 2>&1 | sed -n "s/.*--mode 'turbo' is not one of //p" | tr -d ',' | tr ' ' '\n' | sort | tr '\n' ' ')
+	t_eq "$prog --mode turbo: the refusal lists every mode" "$modes" "$m"
+done
 t_done

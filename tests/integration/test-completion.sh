@@ -47,7 +47,7 @@ t_eq "commands" "apply explain fleet help level list metrics pause plan restore 
 	"$(comp _vcpack "$V" "")"
 t_eq "a command's start" "status" "$(comp _vcpack "$V" st)"
 t_eq "global options" "--connect" "$(comp _vcpack "$V" --con)"
-t_eq "--mode's values" "auto kernel pin" "$(comp _vcpack "$V" --mode "")"
+t_eq "--mode's values" "auto kernel pin scx" "$(comp _vcpack "$V" --mode "")"
 t_eq "status: --watch and --wide" "--watch --wide" "$(comp _vcpack "$V" status --w)"
 t_eq "plan --exit-code" "--exit-code" "$(comp _vcpack "$V" plan --ex)"
 t_eq "levels" "0 1 2 auto policy" "$(comp _vcpack "$V" level "")"

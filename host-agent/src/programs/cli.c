@@ -150,7 +150,7 @@ static const char *const usage_text =
 	"  -j, --json             machine-readable output (see vcpack(1))\n"
 	"      --wide             tables with VM names and CPU lists whole\n"
 	"                         (default: cut to fit 100 columns, name...end)\n"
-	"      --mode auto|pin|kernel  force the mode (default: detect)\n"
+	"      --mode auto|pin|kernel|scx  force the mode (default: detect)\n"
 	"      --sample MS        measure vCPU demand over MS ms (default 1000;\n"
 	"                         0: do not measure); without it, status shows\n"
 	"                         what a running vcpackd measured\n"
@@ -1821,7 +1821,7 @@ static int parse_global(struct ctx *c, int argc, char **argv)
 		case 'm':
 			c->force_mode = vcp_mode_parse(optarg);
 			if (c->force_mode == -2)
-				return vcp_cli_err(EXIT_USAGE, "--mode '%s' is not one of auto, pin, kernel", optarg);
+				return vcp_cli_err(EXIT_USAGE, "--mode '%s' is not one of auto, pin, kernel, scx", optarg);
 			break;
 		case 's':
 			v = strtol(optarg, &end, 10);
