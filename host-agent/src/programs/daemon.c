@@ -74,7 +74,7 @@ struct daemon {
 	const char *root;
 	int force_mode;
 	int exit_status; /* main's, once the loop ends */
-	bool foreground, debug, restore_on_exit;
+	bool log_stderr, debug, restore_on_exit;
 
 	GMainLoop *loop;
 	struct vcp_virt *v;
@@ -113,7 +113,7 @@ static void vlog(int prio, const char *fmt, va_list ap)
 {
 	if (prio == LOG_DEBUG && !the_daemon->debug)
 		return;
-	if (the_daemon->foreground) {
+	if (the_daemon->log_stderr) {
 		vfprintf(stderr, fmt, ap);
 		fputc('\n', stderr);
 	} else {
@@ -875,7 +875,8 @@ static const char *const usage_text =
 	"      --power-root DIR   read power counters from a fixture tree\n"
 	"      --state FILE       run-time control state (vcpack level, pause)\n"
 	"                         (default " VCP_CONTROL_STATE ")\n"
-	"  -f, --foreground       log to stderr instead of syslog\n"
+	"  -f, --log-stderr       log to stderr instead of syslog (vcpackd never\n"
+	"                         forks: --foreground is an old name of this)\n"
 	"  -d, --debug            log every event too\n"
 	"  -h, --help\n"
 	"  -V, --version\n";
@@ -891,6 +892,8 @@ static int parse_args(struct daemon *d, int argc, char **argv)
 		{ "root", required_argument, NULL, 'r' },
 		{ "metrics-dir", required_argument, NULL, 'M' },
 		{ "power-root", required_argument, NULL, 'P' },
+		{ "log-stderr", no_argument, NULL, 'f' },
+		/* the old name: vcpackd never forks, -f only picks the log */
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "debug", no_argument, NULL, 'd' },
 		{ "state", required_argument, NULL, 'S' },
@@ -912,7 +915,7 @@ static int parse_args(struct daemon *d, int argc, char **argv)
 		case 'r': d->root = optarg; break;
 		case 'M': d->metrics_dir = optarg; break;
 		case 'P': d->power_root = optarg; break;
-		case 'f': d->foreground = true; break;
+		case 'f': d->log_stderr = true; break;
 		case 'd': d->debug = true; break;
 		case 'm':
 			d->force_mode = vcp_mode_parse(optarg);
@@ -964,7 +967,7 @@ int main(int argc, char **argv)
 	r = parse_args(&d, argc, argv);
 	if (r)
 		return r;
-	if (!d.foreground)
+	if (!d.log_stderr)
 		openlog("vcpackd", LOG_PID, LOG_DAEMON);
 	/* a client that hangs up before our reply must not kill us */
 	signal(SIGPIPE, SIG_IGN);
