@@ -59,6 +59,7 @@ out=$(systemd-analyze security --offline=true --root="$V" \
 score=$(printf '%s\n' "$out" | sed -n 's/.*Overall exposure level for vcpackd.service: \([0-9.]*\) \([A-Z]*\).*/\1 \2/p')
 echo "systemd-analyze security: exposure $score"
 t_match "security exposure is OK or better" '^([0-3]\.[0-9]) (OK|SAFE)$' "$score"
+base_score=${score%% *}
 
 # ---- scx mode: the example drop-in vcpackd.service.d/scx.conf ----
 # (shipped in the docs, and active in the vcpack-scx package). Copied
@@ -94,6 +95,23 @@ t_match "scx drop-in: the loader gets ambient capabilities" 'Service process rec
 score=$(printf '%s\n' "$sx" | sed -n 's/.*Overall exposure level for vcpackd.service: \([0-9.]*\) \([A-Z]*\).*/\1 \2/p')
 echo "systemd-analyze security (vcpackd + scx drop-in): exposure $score"
 t_match "scx drop-in: security exposure still OK or better" '^([0-3]\.[0-9]) (OK|SAFE)$' "$score"
+scx_score=${score%% *}
+# the figures the README and vcpackd(8) state are the ones measured here
+# (they said 1.2 for the base unit after it had become 1.3)
+readme=$(tr '\n' ' ' <"$top/README.md")
+man8=$(tr '\n' ' ' <"$top/host-agent/man/vcpackd.8.scd")
+t_eq "README: the unit's figure is the measured one" "$base_score" \
+	"$(printf '%s' "$readme" | sed -n 's/.*hardened: `systemd-analyze security --offline=true` rates it \([0-9.]*\) OK.*/\1/p')"
+t_eq "README: with and without the scx drop-in, as measured" \
+	"$scx_score $base_score" \
+	"$(printf '%s' "$readme" | sed -n 's/.*`systemd-analyze security --offline=true` \([0-9.]*\) OK with it, \([0-9.]*\) without.*/\1 \2/p')"
+t_eq "vcpackd(8): the unit's figure is the measured one" "$base_score" \
+	"$(printf '%s' "$man8" | sed -n 's/.*rates the installed unit \([0-9.]*\), "OK".*/\1/p')"
+t_eq "vcpackd(8): with and without the scx drop-in, as measured" \
+	"$scx_score $base_score" \
+	"$(printf '%s' "$man8" | sed -n 's/.*drop-in \([0-9.]*\), "OK" (\([0-9.]*\) without).*/\1 \2/p')"
+t_eq "no other figure of systemd-analyze security in README or vcpackd(8)" "" \
+	"$(printf '%s\n%s\n' "$readme" "$man8" | grep -oE 'systemd-analyze security[^0-9]{0,60}[0-9]\.[0-9]' | grep -v -- '--offline=true' | head -n 3)"
 # what the loader needs, as its sources say: CAP_PERFMON (struct_ops
 # programs) with CAP_BPF, ambient as well as bounding; its pin directory
 # writable (kernel/scx/scx_vcpack.c's default, vcpackd's too)
