@@ -106,8 +106,9 @@ int vcp_cli_badopt(const char *cmd, int o, char *const *argv)
 
 	/* a short option: optind is still on its word (-xj) or just past
 	 * it (-jx); a long one: just past it */
-	if (optopt && ((cur && cur[0] == '-' && cur[1] != '-' &&
-			strchr(cur, optopt)) || strncmp(a, "--", 2)))
+	if (optopt &&
+	    ((cur && cur[0] == '-' && cur[1] != '-' && strchr(cur, optopt)) ||
+	     strncmp(a, "--", 2)))
 		a = s;
 	return vcp_cli_err(EXIT_USAGE, "%s '%s' (see 'vcpack %s%s--help')",
 			   o == ':' ? "missing the argument of option" :
@@ -1805,7 +1806,7 @@ static int parse_global(struct ctx *c, int argc, char **argv)
 	long v;
 	int o;
 
-	opterr = 0;	/* vcp_cli_badopt() says it, "vcpack:" first */
+	opterr = 0; /* vcp_cli_badopt() says it, "vcpack:" first */
 	while ((o = getopt_long(argc, argv, "+:c:p:jhV", opts, NULL)) != -1) {
 		switch (o) {
 		case 'c': c->uri = optarg; break;
@@ -1821,7 +1822,10 @@ static int parse_global(struct ctx *c, int argc, char **argv)
 		case 'm':
 			c->force_mode = vcp_mode_parse(optarg);
 			if (c->force_mode == -2)
-				return vcp_cli_err(EXIT_USAGE, "--mode '%s' is not one of auto, pin, kernel, scx", optarg);
+				return vcp_cli_err(
+					EXIT_USAGE,
+					"--mode '%s' is not one of auto, pin, kernel, scx",
+					optarg);
 			break;
 		case 's':
 			v = strtol(optarg, &end, 10);
@@ -1832,7 +1836,8 @@ static int parse_global(struct ctx *c, int argc, char **argv)
 			break;
 		case 'h': fputs(usage_text, stdout); exit(0);
 		case 'V': puts("vcpack " VCP_VERSION); exit(0);
-		default: return vcp_cli_badopt(NULL, o, argv);
+		default:
+			return vcp_cli_badopt(NULL, o, argv);
 		}
 	}
 	return 0;
@@ -1865,8 +1870,7 @@ static bool is_global(const char *a, bool *ret_arg)
  * all but --sample (its read interval), so that `vcpack trial -c URI`
  * connects to URI alone, never to the default URI first.
  */
-static int late_globals(struct ctx *c, int *argc, char **argv,
-			bool own_sample)
+static int late_globals(struct ctx *c, int *argc, char **argv, bool own_sample)
 {
 	char **g = calloc((size_t)*argc + 2, sizeof(*g));
 	int n = 1, k = 1, r = 0;

@@ -905,7 +905,7 @@ static int parse_args(struct daemon *d, int argc, char **argv)
 	};
 	int o;
 
-	opterr = 0;	/* said below, "vcpackd:" first, not argv[0] */
+	opterr = 0; /* said below, "vcpackd:" first, not argv[0] */
 	while ((o = getopt_long(argc, argv, ":c:p:s:fdhV", opts, NULL)) != -1) {
 		switch (o) {
 		case 'c': d->uri = optarg; break;
@@ -915,7 +915,9 @@ static int parse_args(struct daemon *d, int argc, char **argv)
 		case 'r': d->root = optarg; break;
 		case 'M': d->metrics_dir = optarg; break;
 		case 'P': d->power_root = optarg; break;
-		case 'f': d->log_stderr = true; break;
+		case 'f':
+			d->log_stderr = true;
+			break;
 		case 'd': d->debug = true; break;
 		case 'm':
 			d->force_mode = vcp_mode_parse(optarg);
@@ -930,15 +932,18 @@ static int parse_args(struct daemon *d, int argc, char **argv)
 		case 'h': fputs(usage_text, stdout); exit(0);
 		case 'V': puts("vcpackd " VCP_VERSION); exit(0);
 		case ':':
-			fprintf(stderr, "vcpackd: missing the argument of option '%s' (see 'vcpackd --help')\n",
+			fprintf(stderr,
+				"vcpackd: missing the argument of option '%s' (see 'vcpackd --help')\n",
 				argv[optind - 1]);
 			return 2;
 		default:
 			if (optopt && strncmp(argv[optind - 1], "--", 2))
-				fprintf(stderr, "vcpackd: unknown option '-%c' (see 'vcpackd --help')\n",
+				fprintf(stderr,
+					"vcpackd: unknown option '-%c' (see 'vcpackd --help')\n",
 					optopt);
 			else
-				fprintf(stderr, "vcpackd: unknown option '%s' (see 'vcpackd --help')\n",
+				fprintf(stderr,
+					"vcpackd: unknown option '%s' (see 'vcpackd --help')\n",
 					argv[optind - 1]);
 			return 2;
 		}

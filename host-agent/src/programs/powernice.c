@@ -397,7 +397,7 @@ int main(int argc, char **argv)
 	enum vcp_class c = VCP_CLASS_BALANCED;
 	int opt, pid = 0, n, r;
 
-	opterr = 0;	/* said below, "powernice:" first, not argv[0] */
+	opterr = 0; /* said below, "powernice:" first, not argv[0] */
 	while ((opt = getopt_long(argc, argv, "+:p:hV", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'p':
@@ -420,7 +420,8 @@ int main(int argc, char **argv)
 			if (optopt && strncmp(argv[optind - 1], "--", 2))
 				fail(0, "unknown option '-%c'", optopt);
 			else
-				fail(0, "unknown option '%s'", argv[optind - 1]);
+				fail(0, "unknown option '%s'",
+				     argv[optind - 1]);
 			return usage_error(NULL);
 		}
 	}
