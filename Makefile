@@ -3,8 +3,10 @@
 #   make            build vcpack, powernice, the libvirt hook and the man
 #                   pages (never installs packages; V=1 shows full lines)
 #   make deps       install the build and test packages (scripts/deps.sh)
+#   make deps-demo  only what make demo needs (the build of vcpack, jq)
 #   make deps-kernel  also the kernel testbed's packages
-#   make demo       the main job on libvirt's test driver (runs deps first)
+#   make demo       the main job on libvirt's test driver (runs deps-demo
+#                   first; builds vcpack alone, not the man pages)
 #   make check      every test (runs deps-kernel first; includes
 #                   check-kernel); one summary line, logs in $(B)/log/
 #   make check-unit | check-schema | check-bench | check-integration |
@@ -105,7 +107,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRCS))
 BENCH_SRCS := $(wildcard bench/bench_*.c)
 BENCH_BINS := $(patsubst bench/%.c,$(B)/bench/%,$(BENCH_SRCS))
 
-.PHONY: all deps deps-kernel demo check deb check-deb check-unit check-schema check-integration \
+.PHONY: all deps deps-demo deps-kernel demo check deb check-deb check-unit check-schema check-integration \
 	check-fuzz fuzz-long check-asan check-kernel check-scx scx check-real check-bench check-deps kernel bench bench-quick bench-planner bench-power \
 	bench-daemon bench-fleet bench-kernel bench-kernel-quick bench-kernel-build \
 	bench-kernel-publish \
@@ -116,11 +118,15 @@ MANS := $(B)/man/vcpack.1 $(B)/man/powernice.1 $(B)/man/vcpackd.8 \
 
 all: $(PROGS) $(MANS)
 
-# Installing packages is explicit: `make deps` (or `make deps-kernel`),
-# which `make demo` and `make check` run first. scripts/deps.sh does
+# Installing packages is explicit: `make deps` (or `make deps-demo`,
+# `make deps-kernel`); `make demo` runs deps-demo first (the demo's
+# packages alone), `make check` deps-kernel (everything). scripts/deps.sh does
 # nothing when all is there and waits for apt/dpkg locks held by others.
 deps:
 	@scripts/deps.sh --check >/dev/null 2>&1 || scripts/deps.sh
+
+deps-demo:
+	@scripts/deps.sh --check --demo >/dev/null 2>&1 || scripts/deps.sh --demo
 
 deps-kernel:
 	@scripts/deps.sh --check --kernel >/dev/null 2>&1 || scripts/deps.sh --kernel
@@ -193,7 +199,7 @@ $(B)/man/%: host-agent/man/%.scd
 
 # ---- the main job ----
 # The build's lines go to $(B)/log/build.log: the demo opens with its story.
-demo: deps
+demo: deps-demo
 	@mkdir -p $(B)/log
 	@if $(MAKE) --no-print-directory $(B)/vcpack >$(B)/log/build.log 2>&1; then \
 		echo "built $(B)/vcpack (compiler output: $(B)/log/build.log)"; \

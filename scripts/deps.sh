@@ -1,20 +1,35 @@
 #!/bin/sh
 # deps.sh - install what vcpack's build and tests need on Debian 12.
 #
-#   scripts/deps.sh           install whatever is missing (needs root)
-#   scripts/deps.sh --check   exit 0 if everything is there, 1 otherwise
-#   scripts/deps.sh --kernel  also the kernel testbed's packages
+#   scripts/deps.sh           install whatever is missing (needs root):
+#                             the build, the man pages, the package and
+#                             the tests but the kernel's (make deps)
+#   scripts/deps.sh --demo    only what `make demo` needs (make deps-demo)
+#   scripts/deps.sh --kernel  also the kernel testbed's (make check)
+#   scripts/deps.sh --check [--demo|--kernel]
+#                             exit 0 if that set is there, 1 otherwise
 #
 # Idempotent: a second run installs nothing. Another apt-get or dpkg
 # holding its lock (unattended-upgrades, a second make) is waited for,
 # up to VCP_APT_LOCK_TIMEOUT seconds (default 900), instead of failing.
 set -eu
 
-PKGS="build-essential pkg-config libvirt-dev libvirt-daemon
-libvirt-daemon-driver-qemu libvirt-clients libvirt-glib-1.0-dev
-libglib2.0-dev libjson-c-dev libcmocka-dev libxml2-dev libxml2-utils jq
-qemu-system-x86 busybox-static cpio time scdoc pandoc man-db systemd
-debhelper lintian dpkg-dev"
+# `make demo`: what builds build/vcpack (the compiler and the development
+# files of the libraries the Makefile's pkg-config names; libvirt0, which
+# libvirt-dev pulls in, holds libvirt's test driver) and jq, which
+# scripts/demo.sh runs. Installed without their recommends (gnupg, image
+# libraries for libc-devtools' memusage, ...): the demo uses none.
+DEMO_PKGS="build-essential pkg-config libvirt-dev libvirt-glib-1.0-dev
+libglib2.0-dev libjson-c-dev libxml2-dev jq"
+# the rest of `make` (the man pages: scdoc, pandoc), `make deb` (debhelper,
+# dpkg-dev, lintian; fakeroot and libfile-fcntllock-perl, dpkg-dev's
+# recommends that the demo set leaves out, for dpkg-buildpackage as
+# another user than root) and the tests (private libvirtds and QEMU
+# guests, cmocka, xmllint, ...)
+PKGS="$DEMO_PKGS libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients
+libcmocka-dev libxml2-utils qemu-system-x86 busybox-static cpio time scdoc
+pandoc man-db systemd debhelper lintian dpkg-dev fakeroot
+libfile-fcntllock-perl"
 # promtool checks the metrics output (tests/integration/test-metrics.sh)
 PKGS="$PKGS prometheus"
 # make check-fuzz (libFuzzer harnesses)
@@ -38,13 +53,24 @@ PKGS="$PKGS python3"
 PKGS="$PKGS apparmor"
 
 check=0
+set_name=all
+recommends=""
 for a in "$@"; do
 	case "$a" in
 	--check) check=1 ;;
-	--kernel) PKGS="$PKGS $KPKGS" ;;
+	--kernel | --demo)
+		if [ "$set_name" != all ]; then
+			echo "deps.sh: $a: one of --demo and --kernel" >&2
+			exit 2
+		fi
+		set_name=${a#--} ;;
 	*) echo "deps.sh: unknown option '$a'" >&2; exit 2 ;;
 	esac
 done
+case $set_name in
+kernel) PKGS="$PKGS $KPKGS" ;;
+demo) PKGS=$DEMO_PKGS; recommends=--no-install-recommends ;;
+esac
 
 missing=""
 for p in $PKGS; do
@@ -96,4 +122,4 @@ apt_retry() {
 # shellcheck disable=SC2086
 apt_retry apt-get $lock update -q
 # shellcheck disable=SC2086
-apt_retry apt-get $lock install -y -q $missing
+apt_retry apt-get $lock install -y -q $recommends $missing

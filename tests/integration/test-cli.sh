@@ -146,4 +146,67 @@ t_eq "four: db (spread) exclusive" exclusive \
 ap4=$("$VCPACK" --connect "$FOUR" --json --policy /dev/null apply 2>&1)
 t_eq "four: empty policy file refused (not JSON)" 2 $?
 
+# ---- a bad tag is said once a run: in the text report's "issue:" line
+# (not on stderr as well); with --json on stderr, the JSON holding it ----
+DEMO="test://$top/host-agent/demo/host.xml"
+for cmd in status plan apply; do
+	"$VCPACK" --connect "$DEMO" $cmd >"$T_TMP/bt.out" 2>"$T_TMP/bt.err"
+	t_eq "$cmd: the bad tag said once (stdout and stderr)" 1 \
+		"$(cat "$T_TMP/bt.out" "$T_TMP/bt.err" | grep -c "'legacy'.*priority 'urgent'")"
+	t_match "$cmd: in its issue line" "^issue:  'legacy': bad vcpack tag" \
+		"$(cat "$T_TMP/bt.out")"
+	"$VCPACK" --connect "$DEMO" --json $cmd >"$T_TMP/bt.out" 2>"$T_TMP/bt.err"
+	t_eq "$cmd --json: the bad tag said once on stderr" 1 \
+		"$(grep -c "'legacy'.*priority 'urgent'" "$T_TMP/bt.err")"
+	t_eq "$cmd --json: and in .issues" legacy \
+		"$(jq -r '[.issues[].vm]|join(" ")' "$T_TMP/bt.out")"
+done
+# ---- one error prefix: every message of vcpack on stderr starts with
+# "vcpack: " (getopt's own used to name argv[0], or the command: "trial:",
+# "fleet:", "tag:"; two fleet messages had none) ----
+only_prefixed() { # NAME PREFIX FILE: each line of FILE starts with PREFIX
+	if [ -s "$3" ] && ! grep -qv "^$2" "$3"; then t_pass "$1"
+	else t_fail "$1: $(cat "$3")"; fi
+}
+echo '{"hosts": [{"uri": "test:///default", "name": "h1"}], "standby": {}}' \
+	>"$T_TMP/fs.json"
+echo garbage >"$T_TMP/fs-state.json"
+while IFS='|' read -r what args; do
+	# shellcheck disable=SC2086
+	"$VCPACK" $args >/dev/null 2>"$T_TMP/pfx.err"
+	only_prefixed "prefix: $what" "vcpack: " "$T_TMP/pfx.err"
+done <<EOF2
+unknown global option|--bogus status
+unknown short option|-x status
+global option without its argument|status --connect
+trial: unknown option|-c $TWO trial --bogus
+trial: option without its argument|-c $TWO trial --rounds
+fleet: unknown option|fleet --bogus
+fleet: option without its argument|fleet --hosts
+tag: unknown option|-c $TWO tag x --bogus
+tag: option without its argument|-c $TWO tag x --priority
+fleet status: an unreadable state file|fleet --hosts $T_TMP/fs.json status --state $T_TMP/fs-state.json
+EOF2
+t_match "the option is named" "^vcpack: unknown option '--bogus' \\(see 'vcpack trial --help'\\)$" \
+	"$("$VCPACK" -c "$TWO" trial --bogus 2>&1)"
+t_match "a missing argument is said so" "^vcpack: missing the argument of option '--hosts'" \
+	"$("$VCPACK" fleet --hosts 2>&1)"
+"$B/powernice" --bogus >/dev/null 2>"$T_TMP/pfx.err"
+t_eq "powernice: its own name first, not its path" \
+	"powernice: unknown option '--bogus'" "$(head -n 1 "$T_TMP/pfx.err")"
+"$B/vcpackd" --bogus >/dev/null 2>"$T_TMP/pfx.err"
+t_eq "vcpackd: its own name first, not its path" \
+	"vcpackd: unknown option '--bogus' (see 'vcpackd --help')" "$(cat "$T_TMP/pfx.err")"
+
+# ---- --mode: the help, the refusal and the completion name every mode
+# vcp_mode_parse() takes (vcpack's said auto|pin|kernel, not scx) ----
+modes=$(sed -n '/^int vcp_mode_parse/,/^}/s/.*strcmp(s, "\([a-z]*\)").*/\1/p' \
+	"$top/host-agent/src/kernel/mode.c" | sort | tr '\n' ' ')
+t_eq "the modes the code takes" "auto kernel pin scx " "$modes"
+for prog in vcpack vcpackd; do
+	h=$("$B/$prog" --help | sed -n 's/^ *--mode \([a-z|]*\).*/\1/p' | tr '|' '\n' | sort | tr '\n' ' ')
+	t_eq "$prog --help: --mode lists every mode" "$modes" "$h"
+	m=$("$B/$prog" --mode turbo 2>&1 | sed -n "s/.*--mode 'turbo' is not one of //p" | tr -d ',' | tr ' ' '\n' | sort | tr '\n' ' ')
+	t_eq "$prog --mode turbo: the refusal lists every mode" "$modes" "$m"
+done
 t_done

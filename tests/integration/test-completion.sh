@@ -43,16 +43,16 @@ comp() {
 	' comp "$BC" "$C/vcpack" "$@"
 }
 V=$B/vcpack
-t_eq "commands" "apply explain fleet help level list metrics pause plan restore resume status tag trial verify" \
+t_eq "commands" "apply disable enable explain fleet help level list metrics pause plan policy reload restore resume status tag trial verify" \
 	"$(comp _vcpack "$V" "")"
 t_eq "a command's start" "status" "$(comp _vcpack "$V" st)"
 t_eq "global options" "--connect" "$(comp _vcpack "$V" --con)"
-t_eq "--mode's values" "auto kernel pin" "$(comp _vcpack "$V" --mode "")"
+t_eq "--mode's values" "auto kernel pin scx" "$(comp _vcpack "$V" --mode "")"
 t_eq "status: --watch and --wide" "--watch --wide" "$(comp _vcpack "$V" status --w)"
 t_eq "plan --exit-code" "--exit-code" "$(comp _vcpack "$V" plan --ex)"
 t_eq "levels" "0 1 2 auto policy" "$(comp _vcpack "$V" level "")"
 t_eq "level takes one word" "" "$(comp _vcpack "$V" level 2 "")"
-t_eq "help: the commands" "pause plan" "$(comp _vcpack "$V" help p)"
+t_eq "help: the commands" "pause plan policy" "$(comp _vcpack "$V" help p)"
 t_eq "DOMAIN names from vcpack list on the line's --connect URI" \
 	"badvalue batch latency normal1 pinned untagged" \
 	"$(comp _vcpack "$V" --connect "$TWO" tag "")"
@@ -70,7 +70,7 @@ t_eq "list: --all" "--all" "$(comp _vcpack "$V" list --a)"
 t_eq "list: --inactive" "--inactive" "$(comp _vcpack "$V" list --all --in)"
 t_eq "list: --name" "--name" "$(comp _vcpack "$V" list --na)"
 t_eq "tag: priorities" "high low normal" "$(comp _vcpack "$V" tag web --priority "")"
-t_eq "tag: classes" "balanced pack spread" "$(comp _vcpack "$V" tag web --class "")"
+t_eq "tag: classes" "balanced pack spread unmanaged" "$(comp _vcpack "$V" tag web --class "")"
 t_eq "tag: its options" "--class --connect" "$(comp _vcpack "$V" tag web --c)"
 t_eq "fleet: its commands" "plan" "$(comp _vcpack "$V" fleet --hosts f.json pl)"
 t_eq "fleet apply: its options" "--yes" "$(comp _vcpack "$V" fleet apply --y)"

@@ -5,7 +5,8 @@
 # nothing changes however often it re-plans (forced here with `vcpack
 # apply`, which asks vcpackd to re-plan), a bad tag said once, a VM that
 # stops and starts again said again. test:///default in a private
-# libvirtd; every process stopped by pid.
+# libvirtd; every process stopped by pid. -f's names: --log-stderr,
+# --foreground.
 B=$1
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -17,7 +18,7 @@ dom_start "$U" lowb 2 "class='pack'"
 echo '{"level": 2}' >"$T_TMP/policy.json"
 
 t_enabled "$T_TMP/state.json"
-"$B/vcpackd" --foreground --connect "$U" --socket "$SOCK" \
+"$B/vcpackd" --log-stderr --connect "$U" --socket "$SOCK" \
 	--state "$T_TMP/state.json" \
 	--policy "$T_TMP/policy.json" >"$LOG" 2>&1 &
 DPID=$!
@@ -79,4 +80,26 @@ until [ "$(n_of "^vm 'busy':")" -gt "$said" ] || [ $i -ge 50 ]; do sleep 0.1; i=
 sleep 0.3
 t_eq "restarted VM: its decision said again" $((said + 1)) "$(n_of "^vm 'busy':")"
 [ $FAIL -gt 0 ] && sed 's/^/  vcpackd: /' "$LOG"
+
+# --log-stderr is what -f does (vcpackd never forks); -f and the old
+# name --foreground are taken too. Each logs its first plan (not enabled:
+# what it would do) on stderr and
+# stays in the foreground (its pid is the one started) until SIGTERM.
+DEMO="test://$(cd "$here/../.." && pwd)/host-agent/demo/host.xml"
+for opt in -f --foreground --log-stderr; do
+	L=$T_TMP/alias$opt.log
+	"$B/vcpackd" $opt --connect "$DEMO" --socket "$T_TMP/alias$opt.sock" \
+		--state "$T_TMP/alias$opt.state" >"$L" 2>&1 &
+	apid=$!
+	T_PIDS="$T_PIDS $apid"
+	i=0
+	until grep -q "^not enabled, changing nothing" "$L" 2>/dev/null || [ $i -ge 50 ]; do sleep 0.1; i=$((i + 1)); done
+	t_match "vcpackd $opt: logs to stderr" "^not enabled, changing nothing: the plan would be " "$(cat "$L")"
+	t_eq "vcpackd $opt: still running, its own pid" yes \
+		"$(kill -0 "$apid" 2>/dev/null && echo yes)"
+	kill "$apid"
+	wait "$apid" 2>/dev/null
+done
+t_match "vcpackd --help names -f for what it does" \
+	'^  -f, --log-stderr +log to stderr instead of syslog' "$("$B/vcpackd" --help)"
 t_done

@@ -24,6 +24,12 @@
 # - each powernice option (powernice.c's opts[] but the tests' --root,
 #   and its --help's) is an entry under OPTIONS of powernice.1.scd, and
 #   each exit status it defines an entry under EXIT STATUS.
+# - each option the usage and option lines of a program's --help name
+#   (vcpack's, its commands' and fleet's; vcpackd's; powernice's;
+#   scx_vcpack's usage text, read from its source) is in its page's
+#   SYNOPSIS or OPTIONS; and a SYNOPSIS that does not stand for them with
+#   [OPTIONS] names each option line (one of its names) itself.
+# - each page has an EXAMPLES section, not empty.
 # - host-agent/man holds only scdoc and pandoc sources (issue 16: no roff
 #   written by hand), and each page built into BUILD_DIR/man has one.
 # Not checked, deliberately (files no man page describes key by key;
@@ -230,6 +236,78 @@ while read -r code; do
 	grep -qx -- "\*$code\*" "$T_TMP/pn-status" || missing="$missing $code"
 done <"$T_TMP/pn-exits"
 t_eq "powernice.1.scd: an EXIT STATUS entry for each status" "" "$missing"
+
+# ---- every option of each program's --help in its page; EXAMPLES ----
+# help_opts HELP...: the options (-x, --long) of the usage and option
+# lines of a --help text (not those its prose mentions: "vcpackd
+# --metrics-dir writes the same")
+help_opts() {
+	awk '/^(Usage|usage):/ || /^ +\[/ || /^ +-/ || /^  [a-z][a-z|-]* / ||
+		/^       %s /' "$@" |
+		grep -oE -- '(^|[ ,[|(])--?[a-zA-Z][a-z0-9-]*' | sed 's/^[^-]*//' |
+		sort -u
+}
+# help_entries HELP...: the option lines, one name a word ("-c --connect")
+help_entries() {
+	awk '/^ +-/ { l = $0; sub(/^ */, "", l); sub(/   .*/, "", l); print l }' "$@" |
+		while read -r l; do
+			printf '%s\n' "$l" | grep -oE -- '(^|[ ,])--?[a-zA-Z][a-z0-9-]*' |
+				sed 's/^[ ,]*//' | paste -sd' ' -
+		done
+}
+has_opt() { # FILE OPTION: OPTION as a word of FILE (scdoc *-x*, md **-x**)
+	grep -qE -- "(^|[^a-zA-Z0-9-])$2([^a-zA-Z0-9-]|$)" "$1"
+}
+# check_opts PAGE HELP...: each option of the HELP texts is in PAGE's
+# SYNOPSIS or OPTIONS; and unless the SYNOPSIS stands for them with
+# [OPTIONS], each option line has one of its names in the SYNOPSIS
+check_opts() {
+	page=$1
+	pn=$(basename "$page")
+	shift
+	section "$page" SYNOPSIS >"$T_TMP/o-syn"
+	{ cat "$T_TMP/o-syn"; section "$page" OPTIONS; } >"$T_TMP/o-both"
+	help_opts "$@" >"$T_TMP/o-opts"
+	n=$(wc -l <"$T_TMP/o-opts")
+	if [ "$n" -ge 3 ]; then t_pass "$pn: $n options in its program's --help"
+	else t_fail "$pn: only $n options found in its program's --help"; fi
+	missing=""
+	while read -r o; do
+		has_opt "$T_TMP/o-both" "$o" || missing="$missing $o"
+	done <"$T_TMP/o-opts"
+	t_eq "$pn: every --help option in SYNOPSIS or OPTIONS" "" "$missing"
+	grep -q 'OPTIONS' "$T_TMP/o-syn" && return
+	missing=""
+	help_entries "$@" >"$T_TMP/o-ent"
+	while read -r names; do
+		found=""
+		for o in $names; do
+			has_opt "$T_TMP/o-syn" "$o" && found=1
+		done
+		[ -n "$found" ] || missing="$missing ${names%% *}"
+	done <"$T_TMP/o-ent"
+	t_eq "$pn: every --help option line in the SYNOPSIS" "" "$missing"
+}
+"$B/vcpack" fleet --help >"$T_TMP/h-fleet" 2>&1
+for c in $(cat "$T_TMP/cmds"); do
+	case $c in fleet | help) continue ;; esac
+	"$B/vcpack" help "$c"
+done >"$T_TMP/h-cmds" 2>&1
+"$B/vcpack" --help >"$T_TMP/h-vcpack" 2>&1
+check_opts "$P1" "$T_TMP/h-vcpack" "$T_TMP/h-fleet" "$T_TMP/h-cmds"
+"$B/vcpackd" --help >"$T_TMP/h-vcpackd" 2>&1
+check_opts "$MAN/vcpackd.8.scd" "$T_TMP/h-vcpackd"
+check_opts "$PN" "$T_TMP/pn-help"
+# scx_vcpack is built by make scx only: its usage text from the source
+sed -n '/usage_fmt\[\] =/,/;$/p' "$top/kernel/scx/scx_vcpack.c" |
+	sed -n 's/^"\(.*\)\\n"$/\1/p' >"$T_TMP/h-scx"
+check_opts "$MAN/scx_vcpack.8.scd" "$T_TMP/h-scx"
+# each page has an EXAMPLES section with at least one example in it
+for page in "$MAN"/*.scd "$MAN"/*.md; do
+	n=$(section "$page" EXAMPLES | grep -c '[a-z]')
+	if [ "$n" -ge 2 ]; then t_pass "$(basename "$page"): EXAMPLES ($n lines)"
+	else t_fail "$(basename "$page"): no EXAMPLES section (or an empty one)"; fi
+done
 
 # ---- every page built from its source (issue 16) ----
 t_eq "host-agent/man: sources for scdoc and pandoc only, no roff by hand" "" \

@@ -175,6 +175,21 @@ t_match "no powercap: why" "no energy counter is readable: energy: no powercap" 
 out=$(T --power-root "$P/noroot/t0" trial $FAST --state "$T_TMP/r.json" 2>&1)
 t_eq "not root: exit 2" 2 $?
 t_match "not root: why" "energy: not root" "$out"
+# -c URI after the command: that URI alone is opened (it used to open
+# the default URI first and fail there, -c unread); --sample stays the
+# trial's read interval
+for c in "-c $U" "--connect=$U"; do
+	# shellcheck disable=SC2086
+	out=$(LIBVIRT_DEFAULT_URI=test:///no-such-default.xml "$VCPACK" \
+		--sample 0 trial $c $FAST --state "$T_TMP/r.json" 2>&1)
+	t_eq "trial $c: exit 2 (the test driver refused)" 2 $?
+	t_eq "trial $c: only that URI opened" \
+		"vcpack: refusing the trial, no energy counter to read: libvirt's test driver is a simulated host: it has no energy counters (--power-root DIR reads a fixture tree)" \
+		"$out"
+done
+out=$("$VCPACK" trial -c "$U" --sample 0 2>&1)
+t_eq "trial -c URI --sample 0: the trial's --sample, refused" \
+	"2: vcpack: --sample '0' is not a number of seconds from 0.01 to 3600" "$?: $out"
 out=$(T trial --rounds 1 2>&1); t_eq "--rounds 1: exit 2" 2 $?
 t_match "--rounds named" "rounds '1'" "$out"
 out=$(T trial --order sideways 2>&1); t_eq "bad --order: exit 2" 2 $?

@@ -276,7 +276,7 @@ static int run_steps(struct mover *mv, const struct step *st, size_t n)
 	struct fctx *f = mv->f;
 
 	if (n && !f->o.yes && !confirmed(f, st, n)) {
-		fprintf(stderr, "fleet apply: not confirmed; nothing done\n");
+		vcp_cli_err(0, "fleet apply: not confirmed; nothing done");
 		return EXIT_PARTIAL;
 	}
 	mv->steps = json_object_new_array();

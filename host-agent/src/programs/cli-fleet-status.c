@@ -226,8 +226,8 @@ static bool status_state(const struct fctx *f, struct vcp_sb_state *st)
 	r = vcp_fleet_state_load(path, names, f->cfg.n_hosts, st, &err);
 	free(names);
 	if (r < 0)
-		fprintf(stderr, "fleet status: the standby loop's state: %s\n",
-			err ? err : strerror(-r));
+		vcp_cli_err(0, "fleet status: the standby loop's state: %s",
+			    err ? err : strerror(-r));
 	free(err);
 	return r == 0;
 }

@@ -159,7 +159,8 @@ static int parse_opts(int argc, char **argv, struct fopts *fo,
 		fo->mig_timeout = -1;
 	fo->rounds = fo->interval = -1;
 	optind = 0;
-	while (r == 0 && (o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while (r == 0 &&
+	       (o = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (o) {
 		case 'H': fo->hosts = optarg; break;
 		case 'm': fo->match = optarg; break;
@@ -202,7 +203,8 @@ static int parse_opts(int argc, char **argv, struct fopts *fo,
 					  &fo->interval);
 			break;
 		case 'h': fputs(fleet_usage, stdout); exit(0);
-		default: return EXIT_USAGE;
+		default:
+			return vcp_cli_badopt("fleet", o, argv);
 		}
 	}
 	if (r)

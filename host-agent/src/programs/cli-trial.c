@@ -149,7 +149,7 @@ static int parse_opts(int argc, char **argv, struct trial_opts *o)
 	o->sample_s = 1;
 	o->state = vcp_trial_state_path();
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
 			if (!parse_seconds(optarg, VCP_TRIAL_MIN_ROUNDS,
@@ -186,7 +186,7 @@ static int parse_opts(int argc, char **argv, struct trial_opts *o)
 			o->state = optarg;
 			break;
 		default:
-			return EXIT_USAGE;
+			return vcp_cli_badopt("trial", c, argv);
 		}
 	}
 	if (optind != argc)

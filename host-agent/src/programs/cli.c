@@ -102,6 +102,24 @@ int vcp_cli_err(int code, const char *fmt, ...)
 	return code;
 }
 
+int vcp_cli_badopt(const char *cmd, int o, char *const *argv)
+{
+	const char *a = optind > 0 ? argv[optind - 1] : "?";
+	const char *cur = argv[optind];
+	char s[3] = { '-', (char)optopt, 0 };
+
+	/* a short option: optind is still on its word (-xj) or just past
+	 * it (-jx); a long one: just past it */
+	if (optopt &&
+	    ((cur && cur[0] == '-' && cur[1] != '-' && strchr(cur, optopt)) ||
+	     strncmp(a, "--", 2)))
+		a = s;
+	return vcp_cli_err(EXIT_USAGE, "%s '%s' (see 'vcpack %s%s--help')",
+			   o == ':' ? "missing the argument of option" :
+				      "unknown option",
+			   a, cmd ? cmd : "", cmd ? " " : "");
+}
+
 static const char *const usage_text =
 	"Usage: vcpack [OPTIONS] COMMAND [ARGS]\n"
 	"\n"
@@ -144,7 +162,7 @@ static const char *const usage_text =
 	"  -j, --json             machine-readable output (see vcpack(1))\n"
 	"      --wide             tables with VM names and CPU lists whole\n"
 	"                         (default: cut to fit 100 columns, name...end)\n"
-	"      --mode auto|pin|kernel  force the mode (default: detect)\n"
+	"      --mode auto|pin|kernel|scx  force the mode (default: detect)\n"
 	"      --sample MS        measure vCPU demand over MS ms (default 1000;\n"
 	"                         0: do not measure); without it, status shows\n"
 	"                         what a running vcpackd measured\n"
@@ -318,7 +336,8 @@ static void teardown(struct ctx *c)
 	vcp_policy_clear(&c->policy);
 }
 
-/* Read the world; @warn: say once on stderr which VMs are left alone. */
+/* Read the world; @warn: say on stderr which VMs are left alone (not
+ * where the text report says it in its "issue:" lines: once a run). */
 static int observe(struct ctx *c, struct vcp_world *w, unsigned int sample_ms,
 		   bool warn)
 {
@@ -708,10 +727,11 @@ static int status_once(struct ctx *c)
 	if (power_start(c, &probe, &why) == -EINVAL)
 		r = vcp_cli_err(EXIT_USAGE, "--power-root '%s': %s",
 				c->power_root, why);
-	if (!r && !c->sample_set && daemon_view(c, &w, true) == 0)
+	/* the text report says each issue; JSON holds it, stderr says it */
+	if (!r && !c->sample_set && daemon_view(c, &w, c->json) == 0)
 		r = 0;
 	else if (!r)
-		r = observe(c, &w, c->sample_ms, true);
+		r = observe(c, &w, c->sample_ms, c->json);
 	if (!r && vcp_pkg_map_build(w.host, w.vms, w.n_vms, NULL, &map) < 0)
 		r = vcp_cli_err(EXIT_PARTIAL, "out of memory");
 	if (!r)
@@ -896,8 +916,9 @@ static void planned_clear(struct planned *p)
 
 /* The demand vcpackd plans on when it runs for this URI (so that plan
  * shows what vcpackd does), else (or with --sample) a measurement of
- * sample_ms with the same code (demand.h). */
-static int make_plan(struct ctx *c, struct planned *p)
+ * sample_ms with the same code (demand.h). @warn: issues on stderr too
+ * (false where the text report shows them). */
+static int make_plan(struct ctx *c, struct planned *p, bool warn)
 {
 	struct vcp_world *w = &p->cy.w;
 	char *err = NULL;
@@ -920,7 +941,7 @@ static int make_plan(struct ctx *c, struct planned *p)
 		free(err);
 		return bad ? EXIT_USAGE : EXIT_PARTIAL;
 	}
-	for (size_t i = 0; i < w->n_issues; i++)
+	for (size_t i = 0; warn && i < w->n_issues; i++)
 		vcp_cli_err(0, "'%s': %s", w->issues[i].vm, w->issues[i].msg);
 	vcp_placers_detect(host_root(c), &p->placers);
 	r = vcp_pkg_map_build(w->host, w->vms, w->n_vms, NULL, &p->before);
@@ -1078,7 +1099,7 @@ static int cmd_plan(struct ctx *c, int argc, char **argv)
 			       argv[1]);
 	r = setup(c, true);
 	if (!r)
-		r = make_plan(c, &p);
+		r = make_plan(c, &p, c->json);
 	if (!r)
 		r = follow_irqs(c, &p, true);
 	if (!r)
@@ -1167,7 +1188,7 @@ static int verify_fresh(struct ctx *c, struct json_object *diffs)
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f;
-	int r = make_plan(c, &p);
+	int r = make_plan(c, &p, true);
 
 	if (r) {
 		planned_clear(&p);
@@ -1360,7 +1381,7 @@ static int cmd_apply(struct ctx *c, int argc, char **argv)
 	if (pid)
 		return apply_through_daemon(c, pid);
 	if (!r)
-		r = make_plan(c, &p);
+		r = make_plan(c, &p, c->json);
 	if (!r && vcp_apply_actions(c->v, c->k, p.cy.w.host, p.cy.w.vms, &p.cy.acts,
 				    &res) < 0)
 		r = vcp_cli_err(EXIT_PARTIAL, "out of memory");
@@ -1403,7 +1424,7 @@ static int parse_tag_args(int argc, char **argv, const char **ret_dom,
 	int o;
 
 	optind = 0;
-	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		if (o == 'h') {
 			print_cmd_help("tag");
 			exit(0);
@@ -1415,7 +1436,7 @@ static int parse_tag_args(int argc, char **argv, const char **ret_dom,
 			if (vcp_tag_set_class(&t, optarg) < 0)
 				return vcp_cli_err(EXIT_USAGE, "class '%s' is not one of " VCP_TAG_CLASSES, optarg);
 		} else {
-			return EXIT_USAGE;
+			return vcp_cli_badopt("tag", o, argv);
 		}
 	}
 	if (optind != argc - 1)
@@ -1901,7 +1922,8 @@ static int parse_global(struct ctx *c, int argc, char **argv)
 	long v;
 	int o;
 
-	while ((o = getopt_long(argc, argv, "+c:p:jhV", opts, NULL)) != -1) {
+	opterr = 0; /* vcp_cli_badopt() says it, "vcpack:" first */
+	while ((o = getopt_long(argc, argv, "+:c:p:jhV", opts, NULL)) != -1) {
 		switch (o) {
 		case 'c': c->uri = optarg; break;
 		case 'p': c->policy_path = optarg; break;
@@ -1916,7 +1938,10 @@ static int parse_global(struct ctx *c, int argc, char **argv)
 		case 'm':
 			c->force_mode = vcp_mode_parse(optarg);
 			if (c->force_mode == -2)
-				return vcp_cli_err(EXIT_USAGE, "--mode '%s' is not one of auto, pin, kernel", optarg);
+				return vcp_cli_err(
+					EXIT_USAGE,
+					"--mode '%s' is not one of auto, pin, kernel, scx",
+					optarg);
 			break;
 		case 's':
 			v = strtol(optarg, &end, 10);
@@ -1927,7 +1952,8 @@ static int parse_global(struct ctx *c, int argc, char **argv)
 			break;
 		case 'h': fputs(usage_text, stdout); exit(0);
 		case 'V': puts("vcpack " VCP_VERSION); exit(0);
-		default: return EXIT_USAGE;
+		default:
+			return vcp_cli_badopt(NULL, o, argv);
 		}
 	}
 	return 0;
@@ -1956,9 +1982,11 @@ static bool is_global(const char *a, bool *ret_arg)
 /*
  * Global options after the command (vcpack status --json): taken out of
  * @argv (the command's words) and parsed as if given before it. Not for
- * trial and fleet, whose own --sample and --json mean something else.
+ * fleet, whose own --sample and --json mean something else; for trial
+ * all but --sample (its read interval), so that `vcpack trial -c URI`
+ * connects to URI alone, never to the default URI first.
  */
-static int late_globals(struct ctx *c, int *argc, char **argv)
+static int late_globals(struct ctx *c, int *argc, char **argv, bool own_sample)
 {
 	char **g = calloc((size_t)*argc + 2, sizeof(*g));
 	int n = 1, k = 1, r = 0;
@@ -1973,7 +2001,8 @@ static int late_globals(struct ctx *c, int *argc, char **argv)
 				argv[k++] = argv[i++];
 			break;
 		}
-		if (!is_global(argv[i], &arg)) {
+		if (!is_global(argv[i], &arg) ||
+		    (own_sample && !strncmp(argv[i], "--sample", 8))) {
 			argv[k++] = argv[i];
 			continue;
 		}
@@ -2025,8 +2054,8 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		if (strcmp(argv[0], commands[i].name) != 0)
 			continue;
-		if (commands[i].fn != cmd_trial &&
-		    (r = late_globals(&c, &argc, argv)) != 0)
+		r = late_globals(&c, &argc, argv, commands[i].fn == cmd_trial);
+		if (r)
 			return r;
 		if (argc > 1 && (strcmp(argv[1], "--help") == 0 ||
 				 strcmp(argv[1], "-h") == 0)) {

@@ -21,6 +21,12 @@
  * vcp_cli_wide()); returns @code. */
 __attribute__((format(printf, 2, 3)))
 int vcp_cli_err(int code, const char *fmt, ...);
+
+/* getopt_long returned @o ('?' or ':', with opterr 0 and a ':' in the
+ * option string): say which option is wrong, prefixed "vcpack:" like
+ * every message (getopt's own would name argv[0]); EXIT_USAGE. @cmd:
+ * the command whose options these are, or NULL. */
+int vcp_cli_badopt(const char *cmd, int o, char *const *argv);
 /* --wide: error and log lines whole from now on. */
 void vcp_cli_wide(void);
 /* The columns error and log lines fold to (0: whole). */

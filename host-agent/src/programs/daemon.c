@@ -74,7 +74,7 @@ struct daemon {
 	const char *root;
 	int force_mode;
 	int exit_status; /* main's, once the loop ends */
-	bool foreground, debug, restore_on_exit;
+	bool log_stderr, debug, restore_on_exit;
 
 	GMainLoop *loop;
 	struct vcp_virt *v;
@@ -115,7 +115,7 @@ static void vlog(int prio, const char *fmt, va_list ap)
 {
 	if (prio == LOG_DEBUG && !the_daemon->debug)
 		return;
-	if (the_daemon->foreground) {
+	if (the_daemon->log_stderr) {
 		vfprintf(stderr, fmt, ap);
 		fputc('\n', stderr);
 	} else {
@@ -946,7 +946,8 @@ static const char *const usage_text =
 	"      --power-root DIR   read power counters from a fixture tree\n"
 	"      --state FILE       run-time control state (vcpack level, pause)\n"
 	"                         (default " VCP_CONTROL_STATE ")\n"
-	"  -f, --foreground       log to stderr instead of syslog\n"
+	"  -f, --log-stderr       log to stderr instead of syslog (vcpackd never\n"
+	"                         forks: --foreground is an old name of this)\n"
 	"  -d, --debug            log every event too\n"
 	"  -h, --help\n"
 	"  -V, --version\n";
@@ -962,6 +963,8 @@ static int parse_args(struct daemon *d, int argc, char **argv)
 		{ "root", required_argument, NULL, 'r' },
 		{ "metrics-dir", required_argument, NULL, 'M' },
 		{ "power-root", required_argument, NULL, 'P' },
+		{ "log-stderr", no_argument, NULL, 'f' },
+		/* the old name: vcpackd never forks, -f only picks the log */
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "debug", no_argument, NULL, 'd' },
 		{ "state", required_argument, NULL, 'S' },
@@ -973,7 +976,8 @@ static int parse_args(struct daemon *d, int argc, char **argv)
 	};
 	int o;
 
-	while ((o = getopt_long(argc, argv, "c:p:s:fdhV", opts, NULL)) != -1) {
+	opterr = 0; /* said below, "vcpackd:" first, not argv[0] */
+	while ((o = getopt_long(argc, argv, ":c:p:s:fdhV", opts, NULL)) != -1) {
 		switch (o) {
 		case 'c': d->uri = optarg; break;
 		case 'p': d->policy_path = optarg; break;
@@ -982,7 +986,9 @@ static int parse_args(struct daemon *d, int argc, char **argv)
 		case 'r': d->root = optarg; break;
 		case 'M': d->metrics_dir = optarg; break;
 		case 'P': d->power_root = optarg; break;
-		case 'f': d->foreground = true; break;
+		case 'f':
+			d->log_stderr = true;
+			break;
 		case 'd': d->debug = true; break;
 		case 'm':
 			d->force_mode = vcp_mode_parse(optarg);
@@ -996,7 +1002,21 @@ static int parse_args(struct daemon *d, int argc, char **argv)
 		case 'D': d->scx.conf.pindir = optarg; break;
 		case 'h': fputs(usage_text, stdout); exit(0);
 		case 'V': puts("vcpackd " VCP_VERSION); exit(0);
-		default: return 2;
+		case ':':
+			fprintf(stderr,
+				"vcpackd: missing the argument of option '%s' (see 'vcpackd --help')\n",
+				argv[optind - 1]);
+			return 2;
+		default:
+			if (optopt && strncmp(argv[optind - 1], "--", 2))
+				fprintf(stderr,
+					"vcpackd: unknown option '-%c' (see 'vcpackd --help')\n",
+					optopt);
+			else
+				fprintf(stderr,
+					"vcpackd: unknown option '%s' (see 'vcpackd --help')\n",
+					argv[optind - 1]);
+			return 2;
 		}
 	}
 	if (optind < argc) {
@@ -1023,7 +1043,7 @@ int main(int argc, char **argv)
 	r = parse_args(&d, argc, argv);
 	if (r)
 		return r;
-	if (!d.foreground)
+	if (!d.log_stderr)
 		openlog("vcpackd", LOG_PID, LOG_DAEMON);
 	/* a client that hangs up before our reply must not kill us */
 	signal(SIGPIPE, SIG_IGN);

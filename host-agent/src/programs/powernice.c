@@ -77,9 +77,11 @@ static int fail(int code, const char *fmt, ...)
 	return code;
 }
 
+/* @what (NULL: already said), then where to look */
 static int usage_error(const char *what)
 {
-	fail(EXIT_USAGE, "%s", what);
+	if (what)
+		fail(EXIT_USAGE, "%s", what);
 	fputs("Try 'powernice --help' for more information.\n", stderr);
 	return EXIT_USAGE;
 }
@@ -395,7 +397,8 @@ int main(int argc, char **argv)
 	enum vcp_class c = VCP_CLASS_BALANCED;
 	int opt, pid = 0, n, r;
 
-	while ((opt = getopt_long(argc, argv, "+p:hV", opts, NULL)) != -1) {
+	opterr = 0; /* said below, "powernice:" first, not argv[0] */
+	while ((opt = getopt_long(argc, argv, "+:p:hV", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'p':
 			pid_arg = optarg;
@@ -409,10 +412,17 @@ int main(int argc, char **argv)
 		case 'R':
 			root = optarg;
 			break;
+		case ':':
+			fail(0, "missing the argument of option '%s'",
+			     argv[optind - 1]);
+			return usage_error(NULL);
 		default:
-			fputs("Try 'powernice --help' for more information.\n",
-			      stderr);
-			return EXIT_USAGE;
+			if (optopt && strncmp(argv[optind - 1], "--", 2))
+				fail(0, "unknown option '-%c'", optopt);
+			else
+				fail(0, "unknown option '%s'",
+				     argv[optind - 1]);
+			return usage_error(NULL);
 		}
 	}
 	n = argc - optind;
