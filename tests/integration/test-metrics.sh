@@ -87,5 +87,20 @@ out=$("$B/vcpackd" --foreground --connect "$TWO" --socket "$T_TMP/run/sock2" \
 t_eq "vcpackd: bad --metrics-dir: exit 2" 2 $?
 t_match "vcpackd: bad --metrics-dir named" "metrics-dir '.*nonexistent'" "$out"
 kill "$DPID" 2>/dev/null
+# a simulated host without --power-root: its VMs and level, never this
+# machine's counters
+mkdir -p "$T_TMP/m3"
+"$B/vcpackd" --foreground --connect "$TWO" --socket "$T_TMP/run/sock3" \
+	--state "$T_TMP/state3.json" \
+	--policy "$T_TMP/policy.json" --metrics-dir "$T_TMP/m3" >"$T_TMP/vcpackd3.log" 2>&1 &
+D3=$!
+T_PIDS="$T_PIDS $D3"
+i=0
+until [ -s "$T_TMP/m3/vcpack.prom" ] || [ $i -gt 300 ]; do sleep 0.1; i=$((i + 1)); done
+m=$(cat "$T_TMP/m3/vcpack.prom" 2>/dev/null)
+t_match "test driver, no --power-root: the VMs" "^vcpack_vm_class" "$m"
+t_nomatch "test driver, no --power-root: none of this machine's counters" \
+	"^vcpack_packages_awake|^vcpack_energy|cpuidle" "$m"
+kill "$D3" 2>/dev/null
 [ $FAIL -gt 0 ] && sed 's/^/  vcpackd: /' "$T_TMP/vcpackd.log"
 t_done

@@ -22,6 +22,7 @@
 #include "metrics.h"
 #include "metricspub.h"
 #include "policy.h"
+#include "virt.h"
 
 static void has(const char *text, const char *line)
 {
@@ -175,7 +176,7 @@ static void test_pub(void **state)
 	snprintf(path, sizeof(path), "%s/vcpack.prom", dir);
 	assert_int_equal(symlink(VCP_SRCDIR "/tests/data/power/intel-2s/t0",
 				 link), 0);
-	assert_int_equal(vcp_metrics_pub_new(dir, link, &p), 0);
+	assert_int_equal(vcp_metrics_pub_new(dir, link, false, &p), 0);
 	assert_int_equal(vcp_metrics_pub_sample(p, NULL), 0);
 	assert_int_equal(vcp_metrics_pub_sample(p, NULL), 0);
 	text = slurp(path);
@@ -196,8 +197,44 @@ static void test_pub(void **state)
 	unlink(link);
 	unlink(path);
 	assert_int_equal(rmdir(dir), 0);
-	assert_int_equal(vcp_metrics_pub_new("/nonexistent-dir", NULL, &p),
+	assert_int_equal(vcp_metrics_pub_new("/nonexistent-dir", NULL, true, &p),
 			 -ENOENT);
+}
+
+/* A host that is not this machine (the test driver, a remote URI):
+ * the VMs and the level, and none of this machine's counters. */
+static void test_pub_not_here(void **state)
+{
+	const char *tmp = getenv("TMPDIR");
+	char dir[512], path[600], *text;
+	struct vcp_metrics_pub *p;
+	struct vcp_policy pol;
+
+	assert_string_equal(vcp_uri_not_here("test:///default"),
+			    "libvirt's test driver is a simulated host");
+	assert_non_null(vcp_uri_not_here("test+unix:///default?socket=/x"));
+	assert_string_equal(vcp_uri_not_here("qemu+ssh://h1/system"),
+			    "a remote host");
+	assert_null(vcp_uri_not_here("qemu:///system"));
+	assert_null(vcp_uri_not_here("qemu+unix:///system?socket=/run/x"));
+	assert_null(vcp_uri_not_here(NULL));
+	snprintf(dir, sizeof(dir), "%s/vcp-pub-XXXXXX", tmp ? tmp : "/tmp");
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/vcpack.prom", dir);
+	vcp_policy_defaults(&pol);
+	assert_int_equal(vcp_metrics_pub_new(dir, NULL, false, &p), 0);
+	assert_int_equal(vcp_metrics_pub_plan(p, NULL, 0, &pol, 2), 0);
+	assert_int_equal(vcp_metrics_pub_sample(p, NULL), 0);
+	assert_int_equal(vcp_metrics_pub_sample(p, NULL), 0);
+	text = slurp(path);
+	has(text, "vcpack_level 2");
+	assert_null(strstr(text, "vcpack_packages_awake"));
+	assert_null(strstr(text, "vcpack_energy_joules_total"));
+	assert_null(strstr(text, "cpuidle"));
+	free(text);
+	vcp_metrics_pub_free(p);
+	unlink(path);
+	assert_int_equal(rmdir(dir), 0);
 }
 
 int main(void)
@@ -207,6 +244,7 @@ int main(void)
 		cmocka_unit_test(test_power),
 		cmocka_unit_test(test_write),
 		cmocka_unit_test(test_pub),
+		cmocka_unit_test(test_pub_not_here),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

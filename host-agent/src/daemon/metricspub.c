@@ -36,7 +36,7 @@ struct vcp_metrics_pub {
 	int level;
 };
 
-int vcp_metrics_pub_new(const char *dir, const char *power_root,
+int vcp_metrics_pub_new(const char *dir, const char *power_root, bool here,
 			struct vcp_metrics_pub **ret)
 {
 	struct vcp_metrics_pub *p;
@@ -53,7 +53,7 @@ int vcp_metrics_pub_new(const char *dir, const char *power_root,
 		r = -ENOMEM;
 	if (!r && power_root)
 		r = vcp_power_file_ops_new(power_root, &p->fops);
-	if (!r)
+	if (!r && (power_root || here))
 		r = vcp_power_reader_open(power_root ? power_root : "/sys",
 					  p->fops, &p->reader);
 	if (r < 0) {
@@ -129,17 +129,35 @@ static int fold_wraps(struct vcp_metrics_pub *p, struct vcp_pwr_snap *now)
 	return 0;
 }
 
+/* No power figures (the VMs' host is not this machine): VMs and level. */
+static int publish_plain(struct vcp_metrics_pub *p, const struct vcp_sample *s)
+{
+	struct vcp_metrics_in in = {
+		.vms = p->vms, .n_vms = p->n_vms, .policy = &p->policy,
+		.sample = s, .level = p->level,
+	};
+	char *text = NULL;
+	int r = vcp_metrics_render(&in, &text);
+
+	if (r == 0)
+		r = vcp_metrics_write(p->dir, "vcpack", text);
+	free(text);
+	return r;
+}
+
 int vcp_metrics_pub_sample(struct vcp_metrics_pub *p,
 			   const struct vcp_sample *s)
 {
 	struct vcp_pwr_thresholds th = VCP_PWR_THRESHOLDS_DEFAULT;
 	struct vcp_pwr_figs figs;
-	struct vcp_pwr_snap now;
+	struct vcp_pwr_snap now = { 0 };
 	char *text = NULL;
-	int r = vcp_power_read(p->reader, &now);
+	int r = p->reader ? vcp_power_read(p->reader, &now) : 0;
 
 	if (r < 0)
 		return r;
+	if (!p->reader)
+		return publish_plain(p, s);
 	/* no time passed (a fixture's clock): keep the last figures */
 	if (p->have_prev && now.t_ns <= p->prev.t_ns) {
 		vcp_pwr_snap_clear(&now);

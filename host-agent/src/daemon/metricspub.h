@@ -19,10 +19,12 @@ struct vcp_metrics_pub;
 
 /*
  * Publish into @dir. @power_root NULL reads this host ("/sys", perf);
- * a directory reads a fixture tree (powerread.h's file ops). 0, -ENOMEM,
- * or -errno when @dir is not a writable directory.
+ * a directory reads a fixture tree (powerread.h's file ops). @here false
+ * (the VMs' host is not this machine: the test driver, a remote URI)
+ * and no @power_root: no power figures at all, never this machine's.
+ * 0, -ENOMEM, or -errno when @dir is not a writable directory.
  */
-int vcp_metrics_pub_new(const char *dir, const char *power_root,
+int vcp_metrics_pub_new(const char *dir, const char *power_root, bool here,
 			struct vcp_metrics_pub **ret);
 /* The VMs (classes, vCPUs, wait) and the level of the last plan. The
  * figures are copied. 0 or -ENOMEM. */

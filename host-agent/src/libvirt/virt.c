@@ -191,6 +191,17 @@ void vcp_virt_close(struct vcp_virt *v)
 	free(v);
 }
 
+const char *vcp_uri_not_here(const char *uri)
+{
+	const char *h = uri ? strstr(uri, "://") : NULL;
+
+	if (uri && (strncmp(uri, "test:", 5) == 0 || strncmp(uri, "test+", 5) == 0))
+		return "libvirt's test driver is a simulated host";
+	if (h && h[3] != '/' && h[3] != '\0')
+		return "a remote host";
+	return NULL;
+}
+
 const char *vcp_virt_uri(const struct vcp_virt *v)
 {
 	return v->uri;

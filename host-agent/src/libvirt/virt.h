@@ -38,6 +38,14 @@ void vcp_vm_issues_free(struct vcp_vm_issue *v, size_t n);
 int vcp_virt_open(const char *uri, bool readonly, struct vcp_virt **ret,
 		  char **ret_err);
 void vcp_virt_close(struct vcp_virt *v);
+/*
+ * Is the host behind @uri this machine (its /sys, /proc and counters)?
+ * NULL when it is; else why not, a static sentence: libvirt's test
+ * driver (test:, test+unix:...) is a simulated host, a URI naming a host
+ * (qemu+ssh://h1/system) a remote one. Pure.
+ */
+const char *vcp_uri_not_here(const char *uri);
+
 /* The URI libvirt actually connected to, e.g. "test:///default". */
 const char *vcp_virt_uri(const struct vcp_virt *v);
 /* libvirt driver name as virConnectGetType() says: "QEMU", "TEST". */

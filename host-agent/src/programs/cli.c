@@ -657,13 +657,13 @@ static struct vcp_policy plan_policy(const struct ctx *c)
 static int power_start(const struct ctx *c, struct vcp_power_probe *p,
 		       const char **why)
 {
-	const char *uri = vcp_virt_uri(c->v), *h = strstr(uri, "://");
+	const char *not_here = vcp_uri_not_here(vcp_virt_uri(c->v));
 	int r;
 
 	*why = NULL;
 	if (!c->power_root && vcp_virt_is_test_driver(c->v))
 		*why = "libvirt's test driver is a simulated host (--power-root DIR reads a fixture tree)";
-	else if (!c->power_root && h && h[3] != '/')
+	else if (!c->power_root && not_here)
 		*why = "a remote host: run vcpack status there";
 	if (*why)
 		return 1;

@@ -1055,6 +1055,7 @@ int main(int argc, char **argv)
 		return 1;
 	vcp_tracker_set_max_delay(d.tracker, d.policy.max_vcpu_delay);
 	r = d.metrics_dir ? vcp_metrics_pub_new(d.metrics_dir, d.power_root,
+						!vcp_uri_not_here(d.uri),
 						&d.metrics) : 0;
 	if (r < 0) {
 		log_msg(LOG_ERR, "Refusing --metrics-dir '%s': %s",
