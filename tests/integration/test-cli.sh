@@ -136,6 +136,15 @@ t_eq "apply: original pins recorded for changed VMs" "true" \
 t_eq "apply: no record for the untouched VM" "false" \
 	"$(echo "$ap" | jq '.vms[]|select(.name=="badvalue")|.original_recorded')"
 
+# test:///FILE: each process has its own copy of the host, said where it
+# matters (apply, then status shows nothing applied)
+out=$(t_unfold "$("$VCPACK" --connect "$TWO" --policy "$T_TMP/light2.json" apply 2>/dev/null)")
+t_match "apply on test:///FILE: says its changes end with the process" \
+	"^note:   libvirt's test driver gave this process its own copy of test:///.*: what apply changed is gone when vcpack exits" "$out"
+out=$(t_unfold "$("$VCPACK" --connect "$TWO" --sample 0 status 2>/dev/null)")
+t_match "status on test:///FILE: says it is its own copy" \
+	"this process's own copy of it: what another vcpack command applied there is not shown" "$out"
+
 # ---- four packages ----
 pl4=$("$VCPACK" --connect "$FOUR" --policy "$T_TMP/light2.json" --json plan 2>/dev/null)
 t_eq "four: 4 packages" 4 "$(echo "$pl4" | jq '.plan.packages|length')"

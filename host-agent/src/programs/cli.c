@@ -413,6 +413,16 @@ static struct json_object *header_json(const struct ctx *c,
 	return o;
 }
 
+static void put_wrappedf(const struct ctx *c, const char *prefix,
+			 const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* test:///...: libvirt's test driver inside this process, which gets a
+ * copy of the host of its own (test+unix:// shares one in a libvirtd). */
+static bool own_test_host(const struct ctx *c)
+{
+	return strncmp(vcp_virt_uri(c->v), "test:", 5) == 0;
+}
+
 static void header_text(const struct ctx *c, const struct vcp_world *w)
 {
 	struct vcp_policy p = policy_now(c);
@@ -422,6 +432,8 @@ static void header_text(const struct ctx *c, const struct vcp_world *w)
 	       vcp_virt_uri(c->v), vcp_virt_driver(c->v),
 	       vcp_virt_is_test_driver(c->v) ?
 	       ": libvirt's test driver, a simulated host" : "");
+	if (own_test_host(c))
+		put_wrappedf(c, "        ", "(this process's own copy of it: what another vcpack command applied there is not shown)");
 	printf("mode:   %s (%s)\n", vcp_mode_name(c->mode),
 	       c->mode_reason);
 	if (w->cur_level >= 0)
@@ -1394,6 +1406,9 @@ static int cmd_apply(struct ctx *c, int argc, char **argv)
 		r = vcp_cli_err(EXIT_PARTIAL, "out of memory");
 	if (!r) {
 		report_plan(c, &p, &res, &after, &amap);
+		if (!c->json && res.n_done && own_test_host(c))
+			put_wrappedf(c, "note:   ", "libvirt's test driver gave this process its own copy of %s: what apply changed is gone when vcpack exits (a libvirtd running the test driver, test+unix://, keeps it for the next command)",
+				     vcp_virt_uri(c->v));
 		for (size_t i = 0; i < res.n; i++)
 			if (res.e[i].outcome == VCP_FAILED ||
 			    res.e[i].outcome == VCP_RETRY)
