@@ -297,6 +297,18 @@ static void test_level0_hands_off(void **state)
 	vcp_plan_free(p);
 	w.vms[1].managed = true;
 
+	/* exclusive_cores: the operator's choice of isolation at level 0
+	 * too - rt on its own core, p free on the rest (re-pinned) */
+	w.pol.exclusive_cores = true;
+	assert_int_equal(vcp_plan_compute(w.host, w.vms, w.n_vms, &w.pol, &p), 0);
+	assert_int_equal(p->level, 0);
+	assert_int_equal(vm_named(p, "rt")->placement, VCP_PLACE_EXCLUSIVE);
+	assert_int_equal(vm_named(p, "p")->placement, VCP_PLACE_FREE);
+	assert_false(vcp_cpuset_intersects(&vm_named(p, "p")->vcpu_pins[0],
+					   &vm_named(p, "rt")->vcpu_pins[0]));
+	vcp_plan_free(p);
+	w.pol.exclusive_cores = false;
+
 	/* level 2: the spread VM gets its exclusive core, p is gathered */
 	w.pol.level = 2;
 	assert_int_equal(vcp_plan_compute(w.host, w.vms, w.n_vms, &w.pol, &p), 0);

@@ -56,6 +56,7 @@ static void test_defaults(void **state)
 	/* a new install: hands off, and the hook lets every VM start */
 	assert_false(p.strict_tags);
 	assert_false(p.enabled);
+	assert_false(p.exclusive_cores);
 	assert_false(p.require_trial);
 	assert_true(p.memory_follows);
 	assert_memory_equal(&p, &d, sizeof(p));
@@ -72,7 +73,7 @@ static const char full[] =
 	" \"headroom\": 0, \"default_vcpu_demand\": 0.5,"
 	" \"busy_vcpu_demand\": 0.05, \"smt_yield\": 1,"
 	" \"sample_interval\": 5, \"shrink_after\": 0,"
-	" \"enabled\": true,"
+	" \"enabled\": true, \"exclusive_cores\": true,"
 	" \"strict_tags\": false, \"max_vcpu_delay\": 0.25,"
 	" \"foreign_pins\": \"respect\", \"require_trial\": true,"
 	" \"memory_follows\": false,"
@@ -104,6 +105,7 @@ static void test_full_file(void **state)
 	assert_int_equal(p.shrink_after_s, 0);
 	assert_false(p.strict_tags);
 	assert_true(p.enabled);
+	assert_true(p.exclusive_cores);
 	assert_false(p.memory_follows);
 	vcp_policy_clear(&p);
 	assert_null(p.windows);
@@ -195,7 +197,8 @@ static void test_round_trip(void **state)
 		"\"Sun\"],\"from\":\"22:30\",\"to\":\"06:00\",\"level\":\"auto\"}],"
 		"\"headroom\":0,\"default_vcpu_demand\":0.5,"
 		"\"busy_vcpu_demand\":0.05,\"smt_yield\":1,\"sample_interval\":5,"
-		"\"shrink_after\":0,\"enabled\":true,\"strict_tags\":false,"
+		"\"shrink_after\":0,\"enabled\":true,\"exclusive_cores\":true,"
+		"\"strict_tags\":false,"
 		"\"max_vcpu_delay\":0.25,"
 		"\"foreign_pins\":\"respect\",\"reserved_cpus\":\"\",\"irq_affinity\":\"off\","
 		"\"require_trial\":true,\"memory_follows\":false}");

@@ -227,6 +227,11 @@ struct vcp_policy {
 	 * state file, which wins) or this key. Off by default: a new
 	 * install observes, plans and reports, and changes nothing. */
 	bool enabled;
+	/* Spread VMs get exclusive cores at level 0 too (the other VMs
+	 * re-pinned off them): the operator's choice of isolation over
+	 * hands off. Levels 1 and 2 always give them (packing must keep
+	 * off a spread VM's cores). Off by default. */
+	bool exclusive_cores;
 	/* The cost bound: a VM whose vCPUs wait for a host CPU more than
 	 * this fraction of the time is given room at once (0: never). */
 	double max_vcpu_delay;

@@ -15,7 +15,8 @@
  *
  * Steps:
  * 1. Spread VMs get one exclusive whole core (all its online threads) per
- *    vCPU, at levels 1 and 2 (level 0: step 8) and in both modes. One core of every package is
+ *    vCPU, at levels 1 and 2 (level 0: step 8, and exclusive_cores) and
+ *    in both modes. One core of every package is
  *    never given exclusively (housekeeping: emulator threads, host tasks,
  *    other VMs), so a package has n_cores - 1 exclusive cores. Largest first (vCPUs, then
  *    name, then input order). First every VM whose vCPUs are pinned
@@ -68,7 +69,10 @@
  *    made again from the start with every VM unmanaged - no exclusive
  *    cores, nothing gathered, every VM's pins kept - and a managed VM
  *    that vcpack changed before (its record, vm->has_saved) gets
- *    vp->restore: back to what `vcpack restore` leaves.
+ *    vp->restore: back to what `vcpack restore` leaves. The policy's
+ *    exclusive_cores is the operator's other choice: with a spread VM
+ *    holding exclusive cores, level 0 keeps step 1's cores and leaves
+ *    the other managed VMs free on the rest (re-pinned off them).
  * Reserved CPUs (policy->reserved_cpus, like numad -R): no VM is pinned
  * to them and no exclusive core has one of them, so exclusive cores start
  * at the first unreserved core; one unreserved core per package still
@@ -1132,6 +1136,15 @@ nomem:
 	return -ENOMEM;
 }
 
+/* A spread VM holds exclusive cores in this plan. */
+static bool has_spread(const struct ctx *c)
+{
+	for (size_t i = 0; i < c->n_vms; i++)
+		if (c->it[i].kind == K_SPREAD)
+			return true;
+	return false;
+}
+
 /*
  * Level 0 is hands off: plan again from the start with every VM left as
  * it is (no exclusive cores either), counted where its pins let it run.
@@ -1180,7 +1193,7 @@ int vcp_plan_compute(const struct vcp_host *host, const struct vcp_vm *vms,
 	}
 	if (r == 0)
 		r = resolve(&c, &level, &why);
-	if (r == 0 && level == 0)
+	if (r == 0 && level == 0 && !(policy->exclusive_cores && has_spread(&c)))
 		r = hands_off(&c);
 	if (r == 0)
 		r = build_plan(&c, level, ret_plan);

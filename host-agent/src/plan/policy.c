@@ -333,6 +333,8 @@ static int parse_key(const struct pctx *c, const char *key,
 		return get_bool(c, key, v, &p->strict_tags);
 	if (strcmp(key, "enabled") == 0)
 		return get_bool(c, key, v, &p->enabled);
+	if (strcmp(key, "exclusive_cores") == 0)
+		return get_bool(c, key, v, &p->exclusive_cores);
 	if (strcmp(key, "require_trial") == 0)
 		return get_bool(c, key, v, &p->require_trial);
 	if (strcmp(key, "memory_follows") == 0)
@@ -512,6 +514,8 @@ struct json_object *vcp_policy_to_json(const struct vcp_policy *p)
 			       json_object_new_int((int)p->shrink_after_s));
 	json_object_object_add(o, "enabled",
 			       json_object_new_boolean(p->enabled));
+	json_object_object_add(o, "exclusive_cores",
+			       json_object_new_boolean(p->exclusive_cores));
 	json_object_object_add(o, "strict_tags",
 			       json_object_new_boolean(p->strict_tags));
 	json_object_object_add(o, "max_vcpu_delay",
