@@ -19,15 +19,20 @@ all=$(cat /sys/devices/system/cpu/online)
 ncpu=$(nproc)
 DPID=""
 
-echo '{"sample_interval": 1}' >"$T_TMP/policy.json"
+echo '{"sample_interval": 1, "exclusive_cores": true}' >"$T_TMP/policy.json"
+# This machine has one package, where auto resolves to level 0: hands off
+# unless the policy asks for exclusive cores, as here (the spread guest
+# isolated, the others re-pinned off its core). Enabled: vcpackd acts.
+t_enabled "$T_TMP/state.json"
 start_daemon() {
 	XDG_RUNTIME_DIR=$LVD_RUN "$B/vcpackd" --foreground --debug --connect "$U" \
+		--state "$T_TMP/state.json" \
 		--policy "$T_TMP/policy.json" --socket "$SOCK" "$@" \
 		>>"$T_TMP/vcpackd.log" 2>&1 &
 	DPID=$!
 	T_PIDS="$T_PIDS $DPID"
 }
-V() { "$B/vcpack" --connect "$U" --sample 0 "$@"; }
+V() { "$B/vcpack" --connect "$U" --policy "$T_TMP/policy.json" --sample 0 "$@"; }
 planned() { V --json plan 2>/dev/null | jq -r ".plan.vms[]|select(.name==\"$1\")|.vcpus[$2]"; }
 
 define_guest "$U" gspread 1 "priority='high'" &&
@@ -83,14 +88,14 @@ w=$(wait_allowed gbal 0 "$shared") && t_pass "a foreign re-pin is restated (${w}
 t_eq "the foreign re-pin is said once" 1 \
 	"$(grep -c "'gbal' was re-pinned by someone else; restating the plan" "$T_TMP/vcpackd.log")"
 # with foreign_pins: respect (SIGHUP reloads the policy) it is left so
-echo '{"sample_interval": 1, "foreign_pins": "respect"}' >"$T_TMP/policy.json"
+echo '{"sample_interval": 1, "exclusive_cores": true, "foreign_pins": "respect"}' >"$T_TMP/policy.json"
 kill -HUP "$DPID"; sleep 0.5
 virsh -q -c "$U" vcpupin gbal 0 "$all" --live >/dev/null
 sleep 1.5
 t_eq "foreign_pins respect: the re-pin is left as it is" "$all" "$(allowed gbal 0)"
 t_match "foreign_pins respect: said" "'gbal' was re-pinned by someone else; leaving it as it is" \
 	"$(cat "$T_TMP/vcpackd.log")"
-echo '{"sample_interval": 1}' >"$T_TMP/policy.json"
+echo '{"sample_interval": 1, "exclusive_cores": true}' >"$T_TMP/policy.json"
 kill -HUP "$DPID"; sleep 0.5
 
 # a tag change re-places the guest: gbal asks for spread, but the only
@@ -156,7 +161,7 @@ S() { "$B/vcpack" --connect "$U" --daemon-socket "$SOCK" --json status 2>/dev/nu
 agree="no plan seen twice"
 for i in 1 2 3 4 5; do
 	a=$(S)
-	pl=$("$B/vcpack" --connect "$U" --daemon-socket "$SOCK" --json plan 2>/dev/null)
+	pl=$("$B/vcpack" --connect "$U" --daemon-socket "$SOCK" --policy "$T_TMP/policy.json" --json plan 2>/dev/null)
 	[ "$a" = "$(S)" ] || continue
 	p=$(echo "$pl" | jq -cS .plan)
 	[ "$p" = "$a" ] && agree=yes || agree="plan $p, vcpackd $a"

@@ -208,6 +208,7 @@ void vcp_vm_clear(struct vcp_vm *vm)
 	free(vm->name);
 	free(vm->demand);
 	free(vm->vcpu_pins);
+	free(vm->orig_pins);
 	memset(vm, 0, sizeof(*vm));
 }
 

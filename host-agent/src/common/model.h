@@ -161,6 +161,12 @@ struct vcp_vm {
 	bool has_cur_class;	/* cpu.consolidate read from its cgroup */
 	enum vcp_class cur_class;
 	bool has_saved;		/* original pins already recorded */
+	/* The recorded original pins (n_vcpus, malloc'd) and emulator
+	 * pins, when the record was read and is for this many vCPUs; NULL
+	 * otherwise. What level 0 puts back. */
+	struct vcp_cpuset *orig_pins;
+	struct vcp_cpuset orig_emulator;
+	bool has_orig_emulator;
 	/* What its host's vcpackd last recorded here (urn:vcpack:host:1). */
 	bool has_host_rec;
 	enum vcp_mode host_rec_mode;
@@ -287,13 +293,17 @@ struct vcp_vm_plan {
 	 * string. */
 	const char *degraded;
 	/* Level 0 (hands off): put it back as `vcpack restore` would (it
-	 * has a record of its original pins); then left alone. */
+	 * has a record of its original pins); then left alone. Its pins
+	 * are the recorded ones where the VM carries them (orig_pins). */
 	bool restore;
 };
 
 struct vcp_plan {
 	enum vcp_mode mode;
 	int level;		/* resolved: 0, 1 or 2 */
+	/* Level 0 and every VM left as it is (or put back): nothing of
+	 * vcpack's to hold on the host. */
+	bool hands_off;
 	/* Why this level (a static string): the policy's level as given,
 	 * or what `auto` saw. Not in the plan's JSON (golden files). */
 	const char *level_reason;

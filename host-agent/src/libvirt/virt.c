@@ -527,8 +527,16 @@ static void read_saved(virDomainPtr dom, struct vcp_vm *vm)
 	struct vcp_saved_pins s = { 0 };
 
 	vm->has_saved = saved != NULL;
-	if (saved && vcp_saved_pins_parse(saved, &s, NULL) == 0)
+	if (saved && vcp_saved_pins_parse(saved, &s, NULL) == 0) {
 		vm->has_saved_mem = s.has_memory;
+		if (s.n_vcpus == vm->n_vcpus) {
+			vm->orig_pins = s.vcpu;	/* taken over */
+			s.vcpu = NULL;
+			s.n_vcpus = 0;
+			vm->orig_emulator = s.emulator;
+			vm->has_orig_emulator = s.has_emulator;
+		}
+	}
 	vcp_saved_pins_clear(&s);
 	free(saved);
 }

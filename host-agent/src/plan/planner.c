@@ -1047,8 +1047,10 @@ static void out_vm(const struct ctx *c, const struct item *it,
 		vp->placement = VCP_PLACE_UNMANAGED;
 		vp->restore = c->hands_off && vm->managed && vm->has_saved;
 		for (unsigned int i = 0; vm->vcpu_pins && i < it->n_vcpus; i++)
-			vp->vcpu_pins[i] = vm->vcpu_pins[i];
-		vp->emulator_pins = vm->emulator_pins;
+			vp->vcpu_pins[i] = vp->restore && vm->orig_pins ?
+					   vm->orig_pins[i] : vm->vcpu_pins[i];
+		vp->emulator_pins = vp->restore && vm->has_orig_emulator ?
+				    vm->orig_emulator : vm->emulator_pins;
 		vp->package = it->cur_pkg;
 		return;
 	case K_SPREAD:
@@ -1104,6 +1106,7 @@ static int build_plan(const struct ctx *c, int level, struct vcp_plan **ret)
 		goto nomem;
 	pl->mode = c->h->mode;
 	pl->level = level;
+	pl->hands_off = c->hands_off;
 	pl->n_packages = np;
 	for (size_t i = 0; i < c->n_vms; i++, pl->n_vms++) {
 		pl->vms[i].vcpu_pins = calloc(c->it[i].n_vcpus ?

@@ -386,14 +386,14 @@ static void observe_only(struct daemon *d, const struct vcp_cycle *cy)
 }
 
 /* The pins this pass set, to tell a foreign re-pin later (pinmemo.h).
- * Level 0 sets none (hands off): what an operator pins by hand then is
- * theirs, so the memo starts afresh. */
+ * A hands-off plan (level 0) holds none: what an operator pins by hand
+ * then is theirs, so the memo starts afresh. */
 static int remember_pins(struct daemon *d, const struct vcp_cycle *cy,
 			 const struct vcp_apply_result *res)
 {
 	struct vcp_pin_memo *m;
 
-	if (cy->plan->level > 0)
+	if (!cy->plan->hands_off)
 		return vcp_pin_memo_record(d->memo, cy->w.vms, cy->w.n_vms,
 					   &cy->acts, res);
 	if (vcp_pin_memo_new(&m) < 0)
