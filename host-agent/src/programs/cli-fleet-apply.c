@@ -60,7 +60,7 @@ static struct vcp_virt *conn_of(struct mover *mv, size_t h, char **err)
 	return mv->conn[h];
 }
 
-/* One migration's outcome, folded to 100 columns unless --wide (a
+/* One migration's outcome, folded to the width unless --wide (a
  * libvirt error can be long); printed as it happens. */
 static void step_text(const struct mover *mv, const char *vm, size_t from,
 		      size_t to, const char *outcome, const char *msg,
@@ -70,7 +70,7 @@ static void step_text(const struct mover *mv, const char *vm, size_t from,
 	struct vcp_fold_capture fc;
 	struct cell hc, tc, vc;
 
-	vcp_fold_begin(&fc, wide(f) ? 0 : VCP_RENDER_COLS);
+	vcp_fold_begin(&fc, wide(f) ? 0 : vcp_width_cols());
 	printf("  %zu/%zu %-24s %s -> %s: %s", mv->k + 1, mv->n,
 	       vcp_fleet_cli_cut(f, vm, VM_W, &vc), host_cell(f, from, &hc),
 	       host_cell(f, to, &tc), outcome);

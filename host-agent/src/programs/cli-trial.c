@@ -595,12 +595,12 @@ static void progress_line(const struct trial *t, size_t i, FILE *out)
 }
 
 /* A window's line as it ends: on stderr with --json, else on stdout
- * folded to 100 columns (a long reason) unless --wide. */
+ * folded to the width (a long reason) unless --wide. */
 static void progress(const struct trial *t, size_t i)
 {
 	struct vcp_fold_capture fc;
 
-	vcp_fold_begin(&fc, t->h->json || t->h->wide ? 0 : VCP_RENDER_COLS);
+	vcp_fold_begin(&fc, t->h->json || t->h->wide ? 0 : vcp_width_cols());
 	progress_line(t, i, t->h->json ? stderr : stdout);
 	vcp_fold_end(&fc);
 	fflush(t->h->json ? stderr : stdout);
@@ -687,7 +687,7 @@ static void report_text(const struct vcp_cli_host *h,
 	vcp_names_init(&nm, VCP_RENDER_NAME_W, h->wide);
 	for (size_t i = 0; i < r->n_vms; i++)
 		vcp_names_add(&nm, r->vms[i].name);
-	vcp_fold_begin(&fc, h->wide ? 0 : VCP_RENDER_COLS);
+	vcp_fold_begin(&fc, h->wide ? 0 : vcp_width_cols());
 	printf("result:\n");
 	arm_text("as-found:", &r->arm[VCP_TRIAL_A]);
 	arm_text("as-planned:", &r->arm[VCP_TRIAL_B]);

@@ -16,7 +16,7 @@
 #define EXIT_PARTIAL 1
 #define EXIT_USAGE 2
 
-/* "vcpack: MESSAGE" on stderr, folded to 100 columns under the message
+/* "vcpack: MESSAGE" on stderr, folded to its width under the message
  * when stderr is a terminal (whole into a file or the journal, and after
  * vcp_cli_wide()); returns @code. */
 __attribute__((format(printf, 2, 3)))

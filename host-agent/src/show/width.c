@@ -24,8 +24,7 @@ static size_t columns_of(const char *s)
 {
 	size_t n = 0;
 
-	if (!s || !*s || strspn(s, "0123456789") != strlen(s) ||
-	    strlen(s) > 5)
+	if (!s || !*s || strspn(s, "0123456789") != strlen(s) || strlen(s) > 5)
 		return 0;
 	n = strtoul(s, NULL, 10);
 	return n <= VCP_WIDTH_MAX ? n : 0;

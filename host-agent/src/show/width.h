@@ -11,9 +11,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define VCP_WIDTH_FIXED 100	/* not a terminal, no COLUMNS */
-#define VCP_WIDTH_MIN 60	/* a narrower COLUMNS or terminal: this */
-#define VCP_WIDTH_MAX 10000	/* a COLUMNS above: not a width, ignored */
+#define VCP_WIDTH_FIXED 100 /* not a terminal, no COLUMNS */
+#define VCP_WIDTH_MIN 60 /* a narrower COLUMNS or terminal: this */
+#define VCP_WIDTH_MAX 10000 /* a COLUMNS above: not a width, ignored */
 
 /*
  * Pure: the width from @wide (--wide: 0, no limit), @columns (COLUMNS
