@@ -6,7 +6,8 @@
 # line within the width, and no word cut: the words, in order, are those
 # of the same command at 200 columns and without COLUMNS through a pipe
 # (the fixed 100 columns, unchanged), and in tmux the text is that of
-# COLUMNS=WIDTH with no line wrapped by the terminal. status --watch in
+# COLUMNS=WIDTH with no line wrapped by the terminal. trial's lines at
+# 80 columns, a number kept with its unit. status --watch in
 # tmux lays each frame out for the window's width, again after a
 # resize. Every line of --help of vcpack (each command's too, vcpack
 # fleet's and its commands'), vcpackd, powernice and the hook's usage
@@ -81,6 +82,22 @@ for w in 80 200; do
 	fits "fleet status, COLUMNS=$w" $w "$out"
 	same_words "fleet status, COLUMNS=$w: no word cut" "$fw" "$out"
 done
+
+# trial's lines as it goes and its report (a power fixture read with the
+# real clock, the level 2 plan against the demo host as found)
+PW=$T_TMP/pw
+cp -r "$top/tests/data/power/intel-2s/t0" "$PW" &&
+	rm -f "$PW/vcpack-counters/clock_ns"
+echo '{"level": 2}' >"$T_TMP/level2.json"
+tr=$(COLUMNS=80 V --policy "$T_TMP/level2.json" --power-root "$PW" trial \
+	--rounds 2 --window 0.5 --settle 0 --sample 0.1 --state "$T_TMP/tr.json")
+t_eq "trial, COLUMNS=80: exit 0" 0 $?
+fits "trial, COLUMNS=80" 80 "$tr"
+t_match "trial, 80: its first line folded under its text" \
+	"^ {7}first; about 2 s$" "$(printf '%s\n' "$tr" | sed -n 2p)"
+t_match "trial, 80: a window's line folded, its rest indented by 4" \
+	"^    [a-z0-9]" "$(printf '%s\n' "$tr" | sed -n '/^window 1\/5/,/^window 2/p')"
+t_nomatch "trial, 80: a number never apart from its unit" "^ *(s|W)[,;]? " "$tr"
 
 # ---- a terminal: tmux 80 and 200 columns wide, COLUMNS unset ----
 if ! command -v tmux >/dev/null; then

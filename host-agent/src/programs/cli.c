@@ -29,7 +29,6 @@
 #include "diff.h"
 #include "explain.h"
 #include "fold.h"
-#include "width.h"
 #include "irqview.h"
 #include "kernel.h"
 #include "metrics.h"
@@ -45,7 +44,7 @@
 #include "tags.h"
 #include "trial.h"
 #include "virt.h"
-
+#include "width.h"
 
 #ifndef VCP_VERSION
 #define VCP_VERSION "0.1"

@@ -11,7 +11,6 @@
 
 #include "demand.h"
 #include "fold.h"
-#include "width.h"
 #include "diff.h"
 #include "planner.h"
 #include "policy.h"
