@@ -82,7 +82,13 @@ size_t vcp_cli_cols(void)
 
 size_t vcp_cli_cols_for(int fd)
 {
-	return isatty(fd) && vcp_width_cols() ? vcp_width_of(fd, false) : 0;
+	size_t cols = vcp_width_cols(), w;
+
+	if (!cols || !isatty(fd))
+		return 0;
+	/* no wider than stdout's text (a --watch frame's width) */
+	w = vcp_width_of(fd, false);
+	return w < cols ? w : cols;
 }
 
 int vcp_cli_err(int code, const char *fmt, ...)

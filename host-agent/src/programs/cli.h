@@ -25,7 +25,8 @@ int vcp_cli_err(int code, const char *fmt, ...);
 void vcp_cli_wide(void);
 /* The columns error and log lines fold to (0: whole). */
 size_t vcp_cli_cols(void);
-/* Those for lines written to @fd: 0 (whole) unless it is a terminal. */
+/* Those for lines written to @fd: 0 (whole) unless it is a terminal,
+ * else its width (width.h), no wider than vcp_cli_cols(). */
 size_t vcp_cli_cols_for(int fd);
 /* Pretty JSON on stdout; consumes @o. */
 void vcp_cli_json(struct json_object *o);
