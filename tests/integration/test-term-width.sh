@@ -77,11 +77,19 @@ JSON
 F() { "$VCPACK" fleet --hosts "$T_TMP/fleet.json" --sample 0 "$@" 2>/dev/null; }
 fw=$(COLUMNS=200 F status)
 t_eq "fleet status, 200: exit 0" 0 $?
-for w in 80 200; do
-	out=$(COLUMNS=$w F status)
-	fits "fleet status, COLUMNS=$w" $w "$out"
-	same_words "fleet status, COLUMNS=$w: no word cut" "$fw" "$out"
-done
+fits "fleet status, COLUMNS=200" 200 "$fw"
+t_match "fleet status, 200: the class column's full heading" \
+	"^  HOST +MODE .* spread/balanced/pack/untouched SAVED\(W\)$" "$fw"
+out=$(COLUMNS=80 F status)
+fits "fleet status, COLUMNS=80" 80 "$out"
+# (below 91 columns the class column is headed spr/bal/pack/unt)
+same_words "fleet status, COLUMNS=80: no word cut" \
+	"$(printf '%s\n' "$fw" | sed 's,spread/balanced/pack/untouched,spr/bal/pack/unt,')" \
+	"$out"
+t_match "fleet status, 80: the table's rows whole, the class column narrower" \
+	"^  h1 +pin +2 +2 +0 +6  1/2/2/1 +0$" "$out"
+t_match "fleet status, 80: its heading" \
+	"^  HOST +MODE .* spr/bal/pack/unt SAVED\(W\)$" "$out"
 
 # trial's lines as it goes and its report (a power fixture read with the
 # real clock, the level 2 plan against the demo host as found)
