@@ -62,6 +62,18 @@ for cmd in status plan; do
 	t_eq "$cmd --wide: the same with COLUMNS=80" "$(V --wide $cmd)" \
 		"$(COLUMNS=80 V --wide $cmd)"
 done
+# the other commands that print text, at 60 (the minimum) and 80
+# (explain's UUIDs, made up anew by the test driver each time, left out)
+nouuid() { printf '%s\n' "$1" | sed -E 's/[0-9a-f]{8}-[0-9a-f-]{27}/UUID/'; }
+for cmd in apply verify restore list "list --all" "explain web" \
+	"explain legacy" "tag app --class pack"; do
+	wide=$(nouuid "$(COLUMNS=200 V $cmd)")
+	for w in 60 80; do
+		out=$(nouuid "$(COLUMNS=$w V $cmd)")
+		fits "$cmd, COLUMNS=$w" $w "$out"
+		same_words "$cmd, COLUMNS=$w: no word cut" "$wide" "$out"
+	done
+done
 st=$(COLUMNS=80 V status)
 t_match "status, 80: the mode line folded under its text" \
 	"^mode: +pin .* to tune, so$" "$st"

@@ -12,9 +12,8 @@
  * lines folded at spaces; a resize (SIGWINCH) redraws at once. Lines
  * are cut to the window's width (a word wider than the window) and the
  * frame to its height, so that the cursor's home is always the frame's
- * top. Keys: q
- * quits, space refreshes at once; the terminal's settings and the cursor
- * are put back on the way out. Elsewhere (a pipe, a file) the frames
+ * top. Keys: q quits, space refreshes at once; the terminal's settings
+ * and the cursor are put back on the way out. Elsewhere (a pipe, a file) the frames
  * follow each other, each after one plain "---- TITLE at TIME" line.
  */
 #include "cli-watch.h"

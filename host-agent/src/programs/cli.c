@@ -1261,9 +1261,13 @@ static int cmd_verify(struct ctx *c, int argc, char **argv)
 		json_object_object_add(o, "differences", json_object_get(diffs));
 		vcp_cli_json(o);
 	} else if (!r) {
-		printf("verify: %s (%s)\n", n ? "the host differs from the plan" :
-		       "the host is as planned", by_daemon ?
-		       "against the plan vcpackd carries out" : "against a fresh plan");
+		vcp_fold_printf(stdout, c->wide ? 0 : vcp_width_cols(),
+				"verify: %s (%s)\n",
+				n ? "the host differs from the plan" :
+				    "the host is as planned",
+				by_daemon ?
+					"against the plan vcpackd carries out" :
+					"against a fresh plan");
 		verify_text(c, diffs);
 	}
 	if (!r && n)

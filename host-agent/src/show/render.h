@@ -30,10 +30,9 @@ void vcp_render_actions_text(FILE *f, const struct vcp_vm *vms,
 
 /*
  * The same tables cut to fit vcp_width_cols() columns (width.h; @wide
- * false): a
- * VM name longer than VCP_RENDER_NAME_W loses its middle to "...", a
- * package's VM names wrap under each other, a long cpulist in the VM
- * table is shortened likewise. @wide: names and cpulists whole (the
+ * false): a VM name longer than VCP_RENDER_NAME_W loses its middle to
+ * "...", a package's VM names wrap under each other, a long cpulist in
+ * the VM table is shortened likewise. @wide: names and cpulists whole (the
  * _text functions above are these with @wide true). The actions: the
  * vCPUs of a VM pinned from the same CPUs (with the same outcome) in one
  * line, "vcpus 0-7 FROM -> TO", or "-> TO0 | TO1 | ..." when each goes
