@@ -6,12 +6,13 @@
 # line within the width, and no word cut: the words, in order, are those
 # of the same command at 200 columns and without COLUMNS through a pipe
 # (the fixed 100 columns, unchanged), and in tmux the text is that of
-# COLUMNS=WIDTH with no line wrapped by the terminal. trial's lines at
-# 80 columns, a number kept with its unit. status --watch in
-# tmux lays each frame out for the window's width, again after a
-# resize. Every line of --help of vcpack (each command's too, vcpack
-# fleet's and its commands'), vcpackd, powernice and the hook's usage
-# is within 80 columns. --json is the same at every width.
+# COLUMNS=WIDTH with no line wrapped by the terminal. apply, verify,
+# restore, list, explain and tag at 60 and 80 columns; trial's lines at
+# 80, a number kept with its unit. status --watch in tmux lays each
+# frame out for the window's width and redraws at once when the window
+# is resized. Every line of --help of vcpack (each command's too, vcpack
+# fleet's and its commands'), vcpackd, powernice and the hook's usage is
+# within 80 columns. --json and --wide are the same at every width.
 B=$1
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -178,8 +179,9 @@ for w in 80 200; do
 done
 
 # ---- status --watch: each frame at the window's width, resized ----
+# (every 30 s: a frame within seconds of a resize is SIGWINCH's redraw)
 TM new-session -d -s watch -x 80 -y 60 \
-	"$VCPACK --connect $U --sample 0 status --watch 0.3"
+	"$VCPACK --connect $U --sample 0 status --watch 30"
 frame_is() { # WIDTH: the frame's lines after the title are status at WIDTH - 1
 	want=$(COLUMNS=$(($1 - 1)) V status | sed 's/ *$//' | sed '/^$/d')
 	i=0
@@ -194,10 +196,10 @@ frame_is() { # WIDTH: the frame's lines after the title are status at WIDTH - 1
 if frame_is 80; then t_pass "watch, 80 columns: the frame laid out for 79, whole"
 else t_fail "watch, 80 columns: the frame is not status at 79 columns"; fi
 TM resize-window -t watch -x 200 -y 60
-if frame_is 200; then t_pass "watch, resized to 200: the frame laid out for 199"
+if frame_is 200; then t_pass "watch, resized to 200: redrawn at once, laid out for 199"
 else t_fail "watch, resized to 200: the frame is not status at 199 columns"; fi
 TM resize-window -t watch -x 70 -y 60
-if frame_is 70; then t_pass "watch, resized to 70: the frame laid out for 69"
+if frame_is 70; then t_pass "watch, resized to 70: redrawn at once, laid out for 69"
 else t_fail "watch, resized to 70: the frame is not status at 69 columns"; fi
 TM send-keys -t watch q
 TM kill-server 2>/dev/null
