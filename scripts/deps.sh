@@ -39,7 +39,8 @@ rt-tests
 clang-19 llvm-19 dwarves zlib1g-dev"
 # clang-format (and its clang-format-diff): make format-check, format-fix
 PKGS="$PKGS clang-format"
-# tmux: test-watch.sh draws `vcpack status --watch` in a pane;
+# tmux: test-watch.sh draws `vcpack status --watch` in a pane,
+# test-term-width.sh runs status and plan at 80 and 200 columns;
 # bash-completion: its completionsdir (pkg-config) and test-completion.sh
 PKGS="$PKGS tmux bash-completion"
 # make coverage (line coverage of the unit and integration suites)

@@ -7,6 +7,11 @@
 # with its own runtime dirs and socket, and stopped by its pid on exit -
 # also when a test fails. Nothing outside the test's temp dir is touched.
 
+# vcpack lays its text out for COLUMNS when set (vcpack(1)): unset, the
+# output the tests read through pipes is the fixed 100 columns wherever
+# the suite runs; a test that wants a width sets it for one command.
+unset COLUMNS
+
 PASS=0
 FAIL=0
 T_NAME=${T_NAME:-$(basename "$0" .sh)}

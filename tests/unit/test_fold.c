@@ -4,7 +4,8 @@
  * kept byte for byte, a long line broken at spaces under its text after
  * "label:", an indented line's rest 4 further in, a word wider than a
  * line (a long URI) cut in the middle with "...", UTF-8 counted as
- * characters, the last line without a newline kept so.
+ * characters, the last line without a newline kept so, a number kept
+ * with its unit, the start of a line that fits one row in whole words.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -149,6 +150,42 @@ static void test_printf(void **state)
 	free(buf);
 }
 
+/* a number and its unit ("12 s", "0.0 W", "5 %") on one line; a longer
+ * word after a number is no unit */
+static void test_unit(void **state)
+{
+	(void)state;
+	check("elapsed 12 s, remaining 3 s\n", 12,
+	      "elapsed\n12 s,\nremaining\n3 s\n");
+	check("mean 100.0 W; so far\n", 12, "mean\n100.0 W; so\nfar\n");
+	check("idle 50 %\n", 8, "idle\n50 %\n");
+	check("take 12 apples\n", 10, "take 12\napples\n");
+	/* on a line of their own when they fit there */
+	check("a 1234567 s\n", 9, "a\n1234567 s\n");
+	/* a number as wide as a line: its unit on the next */
+	check("a 123456789 s\n", 9, "a\n123456789\ns\n");
+}
+
+/* a line redrawn in place: its start that fits one row, whole words */
+static void test_prefix(void **state)
+{
+	const char *l = "  2/5 web1 h2 -> h1: 62% of 1024 MiB, 389 MiB left";
+
+	(void)state;
+	assert_int_equal(vcp_fold_prefix(l, 0), strlen(l));
+	assert_int_equal(vcp_fold_prefix(l, 200), strlen(l));
+	assert_int_equal(vcp_fold_prefix(l, strlen(l)), strlen(l));
+	/* "...1024 MiB," ends at 37 */
+	assert_int_equal(vcp_fold_prefix(l, 40), 37);
+	assert_int_equal(vcp_fold_prefix(l, 37), 37);
+	assert_int_equal(vcp_fold_prefix(l, 36), 32);
+	assert_int_equal(vcp_fold_prefix("abcdefgh ij", 5), 5);
+	assert_int_equal(vcp_fold_prefix("ab cd", 4), 2);
+	/* UTF-8: characters, never half of one */
+	assert_int_equal(vcp_fold_prefix("\u00e9t\u00e9 hiver", 6), 5);
+	assert_int_equal(vcp_fold_prefix("\u00e9\u00e9\u00e9\u00e9", 2), 4);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -160,6 +197,8 @@ int main(void)
 		cmocka_unit_test(test_capture),
 		cmocka_unit_test(test_line),
 		cmocka_unit_test(test_printf),
+		cmocka_unit_test(test_unit),
+		cmocka_unit_test(test_prefix),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -28,6 +28,7 @@
 #include "migwatch.h"
 #include "policy.h"
 #include "virt.h"
+#include "width.h"
 
 /* ---- apply: the plan's migrations, one at a time ---- */
 
@@ -60,7 +61,7 @@ static struct vcp_virt *conn_of(struct mover *mv, size_t h, char **err)
 	return mv->conn[h];
 }
 
-/* One migration's outcome, folded to 100 columns unless --wide (a
+/* One migration's outcome, folded to the width unless --wide (a
  * libvirt error can be long); printed as it happens. */
 static void step_text(const struct mover *mv, const char *vm, size_t from,
 		      size_t to, const char *outcome, const char *msg,
@@ -70,7 +71,7 @@ static void step_text(const struct mover *mv, const char *vm, size_t from,
 	struct vcp_fold_capture fc;
 	struct cell hc, tc, vc;
 
-	vcp_fold_begin(&fc, wide(f) ? 0 : VCP_RENDER_COLS);
+	vcp_fold_begin(&fc, wide(f) ? 0 : vcp_width_cols());
 	printf("  %zu/%zu %-24s %s -> %s: %s", mv->k + 1, mv->n,
 	       vcp_fleet_cli_cut(f, vm, VM_W, &vc), host_cell(f, from, &hc),
 	       host_cell(f, to, &tc), outcome);
@@ -139,16 +140,21 @@ static void on_progress(void *opaque, const struct vcp_job_progress *p,
 	const struct step *st = mv->cur;
 	bool tty = isatty(STDERR_FILENO);
 	struct cell hc, tc, vc;
-	char txt[160];
+	char txt[160], line[320];
+	unsigned int row = tty ? vcp_width_tty(STDERR_FILENO) : 0;
 
 	if (!tty && !vcp_mig_line_due(0, mv->last_line, secs, 5))
 		return;
 	vcp_mig_progress_text(txt, sizeof(txt), p, secs);
-	/* names cut: a progress line redrawn in place must fit one row */
-	fprintf(stderr, "%s  %zu/%zu %s %s -> %s: %s%s", tty ? "\r\033[K" : "",
-		mv->k + 1, mv->n, vcp_fleet_cli_cut(mv->f, st->vm, VM_W, &vc),
-		host_cell(mv->f, st->from, &hc), host_cell(mv->f, st->to, &tc),
-		txt, tty ? "" : "\n");
+	/* names cut: a progress line redrawn in place must fit one row, so
+	 * on a terminal the words that do not fit its width are left out */
+	snprintf(line, sizeof(line), "  %zu/%zu %s %s -> %s: %s", mv->k + 1,
+		 mv->n, vcp_fleet_cli_cut(mv->f, st->vm, VM_W, &vc),
+		 host_cell(mv->f, st->from, &hc), host_cell(mv->f, st->to, &tc),
+		 txt);
+	fprintf(stderr, "%s%.*s%s", tty ? "\r\033[K" : "",
+		(int)vcp_fold_prefix(line, row > 1 ? row - 1 : 0), line,
+		tty ? "" : "\n");
 	fflush(stderr);
 	mv->drawn = tty;
 	mv->last_line = secs;

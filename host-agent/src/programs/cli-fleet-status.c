@@ -23,6 +23,7 @@
 #include "policy.h"
 #include "report.h"
 #include "standby.h"
+#include "width.h"
 
 /* ---- status ---- */
 
@@ -147,9 +148,25 @@ static struct json_object *status_host_json(const struct fctx *f, size_t i,
 	return o;
 }
 
+/* The column of VMs by class: "spread/balanced/pack/untouched", 30
+ * wide, or where that would make the table (91 columns) wider than the
+ * width, "spr/bal/pack/unt", 16 wide (77 columns). */
+#define CLASS_COL_NARROW_BELOW 91
+static int class_col(const struct fctx *f, const char **ret_head)
+{
+	size_t cols = vcp_width_cols();
+	bool narrow = !wide(f) && cols && cols < CLASS_COL_NARROW_BELOW;
+
+	*ret_head = narrow ? "spr/bal/pack/unt" :
+			     "spread/balanced/pack/untouched";
+	return narrow ? 16 : 30;
+}
+
 static void status_host_text(const struct fctx *f, size_t i,
 			     const struct hsum *s)
 {
+	const char *head;
+	int cw = class_col(f, &head);
 	struct cell hc;
 
 	if (!view(f, i)) {
@@ -161,12 +178,12 @@ static void status_host_text(const struct fctx *f, size_t i,
 
 	snprintf(cls, sizeof(cls), "%zu/%zu/%zu/%zu", s->by_class[0],
 		 s->by_class[1], s->by_class[2], s->by_class[3]);
-	printf("  %-16s %-8s %4zu %5zu %6zu %4zu  %-30s %8.0f\n",
+	printf("  %-16s %-8s %4zu %5zu %6zu %4zu  %-*s %8.0f\n",
 	       host_cell(f, i, &hc), s->mode, s->pkgs, s->awake,
 	       s->pkgs - s->awake,
 	       s->by_class[0] + s->by_class[1] + s->by_class[2] +
 		       s->by_class[3],
-	       cls, s->saved_w);
+	       cw, cls, s->saved_w);
 }
 
 struct totals {
@@ -503,10 +520,14 @@ int vcp_fleet_cli_cmd_status(struct fctx *f)
 		return r ? r : vcp_cli_err(EXIT_PARTIAL, "out of memory");
 	}
 	have_st = status_state(f, &st);
-	if (!f->json)
-		printf("  %-16s %-8s %4s %5s %6s %4s  %-30s %8s\n", "HOST",
-		       "MODE", "PKGS", "AWAKE", "ASLEEP", "VMS",
-		       "spread/balanced/pack/untouched", "SAVED(W)");
+	if (!f->json) {
+		const char *head;
+		int cw = class_col(f, &head);
+
+		printf("  %-16s %-8s %4s %5s %6s %4s  %-*s %8s\n", "HOST",
+		       "MODE", "PKGS", "AWAKE", "ASLEEP", "VMS", cw, head,
+		       "SAVED(W)");
+	}
 	for (size_t i = 0; i < f->cfg.n_hosts; i++) {
 		struct hsum s;
 

@@ -56,8 +56,9 @@ static const char *const fleet_usage =
 	"  --match (status, plan, apply): only the hosts the rule selects;\n"
 	"                         the others are not contacted\n"
 	"  --wide:                names and lines whole (default: cut\n"
-	"                         name...end, lines folded to 100\n"
-	"                         columns, a long URI cut as start...end)\n"
+	"                         name...end, lines folded to COLUMNS, else\n"
+	"                         the terminal, else 100 columns, a long URI\n"
+	"                         cut as start...end)\n"
 	"  status                 per host: packages awake/asleep, VMs by class,\n"
 	"                         mode, modelled power saved, power now (its\n"
 	"                         power_command: measured); fleet totals\n"
@@ -659,14 +660,14 @@ static void fctx_clear(struct fctx *f)
 		vcp_names_clear(&f->names[i]);
 }
 
-/* status, tag, plan: lines over 100 columns folded, a long URI cut
+/* status, tag, plan: lines over the width folded, a long URI cut
  * visibly (the names in the tables are cut already), unless --wide. */
 static int folded(struct fctx *f, const char *cmd)
 {
 	struct vcp_fold_capture fc;
 	int r;
 
-	vcp_fold_begin(&fc, f->json || wide(f) ? 0 : VCP_RENDER_COLS);
+	vcp_fold_begin(&fc, f->json || wide(f) ? 0 : vcp_width_cols());
 	if (!strcmp(cmd, "status"))
 		r = vcp_fleet_cli_cmd_status(f);
 	else if (!strcmp(cmd, "tag"))

@@ -18,6 +18,7 @@
 #include <json-c/json.h>
 
 #include "cli.h"
+#include "fold.h"
 #include "planner.h"
 #include "render.h"
 #include "virt.h"
@@ -175,7 +176,8 @@ static struct json_object *vm_json(const struct vcp_vm *vm,
 }
 
 /* NAME is cut to fit (name...end) unless @wide; 2+20+1+8+1+10+1+16+1+5+1
- * = 66 columns before PINNED TO, which is shortened to the rest. */
+ * = 66 columns before PINNED TO, which is shortened to the rest (or,
+ * on a narrow terminal, folded under the row by the caller). */
 static void table(const struct vcp_vm *vms, size_t n,
 		  const struct vcp_policy *pol, bool wide)
 {
@@ -197,8 +199,10 @@ static void table(const struct vcp_vm *vms, size_t n,
 
 		if (vm->running) {
 			pins_of(vm, pb, sizeof(pb));
-			pins = wide ? pb : vcp_render_shorten(pb,
-				VCP_RENDER_COLS - 66, sb, sizeof(sb));
+			pins = wide ? pb :
+				      vcp_render_shorten(pb,
+							 vcp_render_rest(66),
+							 sb, sizeof(sb));
 		}
 		printf("  %-*s %-8s %-10s %-16s %5u %s\n", (int)nw,
 		       vcp_render_cut(&nm, vm->name),
@@ -229,7 +233,11 @@ int vcp_cli_list(int argc, char **argv, const struct vcp_cli_list *l)
 		for (size_t i = 0; i < n; i++)
 			puts(vms[i].name);
 	} else if (!r) {
+		struct vcp_fold_capture fc;
+
+		vcp_fold_begin(&fc, l->wide ? 0 : vcp_width_cols());
 		table(vms, n, l->policy, l->wide);
+		vcp_fold_end(&fc);
 	}
 	vcp_vms_free(vms, n);
 	return r;

@@ -595,15 +595,27 @@ static void progress_line(const struct trial *t, size_t i, FILE *out)
 }
 
 /* A window's line as it ends: on stderr with --json, else on stdout
- * folded to 100 columns (a long reason) unless --wide. */
+ * folded to the width (a long reason) unless --wide, its further lines
+ * indented by 4 under "window N/M". */
 static void progress(const struct trial *t, size_t i)
 {
-	struct vcp_fold_capture fc;
+	FILE *out = t->h->json ? stderr : stdout, *mem;
+	char *line = NULL;
+	size_t len = 0;
 
-	vcp_fold_begin(&fc, t->h->json || t->h->wide ? 0 : VCP_RENDER_COLS);
-	progress_line(t, i, t->h->json ? stderr : stdout);
-	vcp_fold_end(&fc);
-	fflush(t->h->json ? stderr : stdout);
+	mem = open_memstream(&line, &len);
+	if (!mem) {
+		progress_line(t, i, out);
+		return;
+	}
+	progress_line(t, i, mem);
+	fclose(mem);
+	if (len && line[len - 1] == '\n')
+		line[len - 1] = '\0';
+	vcp_fold_line(out, line, 0, 4,
+		      t->h->json || t->h->wide ? 0 : vcp_width_cols());
+	free(line);
+	fflush(out);
 }
 
 /* Switch to window @i's arm, settle, measure. 0, -EINTR, -EIO (*msg). */
@@ -687,7 +699,7 @@ static void report_text(const struct vcp_cli_host *h,
 	vcp_names_init(&nm, VCP_RENDER_NAME_W, h->wide);
 	for (size_t i = 0; i < r->n_vms; i++)
 		vcp_names_add(&nm, r->vms[i].name);
-	vcp_fold_begin(&fc, h->wide ? 0 : VCP_RENDER_COLS);
+	vcp_fold_begin(&fc, h->wide ? 0 : vcp_width_cols());
 	printf("result:\n");
 	arm_text("as-found:", &r->arm[VCP_TRIAL_A]);
 	arm_text("as-planned:", &r->arm[VCP_TRIAL_B]);
@@ -911,10 +923,12 @@ int vcp_cli_trial(int argc, char **argv, const struct vcp_cli_host *h)
 		return r;
 	}
 	if (!h->json)
-		printf("trial: %u rounds, %zu windows of %g s (settle %g s, a read every %g s), %s first; about %.0f s\n",
-		       t.o.p.rounds, t.n_win, t.o.p.window_s, t.o.p.settle_s,
-		       t.o.sample_s, arm_name(t.o.p.first),
-		       (double)t.n_win * (t.o.p.window_s + t.o.p.settle_s));
+		vcp_fold_printf(
+			stdout, h->wide ? 0 : vcp_width_cols(),
+			"trial: %u rounds, %zu windows of %g s (settle %g s, a read every %g s), %s first; about %.0f s\n",
+			t.o.p.rounds, t.n_win, t.o.p.window_s, t.o.p.settle_s,
+			t.o.sample_s, arm_name(t.o.p.first),
+			(double)t.n_win * (t.o.p.window_s + t.o.p.settle_s));
 	t.t0 = vcp_mono_s();
 	for (size_t i = 0; r == 0 && i < t.n_win; i++)
 		r = run_window(&t, i, &msg);

@@ -7,10 +7,13 @@
  * and stderr are caught for the time of the call), then drawn from the
  * top-left corner with each line cleared to its end and the screen below
  * the last line cleared: the screen is never blanked, so nothing
- * flickers. Lines are cut to the window's width and the frame to its
- * height, so that the cursor's home is always the frame's top. Keys: q
- * quits, space refreshes at once; the terminal's settings and the cursor
- * are put back on the way out. Elsewhere (a pipe, a file) the frames
+ * flickers. Each frame is laid out for the window's width read again
+ * as it is made (one column less, width.h: vcp_width_frame()), its
+ * lines folded at spaces; a resize (SIGWINCH) redraws at once. Lines
+ * are cut to the window's width (a word wider than the window) and the
+ * frame to its height, so that the cursor's home is always the frame's
+ * top. Keys: q quits, space refreshes at once; the terminal's settings
+ * and the cursor are put back on the way out. Elsewhere (a pipe, a file) the frames
  * follow each other, each after one plain "---- TITLE at TIME" line.
  */
 #include "cli-watch.h"
@@ -27,12 +30,19 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "width.h"
 
-static volatile sig_atomic_t stop_sig;
+static volatile sig_atomic_t stop_sig, resized;
 
 static void on_stop(int sig)
 {
 	stop_sig = sig;
+}
+
+static void on_winch(int sig)
+{
+	(void)sig;
+	resized = 1;
 }
 
 int vcp_watch_parse(const char *s, double *ret_s)
@@ -125,15 +135,15 @@ static void draw_plain(const char *title, const char *buf)
 	fflush(stdout);
 }
 
-/* Wait @ms, or less for a key (@keys: stdin is a terminal) or a signal.
- * True when q was pressed. */
+/* Wait @ms, or less for a key (@keys: stdin is a terminal), a signal or
+ * a resize. True when q was pressed. */
 static bool wait_keys(long long ms, bool *keys)
 {
 	long long end = vcp_mono_ms() + ms;
 	struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
 	char ch;
 
-	while (!stop_sig && vcp_mono_ms() < end) {
+	while (!stop_sig && !resized && vcp_mono_ms() < end) {
 		int n = poll(&p, *keys ? 1 : 0, (int)(end - vcp_mono_ms()));
 
 		if (n <= 0)
@@ -155,6 +165,8 @@ int vcp_watch_run(double interval_s, const char *title, int (*frame)(void *arg),
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
 	struct sigaction sa = { .sa_handler = on_stop }, old[3];
+	struct sigaction wa = { .sa_handler = on_winch }, old_winch;
+	size_t cols = vcp_width_cols();
 	bool tty = isatty(STDOUT_FILENO);
 	bool keys = tty && isatty(STDIN_FILENO);
 	struct termios saved = { 0 }, raw;
@@ -163,6 +175,8 @@ int vcp_watch_run(double interval_s, const char *title, int (*frame)(void *arg),
 	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < 3; i++)
 		sigaction(sigs[i], &sa, &old[i]);
+	sigemptyset(&wa.sa_mask);
+	sigaction(SIGWINCH, &wa, &old_winch);
 	if (keys && tcgetattr(STDIN_FILENO, &saved) == 0) {
 		raw = saved;
 		raw.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
@@ -176,7 +190,13 @@ int vcp_watch_run(double interval_s, const char *title, int (*frame)(void *arg),
 		fputs("\033[?25l\033[H\033[2J", stdout);
 	while (!stop_sig) {
 		int rc = 0;
-		char *buf = capture(frame, arg, &rc);
+		char *buf;
+
+		resized = 0;
+		if (tty)
+			vcp_width_set(vcp_width_frame(
+				cols, vcp_width_tty(STDOUT_FILENO)));
+		buf = capture(frame, arg, &rc);
 
 		if (stop_sig) {
 			free(buf);
@@ -201,5 +221,7 @@ int vcp_watch_run(double interval_s, const char *title, int (*frame)(void *arg),
 		tcsetattr(STDIN_FILENO, TCSANOW, &saved);
 	for (size_t i = 0; i < 3; i++)
 		sigaction(sigs[i], &old[i], NULL);
+	sigaction(SIGWINCH, &old_winch, NULL);
+	vcp_width_set(cols);
 	return 0;
 }

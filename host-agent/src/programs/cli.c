@@ -44,7 +44,7 @@
 #include "tags.h"
 #include "trial.h"
 #include "virt.h"
-
+#include "width.h"
 
 #ifndef VCP_VERSION
 #define VCP_VERSION "0.1"
@@ -74,21 +74,25 @@ struct ctx {
 	bool wide;		/* --wide: names whole, tables not cut */
 };
 
-static size_t cli_cols = VCP_RENDER_COLS;
-
 void vcp_cli_wide(void)
 {
-	cli_cols = 0;
+	vcp_width_set(0);
 }
 
 size_t vcp_cli_cols(void)
 {
-	return cli_cols;
+	return vcp_width_cols();
 }
 
 size_t vcp_cli_cols_for(int fd)
 {
-	return isatty(fd) ? cli_cols : 0;
+	size_t cols = vcp_width_cols(), w;
+
+	if (!cols || !isatty(fd))
+		return 0;
+	/* no wider than stdout's text (a --watch frame's width) */
+	w = vcp_width_of(fd, false);
+	return w < cols ? w : cols;
 }
 
 int vcp_cli_err(int code, const char *fmt, ...)
@@ -157,11 +161,12 @@ static const char *const usage_text =
 	"\n"
 	"Options:\n"
 	"  -c, --connect URI      libvirt URI (default: libvirt's default)\n"
-	"  -p, --policy FILE      policy file (default: " VCP_POLICY_PATH
-	" if present)\n"
+	"  -p, --policy FILE      policy file (default: " VCP_POLICY_PATH "\n"
+	"                         if present)\n"
 	"  -j, --json             machine-readable output (see vcpack(1))\n"
-	"      --wide             tables with VM names and CPU lists whole\n"
-	"                         (default: cut to fit 100 columns, name...end)\n"
+	"      --wide             tables with VM names and CPU lists whole, lines\n"
+	"                         not folded (default: fit COLUMNS, else the\n"
+	"                         terminal, else 100 columns; names name...end)\n"
 	"      --mode auto|pin|kernel|scx  force the mode (default: detect)\n"
 	"      --sample MS        measure vCPU demand over MS ms (default 1000;\n"
 	"                         0: do not measure); without it, status shows\n"
@@ -768,8 +773,8 @@ static int status_once(struct ctx *c)
 	} else if (!r) {
 		struct vcp_fold_capture fc;
 
-		/* header lines folded to 100 columns (tables already fit) */
-		vcp_fold_begin(&fc, c->wide ? 0 : VCP_RENDER_COLS);
+		/* header lines folded to the width (tables already fit) */
+		vcp_fold_begin(&fc, c->wide ? 0 : vcp_width_cols());
 		header_text(c, &w);
 		daemon_text(c, st);
 		vcp_irqview_text(stdout, &iv, w.host);
@@ -1055,7 +1060,7 @@ static int report_plan(struct ctx *c, struct planned *p,
 		return 0;
 	}
 	/* header lines folded, as in status */
-	vcp_fold_begin(&fc, c->wide ? 0 : VCP_RENDER_COLS);
+	vcp_fold_begin(&fc, c->wide ? 0 : vcp_width_cols());
 	header_text(c, &p->cy.w);
 	plan_summary_text(p);
 	plan_figures_text(c, p);
@@ -1307,7 +1312,7 @@ static size_t verify_line(struct vcp_names *nm, struct json_object *diffs,
 	return i;
 }
 
-/* The differences, folded to 100 columns unless --wide. */
+/* The differences, folded to the width unless --wide. */
 static void verify_text(const struct ctx *c, struct json_object *diffs)
 {
 	struct vcp_fold_capture fc;
@@ -1322,7 +1327,7 @@ static void verify_text(const struct ctx *c, struct json_object *diffs)
 		if (vm)
 			vcp_names_add(&nm, json_object_get_string(vm));
 	}
-	vcp_fold_begin(&fc, c->wide ? 0 : VCP_RENDER_COLS);
+	vcp_fold_begin(&fc, c->wide ? 0 : vcp_width_cols());
 	for (size_t i = 0; i < n; i++)
 		i = verify_line(&nm, diffs, i);
 	vcp_fold_end(&fc);
@@ -1364,9 +1369,13 @@ static int cmd_verify(struct ctx *c, int argc, char **argv)
 		json_object_object_add(o, "differences", json_object_get(diffs));
 		vcp_cli_json(o);
 	} else if (!r) {
-		printf("verify: %s (%s)\n", n ? "the host differs from the plan" :
-		       "the host is as planned", by_daemon ?
-		       "against the plan vcpackd carries out" : "against a fresh plan");
+		vcp_fold_printf(stdout, c->wide ? 0 : vcp_width_cols(),
+				"verify: %s (%s)\n",
+				n ? "the host differs from the plan" :
+				    "the host is as planned",
+				by_daemon ?
+					"against the plan vcpackd carries out" :
+					"against a fresh plan");
 		verify_text(c, diffs);
 	}
 	if (!r && n)
@@ -1480,7 +1489,7 @@ static void tag_report(const struct ctx *c, const char *dom,
 		const char *x = xml ? xml : "";
 
 		/* a long name: the tag on a line of its own, as explain */
-		if (c->wide || strlen(dom) + strlen(x) + 11 <= VCP_RENDER_COLS)
+		if (c->wide || strlen(dom) + strlen(x) + 11 <= vcp_width_cols())
 			printf("tagged '%s': %s\n", dom, x);
 		else
 			printf("tagged '%s':\n  %s\n", dom, x);
@@ -1629,7 +1638,7 @@ static int cmd_restore(struct ctx *c, int argc, char **argv)
 		struct vcp_fold_capture fc;
 
 		/* a long failure message folded */
-		vcp_fold_begin(&fc, c->json || c->wide ? 0 : VCP_RENDER_COLS);
+		vcp_fold_begin(&fc, c->json || c->wide ? 0 : vcp_width_cols());
 		if (!c->json)
 			printf("restore:\n");
 		restore_report(c, &res, &irq);
@@ -1740,7 +1749,7 @@ static int cmd_policy(struct ctx *c, int argc, char **argv)
 
 /* ---- explain ---- */
 
-/* @prefix then the text, its words folded at VCP_RENDER_COLS (unless
+/* @prefix then the text, its words folded at vcp_width_cols() (unless
  * --wide) with the lines after the first under the text's start. */
 __attribute__((format(printf, 3, 4)))
 static void put_wrappedf(const struct ctx *c, const char *prefix,
@@ -1755,7 +1764,7 @@ static void put_wrappedf(const struct ctx *c, const char *prefix,
 	va_end(ap);
 	if (asprintf(&line, "%s%s", prefix, text + strspn(text, " ")) < 0)
 		return;
-	vcp_fold_line(stdout, line, n, n, c->wide ? 0 : VCP_RENDER_COLS);
+	vcp_fold_line(stdout, line, n, n, c->wide ? 0 : vcp_width_cols());
 	free(line);
 }
 
@@ -1765,8 +1774,9 @@ static void explain_text(const struct ctx *c, struct json_object *o)
 	struct json_object *delay = json_object_object_get(o, "delay");
 	struct json_object *pkg = json_object_object_get(o, "package");
 
-	if (c->wide || strlen(str_of(o, "vm")) + strlen(str_of(o, "uuid")) + 5 <=
-	    VCP_RENDER_COLS)
+	if (c->wide ||
+	    strlen(str_of(o, "vm")) + strlen(str_of(o, "uuid")) + 5 <=
+		    vcp_width_cols())
 		printf("'%s' (%s)\n", str_of(o, "vm"), str_of(o, "uuid"));
 	else
 		printf("'%s'\n  (%s)\n", str_of(o, "vm"), str_of(o, "uuid"));
@@ -2041,7 +2051,10 @@ int main(int argc, char **argv)
 {
 	struct ctx c = { .force_mode = -1, .sample_ms = 1000,
 			 .power_root = getenv("VCPACK_POWER_ROOT") };
-	int r = parse_global(&c, argc, argv);
+	int r;
+
+	vcp_width_set(vcp_width_of(STDOUT_FILENO, false)); /* --wide: 0 */
+	r = parse_global(&c, argc, argv);
 
 	if (r)
 		return r;

@@ -16,7 +16,7 @@
 #define EXIT_PARTIAL 1
 #define EXIT_USAGE 2
 
-/* "vcpack: MESSAGE" on stderr, folded to 100 columns under the message
+/* "vcpack: MESSAGE" on stderr, folded to its width under the message
  * when stderr is a terminal (whole into a file or the journal, and after
  * vcp_cli_wide()); returns @code. */
 __attribute__((format(printf, 2, 3)))
@@ -31,7 +31,8 @@ int vcp_cli_badopt(const char *cmd, int o, char *const *argv);
 void vcp_cli_wide(void);
 /* The columns error and log lines fold to (0: whole). */
 size_t vcp_cli_cols(void);
-/* Those for lines written to @fd: 0 (whole) unless it is a terminal. */
+/* Those for lines written to @fd: 0 (whole) unless it is a terminal,
+ * else its width (width.h), no wider than vcp_cli_cols(). */
 size_t vcp_cli_cols_for(int fd);
 /* Pretty JSON on stdout; consumes @o. */
 void vcp_cli_json(struct json_object *o);

@@ -939,8 +939,8 @@ static const char *const usage_text =
 	"      --restore-on-exit  on SIGTERM put every VM back as it was\n"
 	"      --mode auto|pin|kernel|scx\n"
 	"      --scx-loader PATH  scx_vcpack, loaded in scx mode (default: from PATH)\n"
-	"      --scx-pindir DIR   where scx_vcpack pins its maps (default " VCP_SCX_PINDIR
-	")\n"
+	"      --scx-pindir DIR   where scx_vcpack pins its maps\n"
+	"                         (default " VCP_SCX_PINDIR ")\n"
 	"      --metrics-dir DIR  write DIR/vcpack.prom (Prometheus text) at\n"
 	"                         each sample, for node_exporter's textfile collector\n"
 	"      --power-root DIR   read power counters from a fixture tree\n"

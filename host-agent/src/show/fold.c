@@ -81,8 +81,44 @@ static void put_word(FILE *out, const char *w, size_t n, size_t room)
 	free(buf);
 }
 
+/* Is the word @w[0..n) a unit after a number ("s", "W", "MiB", "%"; a
+ * comma or the like after it)? 1 to 3 letters or a '%'. */
+static bool is_unit(const char *w, size_t n)
+{
+	while (n && strchr(",;:)", w[n - 1]))
+		n--;
+	if (n == 1 && w[0] == '%')
+		return true;
+	if (n < 1 || n > 3)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((w[i] >= 'a' && w[i] <= 'z') ||
+		      (w[i] >= 'A' && w[i] <= 'Z')))
+			return false;
+	return true;
+}
+
+/* The columns the word @p[0..wn) needs on its line: its own, or with a
+ * unit after it when it ends in a digit ("12 s" is not split). */
+static size_t need_of(const char *p, size_t wn, const char *end)
+{
+	const char *q = p + wn;
+	size_t gap = strspn(q, " "), qn;
+
+	if (!wn || p[wn - 1] < '0' || p[wn - 1] > '9' || q + gap >= end)
+		return width(p, wn);
+	q += gap;
+	qn = strcspn(q, " ");
+	if (q + qn > end)
+		qn = (size_t)(end - q);
+	if (!is_unit(q, qn))
+		return width(p, wn);
+	return width(p, wn) + gap + width(q, qn);
+}
+
 /* @line's @n bytes: those before @lead as they are, the words after
- * folded to @cols, the further lines indented by @ind. */
+ * folded to @cols, the further lines indented by @ind; a number and its
+ * unit kept on one line. */
 static void fold_words(FILE *out, const char *line, size_t n, size_t lead,
 		       size_t ind, size_t cols)
 {
@@ -101,7 +137,7 @@ static void fold_words(FILE *out, const char *line, size_t n, size_t lead,
 		size_t wn = sp ? (size_t)(sp - p) : (size_t)(end - p);
 		size_t ww = width(p, wn);
 
-		if (col > first && col + gap + ww > cols) {
+		if (col > first && col + gap + need_of(p, wn, end) > cols) {
 			fprintf(out, "\n%*s", (int)ind, "");
 			col = first = ind;
 		} else if (col > first) {
@@ -122,6 +158,25 @@ static void fold_line(FILE *out, const char *line, size_t n, size_t cols)
 	size_t lead, ind = indent_of(line, n, cols, &lead);
 
 	fold_words(out, line, n, lead, ind, cols);
+}
+
+size_t vcp_fold_prefix(const char *s, size_t cols)
+{
+	size_t n = strlen(s), i, fit = 0, w = 0;
+
+	if (!cols || width(s, n) <= cols)
+		return n;
+	for (i = 0; i < n; i++) {
+		if (((unsigned char)s[i] & 0xc0) != 0x80) {
+			if (w == cols)
+				break;
+			w++;
+		}
+		if (s[i] != ' ' && (i + 1 == n || s[i + 1] == ' '))
+			fit = i + 1;
+	}
+	/* a first word wider than the row: cut, whole characters */
+	return fit ? fit : i;
 }
 
 void vcp_fold_line(FILE *out, const char *line, size_t lead, size_t ind,

@@ -47,6 +47,12 @@ __attribute__((format(printf, 4, 0))) int
 vcp_fold_err(int code, const char *prog, size_t cols, const char *fmt,
 	     va_list ap);
 
+/* The bytes of @s's longest start within @cols characters that ends
+ * where a word ends (spaces after it dropped): a line redrawn in place
+ * on one terminal row. All of @s when it fits or @cols is 0; a first
+ * word wider than @cols: its first @cols characters. */
+size_t vcp_fold_prefix(const char *s, size_t cols);
+
 /* What a command prints on stdout between begin and end, folded to
  * @cols at the end (begin with @cols 0, as --wide or --json ask: not
  * captured, printed as it goes). */

@@ -41,6 +41,17 @@ const char *vcp_render_shorten(const char *s, size_t w, char *buf, size_t len)
 	return buf;
 }
 
+size_t vcp_render_rest(size_t used)
+{
+	size_t cols = vcp_width_cols();
+
+	if (!cols)
+		return 0;
+	if (cols >= used + VCP_RENDER_REST_MIN)
+		return cols - used;
+	return cols > 6 ? cols - 6 : 0;
+}
+
 /* A byte of a UTF-8 character after its first */
 static bool utf8_more(const char *s, size_t i)
 {
@@ -220,14 +231,14 @@ static double vm_demand(const struct vcp_vm *vm, bool *known)
 }
 
 /* The names of @v's VMs from column @col on (as @nm shows them), wrapped
- * under each other within VCP_RENDER_COLS (@nm wide: on one line), then
+ * under each other within vcp_width_cols() (@nm wide: on one line), then
  * @tail. */
 static void map_names(FILE *f, const struct vcp_vm *vms,
 		      const struct vcp_pkg_view *v, size_t col,
 		      const char *tail, struct vcp_names *nm)
 {
-	const size_t indent = col;
-	const bool wide = nm->wide;
+	const size_t indent = col, cols = vcp_width_cols();
+	const bool wide = nm->wide || !cols;
 
 	if (!v->n_vms) {
 		fputs("(no VMs)", f);
@@ -237,7 +248,7 @@ static void map_names(FILE *f, const struct vcp_vm *vms,
 		const char *name = vcp_render_cut(nm, vms[v->vms[i]].name);
 		size_t n = strlen(name) + (i + 1 < v->n_vms);
 
-		if (i && !wide && col + 1 + n > VCP_RENDER_COLS) {
+		if (i && !wide && col + 1 + n > cols) {
 			fprintf(f, "\n%*s", (int)indent, "");
 			col = indent;
 		} else if (i) {
@@ -247,7 +258,7 @@ static void map_names(FILE *f, const struct vcp_vm *vms,
 		fprintf(f, "%s%s", name, i + 1 < v->n_vms ? "," : "");
 		col += n;
 	}
-	if (!wide && *tail && col + strlen(tail) > VCP_RENDER_COLS)
+	if (!wide && *tail && col + strlen(tail) > cols)
 		fprintf(f, "\n%*s", (int)indent - 2, "");
 	fprintf(f, "%s\n", tail);
 }
@@ -341,8 +352,8 @@ void vcp_render_vms_fit(FILE *f, const struct vcp_host *host,
 		/* 64 columns before PINNED TO */
 		pins = fmt_set(&all, buf, sizeof(buf));
 		if (!wide)
-			pins = vcp_render_shorten(pins, VCP_RENDER_COLS - 64,
-						  pb, sizeof(pb));
+			pins = vcp_render_shorten(pins, vcp_render_rest(64), pb,
+						  sizeof(pb));
 		fprintf(f, "  %-*s %-10s %-7s %5u %-8s %-6s %s\n", nw,
 			vcp_render_cut(&nm, vm->name),
 			vm_class_label(vm, policy),
@@ -685,14 +696,15 @@ struct json_object *vcp_render_actions_json(const struct vcp_vm *vms,
 }
 
 /* @head, a space, then @text word by word, lines after the first
- * indented by 4, within VCP_RENDER_COLS unless @wide. */
+ * indented by 4, within vcp_width_cols() unless @wide. */
 static void put_wrapped(FILE *f, const char *head, const char *text, bool wide)
 {
 	char *line;
 
 	if (asprintf(&line, "%s %s", head, text) < 0)
 		return;
-	vcp_fold_line(f, line, strlen(head) + 1, 4, wide ? 0 : VCP_RENDER_COLS);
+	vcp_fold_line(f, line, strlen(head) + 1, 4,
+		      wide ? 0 : vcp_width_cols());
 	free(line);
 }
 

@@ -16,6 +16,7 @@
 #include "diff.h"
 #include "model.h"
 #include "report.h"
+#include "width.h"
 
 void vcp_render_map_text(FILE *f, const struct vcp_host *host,
 			 const struct vcp_vm *vms,
@@ -28,16 +29,17 @@ void vcp_render_actions_text(FILE *f, const struct vcp_vm *vms,
 			     const struct vcp_apply_result *res);
 
 /*
- * The same tables cut to fit VCP_RENDER_COLS columns (@wide false): a
- * VM name longer than VCP_RENDER_NAME_W loses its middle to "...", a
- * package's VM names wrap under each other, a long cpulist in the VM
- * table is shortened likewise. @wide: names and cpulists whole (the
+ * The same tables cut to fit vcp_width_cols() columns (width.h; @wide
+ * false): a VM name longer than VCP_RENDER_NAME_W loses its middle to
+ * "...", a package's VM names wrap under each other, a long cpulist in
+ * the VM table is shortened likewise. @wide: names and cpulists whole (the
  * _text functions above are these with @wide true). The actions: the
  * vCPUs of a VM pinned from the same CPUs (with the same outcome) in one
  * line, "vcpus 0-7 FROM -> TO", or "-> TO0 | TO1 | ..." when each goes
  * elsewhere (_text: one line per vCPU).
  */
-#define VCP_RENDER_COLS 100
+/* The fixed width (pipes, files); the width in force: vcp_width_cols() */
+#define VCP_RENDER_COLS VCP_WIDTH_FIXED
 #define VCP_RENDER_NAME_W 20
 void vcp_render_map_fit(FILE *f, const struct vcp_host *host,
 			const struct vcp_vm *vms, const struct vcp_pkg_map *map,
@@ -70,6 +72,13 @@ size_t vcp_render_vcpu_run(const struct vcp_vcpu_rows *r, size_t i, char *ids,
  * for all, else each one's in turn ("0,64 | 1,65"). */
 void vcp_render_vcpu_to(FILE *f, const struct vcp_vcpu_rows *r, size_t i,
 			size_t last);
+
+/* The room for a table's last column (a cpulist) after @used columns
+ * at vcp_width_cols(): the rest of the line, or when that is under
+ * VCP_RENDER_REST_MIN a line of its own (the fold moves it there,
+ * indented by 6); 0 (whole) with no limit. */
+#define VCP_RENDER_REST_MIN 12
+size_t vcp_render_rest(size_t used);
 
 /* @s in at most @w bytes, its middle replaced by "..." when longer
  * (whole when @w < 5 or @len <= @w); returns @buf. */
@@ -116,7 +125,7 @@ struct json_object *vcp_render_cpuset_json(const struct vcp_cpuset *s);
 /*
  * Where memory cannot follow the plan (vcp_mem_follow() says CANNOT):
  * "  memory stays: 'VM' (planned node N): REASON" per VM that has a
- * <numatune><memory> (wrapped within VCP_RENDER_COLS unless @wide), then
+ * <numatune><memory> (wrapped within vcp_width_cols() unless @wide), then
  * one line counting the VMs that have none (on a multi-node host where
  * no VM has one, that is every gathered VM: one line, not one each);
  * nothing where all memory follows or stays by plan. The JSON form is
