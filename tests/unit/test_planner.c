@@ -473,6 +473,41 @@ static void test_frees_none_repins_nothing(void **state)
 	world_clear(&w);
 }
 
+/*
+ * Why a restarted vcpackd waits for measured demand (takeover.h): the
+ * host as it gathered it on measured demand, planned again with every
+ * demand unknown (the policy's default_vcpu_demand assumed), is planned
+ * otherwise: the idle spread VM looks busy, so only pack VMs could be
+ * gathered, which here idles no package: level 0 instead of 2, and the
+ * balanced VMs would all be re-pinned onto both packages.
+ */
+static void test_restart_unmeasured_repins(void **state)
+{
+	struct vcp_actions a = { 0 };
+	struct vcp_plan *p = NULL, *q = NULL;
+	struct world w;
+	size_t pins = 0;
+
+	plan_case("restart-idle", &w, &p);
+	assert_int_equal(p->level, 2);
+	assert_int_equal(p->n_active, 1);
+	apply_pins(&w, p);
+	for (size_t i = 0; i < w.n_vms; i++)
+		for (unsigned int c = 0; c < w.vms[i].n_vcpus; c++)
+			w.vms[i].demand[c] = -1;
+	assert_int_equal(vcp_plan_compute(w.host, w.vms, w.n_vms, &w.pol, &q), 0);
+	assert_int_equal(q->level, 0);
+	assert_int_equal(q->n_active, 2);
+	assert_int_equal(vcp_diff_compute(w.host, w.vms, w.n_vms, q, -1, &a), 0);
+	for (size_t i = 0; i < a.n; i++)
+		pins += a.a[i].kind == VCP_ACT_PIN_VCPU;
+	assert_int_equal(pins, 12);
+	vcp_actions_clear(&a);
+	vcp_plan_free(q);
+	vcp_plan_free(p);
+	world_clear(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -513,6 +548,7 @@ int main(void)
 		cmocka_unit_test(test_input_order_irrelevant),
 		cmocka_unit_test(test_vm_class),
 		cmocka_unit_test(test_bad_args),
+		cmocka_unit_test(test_restart_unmeasured_repins),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
