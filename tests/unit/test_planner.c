@@ -495,10 +495,12 @@ static void test_restart_unmeasured_repins(void **state)
 	for (size_t i = 0; i < w.n_vms; i++)
 		for (unsigned int c = 0; c < w.vms[i].n_vcpus; c++)
 			w.vms[i].demand[c] = -1;
-	assert_int_equal(vcp_plan_compute(w.host, w.vms, w.n_vms, &w.pol, &q), 0);
+	assert_int_equal(vcp_plan_compute(w.host, w.vms, w.n_vms, &w.pol, &q),
+			 0);
 	assert_int_equal(q->level, 0);
 	assert_int_equal(q->n_active, 2);
-	assert_int_equal(vcp_diff_compute(w.host, w.vms, w.n_vms, q, -1, &a), 0);
+	assert_int_equal(vcp_diff_compute(w.host, w.vms, w.n_vms, q, -1, &a),
+			 0);
 	for (size_t i = 0; i < a.n; i++)
 		pins += a.a[i].kind == VCP_ACT_PIN_VCPU;
 	assert_int_equal(pins, 12);

@@ -18,9 +18,12 @@ static double half[2] = { 0.02, -1 };
 /* A running managed VM of two vCPUs; @saved: it carries vcpack's record. */
 static struct vcp_vm vm(const char *name, bool saved, double *demand)
 {
-	return (struct vcp_vm){ .name = (char *)name, .n_vcpus = 2,
-				.managed = true, .running = true,
-				.has_saved = saved, .demand = demand };
+	return (struct vcp_vm){ .name = (char *)name,
+				.n_vcpus = 2,
+				.managed = true,
+				.running = true,
+				.has_saved = saved,
+				.demand = demand };
 }
 
 /* A restart under VMs vcpackd had placed: wait until they are measured,
@@ -77,8 +80,10 @@ static void test_not_for_ever(void **state)
 	vcp_takeover_start(&t, false, 1000, 10);
 	assert_false(vcp_takeover_wait(&t, &v, 1, 1000, NULL));
 	vcp_takeover_start(&t, true, 1000, 10);
-	assert_true(vcp_takeover_wait(&t, &v, 1, 1000 + 10 * VCP_TAKEOVER_SAMPLES - 1, NULL));
-	assert_false(vcp_takeover_wait(&t, &v, 1, 1000 + 10 * VCP_TAKEOVER_SAMPLES, NULL));
+	assert_true(vcp_takeover_wait(
+		&t, &v, 1, 1000 + 10 * VCP_TAKEOVER_SAMPLES - 1, NULL));
+	assert_false(vcp_takeover_wait(&t, &v, 1,
+				       1000 + 10 * VCP_TAKEOVER_SAMPLES, NULL));
 	/* and once gone ahead, not again */
 	assert_false(vcp_takeover_wait(&t, &v, 1, 1001, NULL));
 }

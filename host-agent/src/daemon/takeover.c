@@ -6,8 +6,8 @@
  */
 #include "takeover.h"
 
-void vcp_takeover_start(struct vcp_takeover *t, bool measurable,
-			long long now, unsigned int sample_s)
+void vcp_takeover_start(struct vcp_takeover *t, bool measurable, long long now,
+			unsigned int sample_s)
 {
 	t->on = measurable;
 	t->until = now + (long long)VCP_TAKEOVER_SAMPLES * sample_s;

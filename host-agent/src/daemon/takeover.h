@@ -27,16 +27,16 @@
 #define VCP_TAKEOVER_SAMPLES 3
 
 struct vcp_takeover {
-	bool on;		/* the passes since the connect may wait */
-	long long until;	/* and no longer than this */
+	bool on; /* the passes since the connect may wait */
+	long long until; /* and no longer than this */
 };
 
 /*
  * Connected at @now: passes may wait if demand is @measurable (the first
  * sample had vCPU times), for up to VCP_TAKEOVER_SAMPLES * @sample_s.
  */
-void vcp_takeover_start(struct vcp_takeover *t, bool measurable,
-			long long now, unsigned int sample_s);
+void vcp_takeover_start(struct vcp_takeover *t, bool measurable, long long now,
+			unsigned int sample_s);
 
 /*
  * Must the pass about to plan @vms (the tracker's demand filled in) at

@@ -86,8 +86,8 @@ struct daemon {
 	struct vcp_tracker *tracker;
 	struct vcp_pin_memo *memo;	/* the pins we set, per VM */
 	struct vcp_hyst hyst;		/* hold window, news, resync */
-	struct vcp_takeover takeover;	/* VMs placed before, not measured */
-	bool takeover_said;		/* the wait logged since the connect */
+	struct vcp_takeover takeover; /* VMs placed before, not measured */
+	bool takeover_said; /* the wait logged since the connect */
 	struct json_object *last_status; /* the last plan, for "status" */
 	struct vcp_ctl_server *server;
 	guint replan_src, sample_src;
@@ -371,12 +371,15 @@ static bool takeover_wait(struct daemon *d, const struct vcp_cycle *cy)
 	if (!vcp_takeover_wait(&d->takeover, cy->w.vms, cy->w.n_vms,
 			       vcp_mono_ms() / 1000, &n))
 		return false;
-	if (!d->takeover_said)
-		log_msg(LOG_INFO, "taking over %zu VMs placed before as they are: the first plan waits for their measured demand (%us)",
-			n, d->hyst.sample_s);
-	if (!d->takeover_said)
-		notify_status(d, "taking over %zu VMs placed before; planning once their demand is measured",
-			      n);
+	if (d->takeover_said)
+		return true;
+	log_msg(LOG_INFO,
+		"taking over %zu VMs placed before as they are: the first plan waits for their measured demand (%us)",
+		n, d->hyst.sample_s);
+	notify_status(
+		d,
+		"taking over %zu VMs placed before; planning once their demand is measured",
+		n);
 	d->takeover_said = true;
 	return true;
 }
@@ -1033,8 +1036,8 @@ int main(int argc, char **argv)
 	}
 	vcp_backoff_try(&d.reconnect);
 	if (!d.sample_src) /* (a first connect made it) */
-		d.sample_src = g_timeout_add_seconds(d.hyst.sample_s, on_sample,
-						     &d);
+		d.sample_src =
+			g_timeout_add_seconds(d.hyst.sample_s, on_sample, &d);
 	g_unix_signal_add(SIGTERM, on_term, &d);
 	g_unix_signal_add(SIGINT, on_term, &d);
 	g_unix_signal_add(SIGHUP, on_hup, &d);
