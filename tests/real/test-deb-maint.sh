@@ -228,6 +228,12 @@ t_match "prerm remove, libvirt not answering: what failed is said" \
 t_match "prerm remove, libvirt not answering: and that the removal goes on" \
 	"vcpack restore' on '.*no-such-sock' failed \(exit 1; .*the removal goes on" \
 	"$(cat "$T_TMP/maint.out")"
+env TMPDIR="$T_TMP/no-tmp" VCPACK_MAINT_SYSTEMD="$T_TMP/no-systemd" \
+	VCPACK_MAINT_URI="$U" VCPACK_MAINT_BIN="$B/vcpack" VCPACK_SOCKET="$SOCK" \
+	sh "$top/debian/vcpack.prerm" remove >"$T_TMP/maint.out" 2>&1
+t_eq "prerm remove, no temporary directory: exit 0" "0" "$?"
+t_match "prerm remove, no temporary directory: said" \
+	"restore' on '.*' failed \(exit 1; .*the removal goes on" "$(cat "$T_TMP/maint.out")"
 env VCPACK_MAINT_SYSTEMD="$T_TMP/no-systemd" VCPACK_MAINT_BIN="$T_TMP/no-vcpack" \
 	sh "$top/debian/vcpack.prerm" remove >"$T_TMP/maint.out" 2>&1
 t_eq "prerm remove, no vcpack binary: exit 0" "0" "$?"
