@@ -21,9 +21,10 @@
 # would plan the same, test_planner.c shows a host where it does not)
 # and must change nothing. The other overrides point the scripts at the
 # private libvirtd (VCPACK_MAINT_URI), the built vcpack
-# (VCPACK_MAINT_BIN), this test's vcpackd (VCPACK_SOCKET) and state
-# directories of its own (VCPACK_MAINT_STATE_DIR, VCPACK_MAINT_RUN_DIR):
-# nothing of the machine's is touched.
+# (VCPACK_MAINT_BIN), this test's vcpackd (VCPACK_SOCKET), state
+# directories of its own (VCPACK_MAINT_STATE_DIR, VCPACK_MAINT_RUN_DIR)
+# and an empty root for IRQs (VCPACK_MAINT_ROOT): nothing of the
+# machine's is touched.
 B=$1
 KERNEL=$2
 here=$(cd "$(dirname "$0")" && pwd)
@@ -33,7 +34,9 @@ qemu_host "$KERNEL"
 SOCK=$T_TMP/vcpackd.sock
 ST=$T_TMP/var-lib-vcpack
 RUN=$T_TMP/run-vcpack
-mkdir -p "$ST" "$RUN" "$T_TMP/bin" "$T_TMP/systemd"
+# $T_TMP/root: vcpackd's and vcpack restore's --root, so that neither
+# looks at the machine's IRQ records (/run/vcpack) nor its /proc/irq
+mkdir -p "$ST" "$RUN" "$T_TMP/bin" "$T_TMP/systemd" "$T_TMP/root"
 DPID=""
 echo '{"sample_interval": 1}' >"$T_TMP/policy.json"
 
@@ -61,14 +64,14 @@ maint() {
 	env PATH="$T_TMP/bin:$PATH" VCPACK_MAINT_SYSTEMD="$T_TMP/systemd" \
 		VCPACK_MAINT_URI="$U" VCPACK_MAINT_BIN="$B/vcpack" \
 		VCPACK_SOCKET="$SOCK" VCPACK_MAINT_STATE_DIR="$ST" \
-		VCPACK_MAINT_RUN_DIR="$RUN" \
+		VCPACK_MAINT_RUN_DIR="$RUN" VCPACK_MAINT_ROOT="$T_TMP/root" \
 		sh "$top/debian/vcpack.$_s" "$@" >"$T_TMP/maint.out" 2>&1
 }
 
 # start_daemon LOG: vcpackd as the unit starts it, on the private libvirtd
 start_daemon() {
 	XDG_RUNTIME_DIR=$LVD_RUN "$B/vcpackd" --foreground --debug --connect "$U" \
-		--policy "$T_TMP/policy.json" --socket "$SOCK" \
+		--policy "$T_TMP/policy.json" --socket "$SOCK" --root "$T_TMP/root" \
 		--state "$ST/state.json" >>"$T_TMP/$1" 2>&1 &
 	DPID=$!
 	T_PIDS="$T_PIDS $DPID"
@@ -79,7 +82,10 @@ stop_daemon() {
 	wait "$DPID" 2>/dev/null
 	: >"$T_TMP/vcpackd.pid"
 }
-V() { "$B/vcpack" --connect "$U" --daemon-socket "$SOCK" --sample 0 "$@"; }
+V() {
+	"$B/vcpack" --connect "$U" --daemon-socket "$SOCK" --root "$T_TMP/root" \
+		--sample 0 "$@"
+}
 planned() { V --json plan 2>/dev/null | jq -r ".plan.vms[]|select(.name==\"$1\")|.vcpus[$2]"; }
 
 # snap NAME: everything vcpack may change of a running guest, one line
@@ -209,8 +215,8 @@ t_eq "and the tag is gone from the definition too" "" \
 # answering, no vcpack binary: exit 0 and said
 start_daemon vcpackd-3.log
 w=$(wait_allowed gfree 0 "$shared" 100) || t_fail "vcpackd did not place gfree again"
-env PATH="$PATH" VCPACK_MAINT_SYSTEMD="$T_TMP/no-systemd" VCPACK_MAINT_URI="$U" \
-	VCPACK_MAINT_BIN="$B/vcpack" VCPACK_SOCKET="$SOCK" \
+env VCPACK_MAINT_SYSTEMD="$T_TMP/no-systemd" VCPACK_MAINT_URI="$U" \
+	VCPACK_MAINT_ROOT="$T_TMP/root" VCPACK_MAINT_BIN="$B/vcpack" VCPACK_SOCKET="$SOCK" \
 	sh "$top/debian/vcpack.prerm" remove >"$T_TMP/maint.out" 2>&1
 t_eq "prerm remove, vcpackd still running: exit 0" "0" "$?"
 t_match "prerm remove, vcpackd still running: what failed is said" \
@@ -229,7 +235,8 @@ t_match "prerm remove, libvirt not answering: and that the removal goes on" \
 	"vcpack restore' on '.*no-such-sock' failed \(exit 1; .*the removal goes on" \
 	"$(cat "$T_TMP/maint.out")"
 env TMPDIR="$T_TMP/no-tmp" VCPACK_MAINT_SYSTEMD="$T_TMP/no-systemd" \
-	VCPACK_MAINT_URI="$U" VCPACK_MAINT_BIN="$B/vcpack" VCPACK_SOCKET="$SOCK" \
+	VCPACK_MAINT_URI="$U" VCPACK_MAINT_ROOT="$T_TMP/root" \
+	VCPACK_MAINT_BIN="$B/vcpack" VCPACK_SOCKET="$SOCK" \
 	sh "$top/debian/vcpack.prerm" remove >"$T_TMP/maint.out" 2>&1
 t_eq "prerm remove, no temporary directory: exit 0" "0" "$?"
 t_match "prerm remove, no temporary directory: said" \
