@@ -66,6 +66,21 @@ t_match "postinst invokes that action on the unit" \
 	"deb-systemd-invoke \\\$_dh_action 'vcpackd.service'" "$(cat "$C/postinst")"
 t_match "postinst has libvirt re-read its hooks" "try-reload-or-restart" "$(cat "$C/postinst")"
 t_match "prerm stops the unit" "deb-systemd-invoke stop.*vcpackd.service" "$(cat "$C/prerm")"
+# removal hands the host back (tests/real/test-deb-maint.sh runs it)
+t_match "prerm puts every VM and the IRQs back on remove" \
+	'"\$bin" --connect "\$uri" .*--policy "\$pol" restore' \
+	"$(sed -e :a -e '/\\$/N; s/\\\n[[:space:]]*/ /; ta' "$C/prerm")"
+t_eq "prerm: stops the services before it restores (line order)" yes \
+	"$(awk '/deb-systemd-invoke stop "\$u"/ && !s { s = NR }
+		/elif vcpack_restore; then/ && !r { r = NR }
+		END { print (s && r && s < r) ? "yes" : "no" }' "$C/prerm")"
+t_match "postrm removes the state directories on purge" \
+	'rm -rf "\$\{DPKG_ROOT:-\}\$\{VCPACK_MAINT_STATE_DIR:-/var/lib/vcpack\}"' "$(cat "$C/postrm")"
+t_match "postrm keeps debhelper's snippet (purge of the unit's state)" \
+	"deb-systemd-helper purge 'vcpackd.service'" "$(cat "$C/postrm")"
+for f in postinst prerm postrm; do
+	t_eq "$f: sh -n" "0" "$(sh -n "$C/$f" 2>&1; echo $?)"
+done
 # the fleet loop's unit is shipped, never enabled or started by the
 # package (it needs a fleet file with a "standby" object)
 # (dh_installsystemd --no-enable: only re-enabled where the admin had it)

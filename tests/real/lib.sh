@@ -48,7 +48,8 @@ INIT
 	GUEST_INITRD=$a/initrd.gz
 }
 
-# define_guest URI NAME VCPUS [TAG-ATTRS]
+# define_guest URI NAME VCPUS [TAG-ATTRS]: GUEST_EXTRA, if set, is XML
+# put after its <vcpu> (a <cputune>, a <numatune>)
 define_guest() {
 	meta=""
 	[ -n "${4:-}" ] && meta="<metadata><vcpack:consolidation xmlns:vcpack='urn:vcpack:metadata:1' $4/></metadata>"
@@ -56,7 +57,8 @@ define_guest() {
 <domain type='qemu'>
   <name>$2</name>
   <memory unit='MiB'>64</memory>
-  <vcpu>$3</vcpu>
+  <vcpu>$3</vcpu>${GUEST_EXTRA:+
+  $GUEST_EXTRA}
   $meta
   <os><type arch='x86_64' machine='pc'>hvm</type>
     <kernel>$GUEST_KERNEL</kernel><initrd>$GUEST_INITRD</initrd>

@@ -540,6 +540,49 @@ static void test_frees_none_repins_nothing(void **state)
 	world_clear(&w);
 }
 
+/*
+ * Why a restarted vcpackd waits for measured demand (takeover.h): the
+ * host as it gathered it on measured demand, planned again with every
+ * demand unknown (the policy's default_vcpu_demand assumed), is planned
+ * otherwise: the idle spread VM looks busy, so only pack VMs could be
+ * gathered, which here idles no package: level 0 instead of 2, which is
+ * hands off: every VM vcpack placed (its record) would be put back as it
+ * was found, all of them moved once and again once measured.
+ */
+static void test_restart_unmeasured_repins(void **state)
+{
+	struct vcp_actions a = { 0 };
+	struct vcp_plan *p = NULL, *q = NULL;
+	struct world w;
+	size_t restores = 0, placed = 0;
+
+	plan_case("restart-idle", &w, &p);
+	assert_int_equal(p->level, 2);
+	assert_int_equal(p->n_active, 1);
+	apply_pins(&w, p);
+	for (size_t i = 0; i < w.n_vms; i++) {
+		/* what vcpack placed carries its record */
+		w.vms[i].has_saved = w.vms[i].managed;
+		placed += w.vms[i].managed;
+		for (unsigned int c = 0; c < w.vms[i].n_vcpus; c++)
+			w.vms[i].demand[c] = -1;
+	}
+	assert_int_equal(vcp_plan_compute(w.host, w.vms, w.n_vms, &w.pol, &q),
+			 0);
+	assert_int_equal(q->level, 0);
+	assert_true(q->hands_off);
+	assert_int_equal(vcp_diff_compute(w.host, w.vms, w.n_vms, q, -1, &a),
+			 0);
+	for (size_t i = 0; i < a.n; i++)
+		restores += a.a[i].kind == VCP_ACT_RESTORE;
+	assert_true(placed > 0);
+	assert_int_equal(restores, placed);
+	vcp_actions_clear(&a);
+	vcp_plan_free(q);
+	vcp_plan_free(p);
+	world_clear(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -581,6 +624,7 @@ int main(void)
 		cmocka_unit_test(test_input_order_irrelevant),
 		cmocka_unit_test(test_vm_class),
 		cmocka_unit_test(test_bad_args),
+		cmocka_unit_test(test_restart_unmeasured_repins),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -57,6 +57,7 @@
 #include "scxrun.h"
 #include "sdnotify.h"
 #include "tags.h"
+#include "takeover.h"
 #include "virt.h"
 
 #define REPLAN_COALESCE_MS VCP_HYST_COALESCE_MS
@@ -85,6 +86,8 @@ struct daemon {
 	struct vcp_tracker *tracker;
 	struct vcp_pin_memo *memo;	/* the pins we set, per VM */
 	struct vcp_hyst hyst;		/* hold window, news, resync */
+	struct vcp_takeover takeover; /* VMs placed before, not measured */
+	bool takeover_said; /* the wait logged since the connect */
 	struct json_object *last_status; /* the last plan, for "status" */
 	struct vcp_ctl_server *server;
 	guint replan_src, sample_src;
@@ -403,6 +406,28 @@ static int remember_pins(struct daemon *d, const struct vcp_cycle *cy,
 	return 0;
 }
 
+/* After a (re)connect, VMs placed before are left as they are until
+ * their demand is measured (takeover.h): said once, and to systemd. */
+static bool takeover_wait(struct daemon *d, const struct vcp_cycle *cy)
+{
+	size_t n;
+
+	if (!vcp_takeover_wait(&d->takeover, cy->w.vms, cy->w.n_vms,
+			       vcp_mono_ms() / 1000, &n))
+		return false;
+	if (d->takeover_said)
+		return true;
+	log_msg(LOG_INFO,
+		"taking over %zu VMs placed before as they are: the first plan waits for their measured demand (%us)",
+		n, d->hyst.sample_s);
+	notify_status(
+		d,
+		"taking over %zu VMs placed before; planning once their demand is measured",
+		n);
+	d->takeover_said = true;
+	return true;
+}
+
 static void replan(struct daemon *d)
 {
 	struct vcp_cycle cy = { 0 };
@@ -419,6 +444,8 @@ static void replan(struct daemon *d)
 	vcp_hyst_planned(&d->hyst, vcp_tracker_fingerprint(d->tracker),
 			 vcp_mono_ms() / 1000);
 	r = vcp_cycle_observe(d->v, d->k, d->mode, 0, d->tracker, &cy, &err);
+	if (r == 0 && takeover_wait(d, &cy))
+		goto out;
 	if (r == 0) {
 		foreign_pins(d, &cy);
 		say_placers(d, &cy);
@@ -531,6 +558,9 @@ static gboolean on_sample(gpointer data)
 		publish(d, s);
 		vcp_sample_free(s);
 		resync_or_news(d);
+		/* a pass that waited for this measurement */
+		if (d->takeover.on)
+			schedule_replan(d, 0);
 	} else {
 		log_msg(LOG_DEBUG, "sampling failed: %s", err ? err : "?");
 	}
@@ -608,6 +638,31 @@ static void watch_scx(struct daemon *d)
 	schedule_replan(d, 0);
 }
 
+/*
+ * Connected: a sample now, so that demand is measured one interval from
+ * now (the next sample a whole interval after it), and the passes until
+ * then may wait for the VMs placed before (takeover.h).
+ */
+static void first_sample(struct daemon *d)
+{
+	struct vcp_sample *s = NULL;
+	char *err = NULL;
+	bool measurable = false;
+
+	if (vcp_virt_sample(d->v, &s, &err) == 0) {
+		measurable = s->have_vcpu_time &&
+			     vcp_tracker_update(d->tracker, s) == 0;
+		vcp_sample_free(s);
+	}
+	free(err);
+	vcp_takeover_start(&d->takeover, measurable, vcp_mono_ms() / 1000,
+			   d->hyst.sample_s);
+	d->takeover_said = false;
+	if (d->sample_src)
+		g_source_remove(d->sample_src);
+	d->sample_src = g_timeout_add_seconds(d->hyst.sample_s, on_sample, d);
+}
+
 static int connect_libvirt(struct daemon *d)
 {
 	struct vcp_virt_watch w = { .domain = on_domain, .closed = on_closed,
@@ -636,6 +691,7 @@ static int connect_libvirt(struct daemon *d)
 	log_msg(LOG_INFO, "connected to '%s'; %s mode: %s", vcp_virt_uri(d->v),
 		vcp_mode_name(d->mode), d->mode_reason);
 	vcp_passnews_forget(&d->news);
+	first_sample(d);
 	schedule_replan(d, 0);
 	return 0;
 }
@@ -1071,7 +1127,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	vcp_backoff_try(&d.reconnect);
-	d.sample_src = g_timeout_add_seconds(d.hyst.sample_s, on_sample, &d);
+	if (!d.sample_src) /* (a first connect made it) */
+		d.sample_src =
+			g_timeout_add_seconds(d.hyst.sample_s, on_sample, &d);
 	g_unix_signal_add(SIGTERM, on_term, &d);
 	g_unix_signal_add(SIGINT, on_term, &d);
 	g_unix_signal_add(SIGHUP, on_hup, &d);
