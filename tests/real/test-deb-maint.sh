@@ -38,7 +38,9 @@ RUN=$T_TMP/run-vcpack
 # looks at the machine's IRQ records (/run/vcpack) nor its /proc/irq
 mkdir -p "$ST" "$RUN" "$T_TMP/bin" "$T_TMP/systemd" "$T_TMP/root"
 DPID=""
-echo '{"sample_interval": 1}' >"$T_TMP/policy.json"
+# one package here, where auto resolves to level 0: hands off unless the
+# policy asks for exclusive cores (so that vcpack changes the guests)
+echo '{"sample_interval": 1, "exclusive_cores": true}' >"$T_TMP/policy.json"
 
 # the stub: records its arguments; stops the test's vcpackd on request
 cat >"$T_TMP/bin/deb-systemd-invoke" <<EOF
@@ -84,7 +86,7 @@ stop_daemon() {
 }
 V() {
 	"$B/vcpack" --connect "$U" --daemon-socket "$SOCK" --root "$T_TMP/root" \
-		--sample 0 "$@"
+		--policy "$T_TMP/policy.json" --sample 0 "$@"
 }
 planned() { V --json plan 2>/dev/null | jq -r ".plan.vms[]|select(.name==\"$1\")|.vcpus[$2]"; }
 
@@ -125,6 +127,17 @@ t_eq "postinst configure: libvirt asked to re-read its hooks" \
 	"$(tr '\n' ' ' <"$T_TMP/invoked" | sed 's/ $//')"
 : >"$T_TMP/invoked"
 start_daemon vcpackd-1.log
+# a new install observes only: nothing changes until 'vcpack enable'
+i=0
+until grep -q "^not enabled, changing nothing" "$T_TMP/vcpackd-1.log" 2>/dev/null || [ $i -gt 100 ]; do
+	sleep 0.1; i=$((i + 1))
+done
+for g in gpin gnuma gfree; do
+	eval "b=\$before_$g"
+	t_eq "installed, not enabled: '$g' unchanged" "$b" "$(snap $g)"
+done
+V enable >/dev/null 2>&1
+t_eq "vcpack enable: exit 0" 0 $?
 excl=$(planned gnuma 0)
 shared=$(planned gfree 0)
 t_match "plan: the spread guest on an exclusive CPU" '^[0-9]+$' "$excl"
@@ -188,6 +201,15 @@ for g in gpin gnuma gfree; do
 	t_eq "after remove: '$g' pins and nodeset as before install" "$b" "$(snap $g)"
 	t_eq "after remove: '$g' has no vcpack record left" "" "$(record $g)"
 done
+t_eq "prerm remove: vcpack is no longer enabled (the hook stays until purge)" false \
+	"$(jq .enabled "$ST/state.json")"
+# the hook dpkg keeps until purge, with a policy left saying strict_tags
+# and enabled: the state file wins, the VM starts
+echo '{"strict_tags": true, "enabled": true}' >"$T_TMP/strict.json"
+echo "<domain type='kvm'><name>x</name><metadata><v:consolidation xmlns:v='urn:vcpack:metadata:1' priority='soon'/></metadata></domain>" |
+	VCPACK_POLICY="$T_TMP/strict.json" VCPACK_STATE="$ST/state.json" \
+	VCPACK_SOCKET="$SOCK" "$B/vcpack-hook" x prepare begin - >/dev/null 2>&1
+t_eq "after remove: the hook left behind refuses no start" 0 $?
 maint postrm remove
 t_eq "postrm remove: exit 0" "0" "$?"
 t_eq "postrm remove: the state directory stays (only purge removes it)" yes \
@@ -212,7 +234,10 @@ t_eq "and the tag is gone from the definition too" "" \
 
 # ---- a removal that cannot put anything back still goes through ----
 # vcpackd running outside systemd (restore refused), libvirt not
-# answering, no vcpack binary: exit 0 and said
+# answering, no vcpack binary: exit 0 and said (vcpackd enabled again:
+# purge took its state)
+mkdir -p "$ST"
+t_enabled "$ST/state.json"
 start_daemon vcpackd-3.log
 w=$(wait_allowed gfree 0 "$shared" 100) || t_fail "vcpackd did not place gfree again"
 env VCPACK_MAINT_SYSTEMD="$T_TMP/no-systemd" VCPACK_MAINT_URI="$U" \
