@@ -47,6 +47,35 @@ static void test_domxml(void **state)
 }
 
 /* <numatune><memory>: mode (strict when absent), nodeset, placement. */
+/* A domain XML that pins the VM itself: which pin, or none. */
+static void test_own_pins(void **state)
+{
+	const char *what = "x";
+
+	assert_int_equal(vcp_domxml_own_pins(
+		"<domain><vcpu>2</vcpu><cputune><vcpupin vcpu='0' cpuset='1'/></cputune></domain>",
+		&what), 1);
+	assert_string_equal(what, "vcpupin");
+	assert_int_equal(vcp_domxml_own_pins(
+		"<domain><cputune><shares>1024</shares><emulatorpin cpuset='1-2'/></cputune></domain>",
+		&what), 1);
+	assert_string_equal(what, "emulatorpin");
+	assert_int_equal(vcp_domxml_own_pins(
+		"<domain><vcpu placement='static' cpuset='3-4'>2</vcpu></domain>",
+		&what), 1);
+	assert_string_equal(what, "vcpu cpuset");
+	/* shares, period, a NUMA placement: no pin */
+	assert_int_equal(vcp_domxml_own_pins(
+		"<domain><vcpu placement='auto'>2</vcpu><cputune><shares>10</shares></cputune><numatune><memory nodeset='0'/></numatune></domain>",
+		&what), 0);
+	assert_null(what);
+	what = "kept";
+	assert_int_equal(vcp_domxml_own_pins("<vm/>", &what), -EINVAL);
+	assert_int_equal(vcp_domxml_own_pins("<domain>", &what), -EINVAL);
+	assert_int_equal(vcp_domxml_own_pins(NULL, &what), -EINVAL);
+	assert_string_equal(what, "kept");
+}
+
 static void test_numatune(void **state)
 {
 	enum vcp_mem_mode m = VCP_MEM_INTERLEAVE;
@@ -209,6 +238,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_domxml), cmocka_unit_test(test_numatune),
+		cmocka_unit_test(test_own_pins),
 		cmocka_unit_test(test_detect), cmocka_unit_test(test_lines),
 		cmocka_unit_test(test_say),
 	};

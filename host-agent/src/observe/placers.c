@@ -23,6 +23,24 @@ static bool named(const xmlNode *n, const char *name)
 	       strcmp((const char *)n->name, name) == 0;
 }
 
+/* A domain XML's document and its <domain> root; NULL when @xml is
+ * none or not a domain. Free with xmlFreeDoc(). */
+static xmlDocPtr read_domain(const char *xml, xmlNodePtr *ret_root)
+{
+	xmlDocPtr doc = xml ? xmlReadMemory(xml, (int)strlen(xml), "domain.xml",
+					    NULL, XML_PARSE_NONET |
+					    XML_PARSE_NOERROR |
+					    XML_PARSE_NOWARNING) : NULL;
+	xmlNodePtr root = doc ? xmlDocGetRootElement(doc) : NULL;
+
+	if (!root || !named(root, "domain")) {
+		xmlFreeDoc(doc);
+		return NULL;
+	}
+	*ret_root = root;
+	return doc;
+}
+
 static const char *cputune_pins(const xmlNode *tune)
 {
 	for (const xmlNode *n = tune->children; n; n = n->next) {
@@ -40,16 +58,9 @@ int vcp_domxml_own_pins(const char *xml, const char **ret_what)
 	xmlDocPtr doc;
 	xmlNodePtr root;
 
-	if (!xml)
+	doc = read_domain(xml, &root);
+	if (!doc)
 		return -EINVAL;
-	doc = xmlReadMemory(xml, (int)strlen(xml), "domain.xml", NULL,
-			    XML_PARSE_NONET | XML_PARSE_NOERROR |
-			    XML_PARSE_NOWARNING);
-	root = doc ? xmlDocGetRootElement(doc) : NULL;
-	if (!root || !named(root, "domain")) {
-		xmlFreeDoc(doc);
-		return -EINVAL;
-	}
 	for (xmlNodePtr n = root->children; n && !what; n = n->next) {
 		if (named(n, "cputune"))
 			what = cputune_pins(n);
@@ -69,16 +80,9 @@ int vcp_domxml_placement(const char *xml, bool *ret_auto,
 	xmlNodePtr root;
 	bool aut = false, numa = false;
 
-	if (!xml)
+	doc = read_domain(xml, &root);
+	if (!doc)
 		return -EINVAL;
-	doc = xmlReadMemory(xml, (int)strlen(xml), "domain.xml", NULL,
-			    XML_PARSE_NONET | XML_PARSE_NOERROR |
-			    XML_PARSE_NOWARNING);
-	root = doc ? xmlDocGetRootElement(doc) : NULL;
-	if (!root || !named(root, "domain")) {
-		xmlFreeDoc(doc);
-		return -EINVAL;
-	}
 	for (xmlNodePtr n = root->children; n; n = n->next) {
 		if (named(n, "numatune"))
 			numa = true;
@@ -137,20 +141,15 @@ int vcp_domxml_numatune(const char *xml, enum vcp_mem_mode *ret_mode,
 	enum vcp_mem_mode mode = VCP_MEM_NONE;
 	struct vcp_cpuset nodes;
 	bool aut = false;
-	xmlNodePtr root;
+	xmlNodePtr root = NULL;
 	xmlDocPtr doc;
 	int r = 0;
 
-	if (!xml)
-		return -EINVAL;
 	vcp_cpuset_zero(&nodes);
-	doc = xmlReadMemory(xml, (int)strlen(xml), "domain.xml", NULL,
-			    XML_PARSE_NONET | XML_PARSE_NOERROR |
-				    XML_PARSE_NOWARNING);
-	root = doc ? xmlDocGetRootElement(doc) : NULL;
-	if (!root || !named(root, "domain"))
-		r = -EINVAL;
-	for (xmlNodePtr n = root ? root->children : NULL; !r && n; n = n->next)
+	doc = read_domain(xml, &root);
+	if (!doc)
+		return -EINVAL;
+	for (xmlNodePtr n = root->children; !r && n; n = n->next)
 		for (xmlNodePtr m = named(n, "numatune") ? n->children : NULL;
 		     !r && m; m = m->next)
 			if (named(m, "memory"))
