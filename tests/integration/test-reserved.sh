@@ -24,11 +24,18 @@ planned_cpus() {
 	expand $(echo "$1" | jq -r '.plan.vms[]|select(.placement != "unmanaged")|(.vcpus[], .emulator)') | sort -nu
 }
 
+# (p, p0 and p1 resolve to level 0 on this host, which is hands off
+# unless exclusive_cores asks for the spread VM's cores: with it the other
+# VMs are re-pinned off them, and reserved CPUs must hold there too)
 for res in "0,8" "0,4,8,12" "0-1,8-9" "0-3,8-11"; do
-	echo "{\"reserved_cpus\": \"$res\", \"default_vcpu_demand\": 0.15}" >"$T_TMP/p.json"
+	echo "{\"reserved_cpus\": \"$res\", \"default_vcpu_demand\": 0.15, \"exclusive_cores\": true}" >"$T_TMP/p.json"
 	for lvl in 0 1 2; do
-		echo "{\"reserved_cpus\": \"$res\", \"level\": $lvl}" >"$T_TMP/p$lvl.json"
+		echo "{\"reserved_cpus\": \"$res\", \"level\": $lvl, \"exclusive_cores\": true}" >"$T_TMP/p$lvl.json"
 	done
+	echo "{\"reserved_cpus\": \"$res\", \"level\": 0}" >"$T_TMP/h0.json"
+	pl=$("$VCPACK" --connect "$TWO" --policy "$T_TMP/h0.json" --json plan 2>/dev/null)
+	t_eq "reserved $res, level 0: hands off (nothing pinned, no action)" "unmanaged 0" \
+		"$(echo "$pl" | jq -r '"\([.plan.vms[].placement]|unique|join(" ")) \(.actions|length)"')"
 	for p in p p0 p1 p2; do
 		pl=$("$VCPACK" --connect "$TWO" --policy "$T_TMP/$p.json" --json plan 2>/dev/null)
 		t_eq "reserved $res ($p): plan exit 0" 0 $?
@@ -43,17 +50,18 @@ done
 
 # Exclusive cores start at the first unreserved core (the spread VM
 # 'latency' has 1 vCPU; core 0 = CPUs 0 and 8).
-pl=$("$VCPACK" --connect "$TWO" --json plan 2>/dev/null)
+echo '{"exclusive_cores": true}' >"$T_TMP/x.json"
+pl=$("$VCPACK" --connect "$TWO" --policy "$T_TMP/x.json" --json plan 2>/dev/null)
 t_eq "no reservation: exclusive core is CPU 0's" "0,8" \
 	"$(echo "$pl" | jq -r '.plan.vms[]|select(.name=="latency")|.vcpus[0]')"
 t_eq "no reservation: no reserved_cpus key" null "$(echo "$pl" | jq -r .plan.reserved_cpus)"
-echo '{"reserved_cpus": "0,8"}' >"$T_TMP/r.json"
+echo '{"reserved_cpus": "0,8", "exclusive_cores": true}' >"$T_TMP/r.json"
 pl=$("$VCPACK" --connect "$TWO" --policy "$T_TMP/r.json" --json plan 2>/dev/null)
 t_eq "reserved 0,8: exclusive core starts at the next core" "1,9" \
 	"$(echo "$pl" | jq -r '.plan.vms[]|select(.name=="latency")|.vcpus[0]')"
 
 # A whole package reserved: never active, counted apart.
-echo '{"reserved_cpus": "0-3,8-11"}' >"$T_TMP/pkg.json"
+echo '{"reserved_cpus": "0-3,8-11", "exclusive_cores": true}' >"$T_TMP/pkg.json"
 pl=$("$VCPACK" --connect "$TWO" --policy "$T_TMP/pkg.json" --json plan 2>/dev/null)
 t_eq "reserved package: inactive" false "$(echo "$pl" | jq '.plan.packages[0].active')"
 t_eq "reserved package: counted" 1 "$(echo "$pl" | jq '.plan.reserved_packages')"

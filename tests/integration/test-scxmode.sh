@@ -20,6 +20,7 @@ export VCP_FAKE_SCX_LOG=$T_TMP/fake.log
 export VCP_FAKE_SCX_SHOW=$T_TMP/show
 echo "level 0" >"$VCP_FAKE_SCX_SHOW"
 printf '{"sample_interval": 1, "level": 2}\n' >"$T_TMP/policy.json"
+t_enabled "$T_TMP/state.json"
 V() { "$B/vcpack" --connect "$U" --daemon-socket "$SOCK" "$@"; }
 DPID=""
 

@@ -70,7 +70,10 @@ fits() { # WHAT TEXT
 	else t_fail "$1: lines of up to $w columns:"
 		printf '%s\n' "$2" | awk 'length($0) > 100' | head -5 | sed 's/^/    /'; fi
 }
-V() { "$VCPACK" --connect "$U" --sample 0 "$@" 2>&1; }
+# exclusive_cores: level 0 (where auto resolves here) then re-pins, as
+# the actions these tests lay out need (without it level 0 is hands off)
+echo '{"exclusive_cores": true}' >"$T_TMP/x.json"
+V() { "$VCPACK" --connect "$U" --sample 0 --policy "$T_TMP/x.json" "$@" 2>&1; }
 
 for p in "" "$T_TMP/l2.json"; do
 	lv=${p:+ (level 2)}
@@ -124,7 +127,7 @@ t_eq "tag: the tag on a line of its own" "  <consolidation class=\"pack\"/>" "$(
 # still: no window usable), folded
 cp -r "$here/../data/power/intel-2s/t0" "$T_TMP/pw"
 # (stdout: its report; "no verdict" is an error message on stderr)
-tr=$("$VCPACK" --connect "$U" --sample 0 --power-root "$T_TMP/pw" trial --rounds 2 \
+tr=$("$VCPACK" --connect "$U" --sample 0 --policy "$T_TMP/x.json" --power-root "$T_TMP/pw" trial --rounds 2 \
 	--window 0.3 --settle 0.1 --sample 0.1 --state "$T_TMP/trial.json" 2>/dev/null)
 fits "trial" "$tr"
 t_match "trial: the reason folded under the window's line" "^window 1/5 as-found +not used" "$tr"
@@ -133,7 +136,7 @@ t_match "trial: the reason folded under the window's line" "^window 1/5 as-found
 # the CLI does: nothing of its plan is seen carried out)
 SOCK=$T_TMP/vcpackd.sock
 "$B/vcpackd" --foreground --connect "$U" --socket "$SOCK" --state "$T_TMP/d.state" \
-	>"$T_TMP/vcpackd.log" 2>&1 &
+	--policy "$T_TMP/x.json" >"$T_TMP/vcpackd.log" 2>&1 &
 DPID=$!
 T_PIDS="$T_PIDS $DPID"
 i=0; until V --daemon-socket "$SOCK" --json status | jq -e '.vcpackd.last' >/dev/null 2>&1 ||

@@ -37,7 +37,10 @@ t_eq "the twins have 81 characters" 81 "${#TWIN17}"
 	echo '</node>'
 } >"$T_TMP/long.xml"
 U="test://$T_TMP/long.xml"
-V() { "$VCPACK" --connect "$U" --sample 0 "$@" 2>&1; }
+# exclusive_cores: level 0 (where auto resolves here) then re-pins, as
+# the actions these tests lay out need (without it level 0 is hands off)
+echo '{"exclusive_cores": true}' >"$T_TMP/x.json"
+V() { "$VCPACK" --connect "$U" --sample 0 --policy "$T_TMP/x.json" "$@" 2>&1; }
 
 # the widest indented line of TEXT
 widest() { printf '%s\n' "$1" | grep '^  ' | awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }'; }
@@ -100,7 +103,7 @@ t_eq "status map: as many names as VMs on packages" \
 	cut -c51- | sed 's/  (.*//; s/  -> can sleep//' | tr ',' '\n' | sed 's/^ *//; /^$/d' | sort -u | wc -l)"
 pl=$(V plan)
 t_eq "plan: the names on pin-vcpu lines: one per VM pinned" \
-	"$("$VCPACK" --connect "$U" --sample 0 --json plan 2>/dev/null | jq '[.actions[]|select(.action=="pin-vcpu")|.vm]|unique|length')" \
+	"$("$VCPACK" --connect "$U" --sample 0 --policy "$T_TMP/x.json" --json plan 2>/dev/null | jq '[.actions[]|select(.action=="pin-vcpu")|.vm]|unique|length')" \
 	"$(echo "$pl" | awk '$1 == "pin-vcpu" { print $2 }' | sort -u | wc -l)"
 ls=$(V list --all)
 alike "list" "$(echo "$ls" | sed 1d | awk '{ print $1 }')"
