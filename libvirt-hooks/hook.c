@@ -19,6 +19,7 @@
  * Anything else exits 0 at once.
  */
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -172,11 +173,33 @@ static void xml_error(char *buf, size_t size)
 		 e ? e->line : 0, msg);
 }
 
+/* @s as one shell word in single quotes ('it'\''s'), cut to fit @len;
+ * for the fix it prints, which an admin may paste into a shell. */
+static const char *sh_quote(const char *s, char *buf, size_t len)
+{
+	size_t k = 0;
+
+	if (len < 3)
+		return "''";
+	buf[k++] = '\'';
+	for (; *s && k + 6 < len; s++) {
+		if (*s == '\'') {
+			memcpy(buf + k, "'\\''", 4);
+			k += 4;
+		} else {
+			buf[k++] = *s;
+		}
+	}
+	buf[k++] = '\'';
+	buf[k] = '\0';
+	return buf;
+}
+
 /* 0: fine or no tag; 1: refuse the start. */
 static int check_tag(const char *name)
 {
 	struct vcp_tag tag;
-	char *xml = NULL, *err = NULL, why[512];
+	char *xml = NULL, *err = NULL, why[512], quoted[1100];
 	const char *what;
 	size_t len = 0;
 	xmlDocPtr doc;
@@ -214,7 +237,8 @@ static int check_tag(const char *name)
 		name, err ? err : "invalid",
 		strict ? "refusing to start it (strict_tags in the vcpack policy)" :
 			 "it starts untouched by vcpack (",
-		strict ? "" : what, strict ? "" : ")", name, VCP_TAG_NS);
+		strict ? "" : what, strict ? "" : ")",
+		sh_quote(name, quoted, sizeof(quoted)), VCP_TAG_NS);
 	free(err);
 	return strict ? 1 : 0;
 }
@@ -238,6 +262,8 @@ int main(int argc, char **argv)
 {
 	const char *name, *op, *subop;
 
+	/* a vcpackd that closes its socket mid-line must not kill the hook */
+	signal(SIGPIPE, SIG_IGN);
 	/* a domain named --version would come with its operation too */
 	if (argc == 2 && (strcmp(argv[1], "--version") == 0 ||
 			  strcmp(argv[1], "-V") == 0)) {

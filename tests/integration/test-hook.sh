@@ -28,7 +28,7 @@ t_eq "good tag: silent" "" "$out"
 out=$(dom "" | "$HOOK" vm1 prepare begin - 2>&1); t_eq "no tag: start allowed" 0 $?
 out=$(dom "$bad" | "$HOOK" vm1 prepare begin - 2>&1); t_eq "bad tag, strict and enabled: start refused" 1 $?
 t_match "bad tag: message names the VM and the fault" "VM 'vm1' has a bad vcpack tag .*urgent" "$out"
-t_match "bad tag: says how to fix it" "virsh metadata vm1" "$out"
+t_match "bad tag: says how to fix it" "virsh metadata 'vm1' " "$out"
 # the namespace declared on <metadata> instead of the element itself
 nsdom="<domain type='kvm'><name>vm1</name><metadata xmlns:vcpack='urn:vcpack:metadata:1'><vcpack:consolidation priority='%s'/></metadata></domain>"
 out=$(printf "$nsdom" low | "$HOOK" vm1 prepare begin - 2>&1)
@@ -102,6 +102,15 @@ out=$("$HOOK" test prepare begin - <"$T_TMP/deep-libvirt.xml" 2>&1)
 t_eq "libvirt's deep-tagged domain XML, strict: start refused" 1 $?
 t_match "libvirt's deep-tagged domain XML: names the VM and why" \
 	"VM 'test': its domain XML does not parse .*depth" "$out"
+
+# the fix the hook prints is pasted into a shell: the VM's name is one
+# quoted word there, whatever it holds
+evil="x; touch $T_TMP/PWNED; it's"
+out=$(dom "$bad" | "$HOOK" "$evil" prepare begin - 2>&1)
+fix=$(echo "$out" | sed -n 's/.*Fix it with: virsh metadata //p')
+(cd "$T_TMP" && eval "set -- $fix" && printf '%s\n' "$1") >"$T_TMP/word" 2>&1
+t_eq "the fix's VM name: one shell word, the name itself" "$evil" "$(cat "$T_TMP/word")"
+t_eq "the fix's VM name: nothing run from it" no "$([ -e "$T_TMP/PWNED" ] && echo yes || echo no)"
 
 # notifications: no daemon -> immediate success
 s=$(date +%s%N)

@@ -64,7 +64,7 @@ out=$(virsh -q -c "$U" start good 2>&1); t_eq "good tag: starts" 0 $?
 T_PIDS="$T_PIDS $(qemu_pid good)"
 out=$(virsh -q -c "$U" start bad 2>&1); t_eq "bad tag, strict and enabled: start refused" 1 $?
 t_match "bad tag, strict: names the VM and the fault" "VM 'bad' has a bad vcpack tag \(priority 'urgent' is not one of high, normal, low\)" "$out"
-t_match "bad tag, strict: says how to fix it" "virsh metadata bad" "$out"
+t_match "bad tag, strict: says how to fix it" "virsh metadata 'bad' " "$out"
 t_eq "bad tag, strict: no QEMU left behind" "" "$(qemu_pid bad)"
 
 # a tag nested 255 deep: libvirt accepts it through `virsh metadata

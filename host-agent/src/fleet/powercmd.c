@@ -56,6 +56,9 @@ static void child(int wfd, int errfd, int efd, char *const *argv, char **env)
 {
 	int null = open("/dev/null", O_RDONLY);
 
+	/* vcpack ignores SIGPIPE (a dying transport); the command gets the
+	 * default back, as from a shell */
+	signal(SIGPIPE, SIG_DFL);
 	setpgid(0, 0);
 	if (null < 0 || dup2(null, 0) < 0 || dup2(wfd, 1) < 0 ||
 	    dup2(errfd, 2) < 0)

@@ -9,6 +9,7 @@
  * 2 usage or input refused (nothing changed).
  */
 #include <errno.h>
+#include <signal.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -2053,6 +2054,9 @@ int main(int argc, char **argv)
 			 .power_root = getenv("VCPACK_POWER_ROOT") };
 	int r;
 
+	/* a transport that dies (libvirt's ssh when ssh exits) must give an
+	 * error per host, not end vcpack without a word */
+	signal(SIGPIPE, SIG_IGN);
 	vcp_width_set(vcp_width_of(STDOUT_FILENO, false)); /* --wide: 0 */
 	r = parse_global(&c, argc, argv);
 
