@@ -172,6 +172,11 @@ t_eq "vcpackd still runs" 0 "$(kill -0 "$DPID" 2>/dev/null; echo $?)"
 out=$("$B/vcpack" policy check "$T_TMP/pol.json" 2>&1)
 t_eq "vcpack policy check, bad file: exit 2" 2 $?
 t_match "names the key as vcpackd does" "pol.json: sample_interval: " "$out"
+# an escaped NUL: json-c would read "level\u0000" as a second level
+printf '{"level": 0, "level\\u0000": 2}\n' >"$T_TMP/nul.json"
+out=$("$B/vcpack" policy check "$T_TMP/nul.json" 2>&1)
+t_eq "vcpack policy check, an escaped NUL in a key: exit 2" 2 $?
+t_match "named" 'nul.json: not valid JSON at line 1: \\u0000 in a string' "$out"
 echo '{"level": 1}' >"$T_TMP/pol.json"
 t_eq "vcpack policy check, good file" "$T_TMP/pol.json: a valid policy" \
 	"$("$B/vcpack" policy check "$T_TMP/pol.json" 2>&1)"

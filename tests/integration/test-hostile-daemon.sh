@@ -157,6 +157,15 @@ t_eq "the daemon holds a bounded number of descriptors ($fds)" 1 $((fds < 200))
 kill "$IDLE"; wait "$IDLE" 2>/dev/null
 t_match "and answers once they are gone" "^ok connected" \
 	"$(timeout 8 perl "$T_TMP/client.pl" "$SOCK" ask ping 2>&1)"
+# an escaped NUL in a key: json-c would cut "op\u0000" to a second
+# "op" past the duplicate check, and the daemon paused (and said so in
+# its state file). Refused by name; nothing changes.
+out=$(C ask '{"v":1,"op":"ping","op\u0000":"pause"}' 2>&1)
+t_match "a request with an escaped NUL: refused, named" \
+	'"ok":false,"error":"request: not valid JSON at line 1: \\\\u0000 in a string' "$out"
+t_eq "and the daemon is not paused" false \
+	"$(C ask '{"v":1,"op":"status"}' | jq .status.control.paused)"
+t_eq "nor its state file written" no "$([ -e "$T_TMP/state.json" ] && echo yes || echo no)"
 t_eq "the daemon is still running" 1 "$(kill -0 "$DPID" 2>/dev/null && echo 1)"
 [ $FAIL -gt 0 ] && sed 's/^/  vcpackd: /' "$T_TMP/vcpackd.log" | tail -20
 t_done

@@ -155,7 +155,23 @@ static void test_duplicates(void **state)
 	REFUSED("{\"b\": 1, \"a\": 1, \"a\": 2, \"b\": 2}",
 		"f.json: a: duplicate key (lines 1 and 1)");
 	/* a prefix is not a duplicate */
-	accepted("{\"a\": 1, \"ab\": 2, \"a\\u0000\": 3}");
+	accepted("{\"a\": 1, \"ab\": 2, \"abc\": 3}");
+}
+
+/* An escaped NUL: json-c would cut the key there ("op\u0000" a second
+ * "op", past the duplicate check) or the value. Refused anywhere. */
+static void test_escaped_nul(void **state)
+{
+	REFUSED("{\"v\":1,\"op\":\"ping\",\"op\\u0000\":\"pause\"}",
+		"f.json: not valid JSON at line 1: \\u0000 in a string (a NUL byte, which no key or value may hold)");
+	REFUSED("{\"level\":0,\n\"level\\u0000\":2}",
+		"f.json: not valid JSON at line 2: \\u0000 in a string (a NUL byte, which no key or value may hold)");
+	REFUSED("{\"name\": \"h1\\u0000evil\"}",
+		"f.json: not valid JSON at line 1: \\u0000 in a string (a NUL byte, which no key or value may hold)");
+	REFUSED("[\"\\u0000\"]",
+		"f.json: not valid JSON at line 1: \\u0000 in a string (a NUL byte, which no key or value may hold)");
+	/* other escapes, a surrogate pair and U+0001 stay accepted */
+	accepted("{\"a\\u0001\": \"\\ud83d\\ude00\", \"b\": \"\\u00e9\"}");
 }
 
 int main(void)
@@ -165,6 +181,7 @@ int main(void)
 		cmocka_unit_test(test_refuses_extensions),
 		cmocka_unit_test(test_depth),
 		cmocka_unit_test(test_duplicates),
+		cmocka_unit_test(test_escaped_nul),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -125,6 +125,10 @@ static int unicode_escape(struct scan *sc, char *out, size_t *n)
 			cp = lo;
 		}
 	}
+	/* json-c would cut the key or value there: "op\u0000" became a
+	 * second "op" past the duplicate check. No file of ours takes one. */
+	if (cp == 0)
+		return bad(sc, "\\u0000 in a string (a NUL byte, which no key or value may hold)");
 	if (out)
 		put_utf8(out, n, cp);
 	return 0;

@@ -4,7 +4,10 @@
  * (policy.json, FLEET.json) before json-c builds objects from them.
  * json-c accepts comments, single quotes, trailing commas, NaN and keeps
  * the last of duplicate keys silently; this check accepts RFC 8259 JSON
- * only and refuses a duplicate key naming it and its path. Pure: no I/O.
+ * only and refuses a duplicate key naming it and its path, and an escaped
+ * NUL (\u0000: json-c cuts a key or value there, so "op\u0000" would be
+ * a second "op"). Every JSON vcpack reads goes through it
+ * (vcp_json_parse: files, state, control requests and replies). Pure.
  */
 #ifndef VCP_JSONSTRICT_H
 #define VCP_JSONSTRICT_H
