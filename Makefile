@@ -247,7 +247,7 @@ FUZZ_CFLAGS := -g -O1 -fsanitize=address,undefined \
 	-DVCP_SYSCONFDIR='"$(SYSCONFDIR)"' $(SRC_INC) $(PKG_CFLAGS)
 # the library modules the harnesses link (a harness of a new parser adds
 # its module and what that needs here)
-FUZZ_MODS := clock cpuset errmsg fleetcfg fleetwatts irq irqbal jsonfile jsonstrict kernel model \
+FUZZ_MODS := clock control cpuset errmsg fleetcfg fleetwatts irq irqbal jsonfile jsonstrict kernel model \
 	policy power powerfixture powerread powerreading proto scx scxstate standbycfg sysfile tags topology
 FUZZ_OBJS := $(patsubst %,$(B)/fuzz/obj/%.o,$(FUZZ_MODS))
 

@@ -63,7 +63,7 @@ int vcp_control_level_at(const struct vcp_control *c,
 /*
  * Is vcpack enabled (may vcpackd change anything)? What `vcpack
  * enable`/`disable` said, else the policy's "enabled" (default false);
- * @why (@len bytes) says which. Pure.
+ * @why (@len bytes; NULL with 0 for none) says which. Pure.
  */
 bool vcp_control_enabled(const struct vcp_control *c,
 			 const struct vcp_policy *p, char *why, size_t len);

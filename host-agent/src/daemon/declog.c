@@ -86,10 +86,13 @@ static void why_text(const struct vcp_host *h, const struct vcp_plan *pl,
 		break;
 	case VCP_PLACE_UNMANAGED:
 	default:
-		snprintf(buf, len, "%s", vp->restore ?
-			 "put back as it was found (level 0: hands off)" :
-			 pl->level == 0 ? "left as it is (level 0: hands off)" :
-			 "left as it is (not managed)");
+		/* a managed VM is left alone only by a hands-off plan; an
+		 * unmanaged one is said by vcp_declog_line() */
+		snprintf(
+			buf, len, "%s",
+			vp->restore ?
+				"put back as it was found (level 0: hands off)" :
+				"left as it is (level 0: hands off)");
 		break;
 	}
 }

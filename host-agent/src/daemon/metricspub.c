@@ -129,12 +129,19 @@ static int fold_wraps(struct vcp_metrics_pub *p, struct vcp_pwr_snap *now)
 	return 0;
 }
 
-/* No power figures (the VMs' host is not this machine): VMs and level. */
-static int publish_plain(struct vcp_metrics_pub *p, const struct vcp_sample *s)
+/* Render the VMs, the level and what power figures there are (@snap
+ * NULL: none, the VMs' host is not this machine), then write the file. */
+static int publish(struct vcp_metrics_pub *p, const struct vcp_sample *s,
+		   const struct vcp_pwr_snap *snap)
 {
 	struct vcp_metrics_in in = {
-		.vms = p->vms, .n_vms = p->n_vms, .policy = &p->policy,
-		.sample = s, .level = p->level,
+		.vms = p->vms,
+		.n_vms = p->n_vms,
+		.policy = &p->policy,
+		.sample = s,
+		.level = p->level,
+		.snap = snap,
+		.figs = snap && p->have_figs ? &p->figs : NULL,
 	};
 	char *text = NULL;
 	int r = vcp_metrics_render(&in, &text);
@@ -150,14 +157,14 @@ int vcp_metrics_pub_sample(struct vcp_metrics_pub *p,
 {
 	struct vcp_pwr_thresholds th = VCP_PWR_THRESHOLDS_DEFAULT;
 	struct vcp_pwr_figs figs;
-	struct vcp_pwr_snap now = { 0 };
-	char *text = NULL;
-	int r = p->reader ? vcp_power_read(p->reader, &now) : 0;
+	struct vcp_pwr_snap now;
+	int r;
 
+	if (!p->reader)
+		return publish(p, s, NULL);
+	r = vcp_power_read(p->reader, &now);
 	if (r < 0)
 		return r;
-	if (!p->reader)
-		return publish_plain(p, s);
 	/* no time passed (a fixture's clock): keep the last figures */
 	if (p->have_prev && now.t_ns <= p->prev.t_ns) {
 		vcp_pwr_snap_clear(&now);
@@ -170,11 +177,7 @@ int vcp_metrics_pub_sample(struct vcp_metrics_pub *p,
 		p->have_figs = true;
 	}
 	struct vcp_pwr_snap shown = now;
-	struct vcp_metrics_in in = {
-		.vms = p->vms, .n_vms = p->n_vms, .policy = &p->policy,
-		.sample = s, .level = p->level, .snap = &shown,
-		.figs = p->have_figs ? &p->figs : NULL,
-	};
+
 	shown.zones = malloc((now.n_zones ? now.n_zones : 1) *
 			     sizeof(*shown.zones));
 	r = shown.zones ? 0 : -ENOMEM;
@@ -183,11 +186,8 @@ int vcp_metrics_pub_sample(struct vcp_metrics_pub *p,
 	if (r == 0)
 		r = fold_wraps(p, &shown);
 	if (r == 0)
-		r = vcp_metrics_render(&in, &text);
+		r = publish(p, s, &shown);
 	free(shown.zones);
-	if (r == 0)
-		r = vcp_metrics_write(p->dir, "vcpack", text);
-	free(text);
 	vcp_pwr_snap_clear(&p->prev);
 	p->prev = now;
 	p->have_prev = true;

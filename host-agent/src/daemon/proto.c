@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "control.h"
 #include "errmsg.h"
 #include "jsonfile.h"
 
@@ -25,7 +26,7 @@ static const char *const op_names[] = {
 	[VCP_REQ_DISABLE] = "disable", [VCP_REQ_RELOAD] = "reload",
 };
 
-static int op_of(const char *s, enum vcp_req_op *ret)
+int vcp_req_op_of(const char *s, enum vcp_req_op *ret)
 {
 	for (size_t i = 0; i < sizeof(op_names) / sizeof(op_names[0]); i++)
 		if (s && strcmp(s, op_names[i]) == 0) {
@@ -86,7 +87,7 @@ static int parse_text(const char *line, struct vcp_req *r, char **ret_err)
 		return 0;
 	}
 	/* version 0 knows ping, status, replan and hook only */
-	if (strcmp(line, "hook") == 0 || op_of(line, &r->op) < 0 ||
+	if (strcmp(line, "hook") == 0 || vcp_req_op_of(line, &r->op) < 0 ||
 	    r->op > VCP_REQ_HOOK)
 		return vcp_err(ret_err, -EINVAL, "unknown request");
 	return 0;
@@ -110,7 +111,7 @@ static int parse_json(const char *line, struct vcp_req *r, char **ret_err)
 			    (long long)ver, VCP_PROTO_VERSION);
 	else if (!json_object_object_get_ex(o, "op", &op) ||
 		 !json_object_is_type(op, json_type_string) ||
-		 op_of(json_object_get_string(op), &r->op) < 0)
+		 vcp_req_op_of(json_object_get_string(op), &r->op) < 0)
 		e = vcp_err(ret_err, -EINVAL, "request: unknown \"op\" %s",
 			    vcp_json_shown(op));
 	else if (r->op == VCP_REQ_HOOK &&
@@ -354,17 +355,13 @@ static int status_last(struct json_object *last, struct vcp_status *s,
 static void status_level(struct json_object *o, struct vcp_status *s)
 {
 	struct json_object *v, *why;
-	const char *l;
+	bool policy;
 
 	if (!member(o, "level", json_type_string, &v) ||
-	    !member(o, "level_reason", json_type_string, &why))
-		return;
-	l = json_object_get_string(v);
-	if (strcmp(l, "auto") == 0)
-		s->cfg_level = -1;
-	else if (strlen(l) == 1 && l[0] >= '0' && l[0] <= '2')
-		s->cfg_level = l[0] - '0';
-	else
+	    !member(o, "level_reason", json_type_string, &why) ||
+	    vcp_control_level_parse(json_object_get_string(v), &s->cfg_level,
+				    &policy) < 0 ||
+	    policy)
 		return;
 	s->has_level = true;
 	snprintf(s->level_reason, sizeof(s->level_reason), "%s",

@@ -51,6 +51,9 @@ struct vcp_req {
 	char level[8];		/* level: 0, 1, 2, auto or policy */
 };
 
+/* The request an op's name ("pause", "enable", ...) stands for: 0, or
+ * -EINVAL (@ret untouched). */
+int vcp_req_op_of(const char *s, enum vcp_req_op *ret);
 /* Parse one request line (without its newline). 0, or -EINVAL /
  * -EPROTONOSUPPORT with *ret_err saying why. */
 int vcp_req_parse(const char *line, struct vcp_req *ret, char **ret_err);

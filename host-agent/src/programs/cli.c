@@ -658,13 +658,12 @@ static int daemon_view(struct ctx *c, struct vcp_world *w, bool warn)
  */
 static struct vcp_policy plan_policy(const struct ctx *c)
 {
-	struct vcp_policy p = c->policy;
+	struct vcp_control ctl = {
+		.has_level = c->daemon_pid > 0 && c->has_daemon_level,
+		.level = c->daemon_level,
+	};
 
-	if (c->daemon_pid > 0 && c->has_daemon_level) {
-		p.level = c->daemon_level;
-		p.n_windows = 0;
-	}
-	return p;
+	return vcp_control_policy(&ctl, &c->policy);
 }
 
 /*
@@ -1700,17 +1699,13 @@ static int cmd_level(struct ctx *c, int argc, char **argv)
 	return control_call(c, &req, "set");
 }
 
-static int cmd_pause(struct ctx *c, int argc, char **argv)
+/* pause, resume, enable, disable, reload: the request of that name */
+static int cmd_control(struct ctx *c, int argc, char **argv)
 {
-	struct vcp_req req = { .op = strcmp(argv[0], "pause") == 0 ?
-				     VCP_REQ_PAUSE :
-				     strcmp(argv[0], "resume") == 0 ?
-				     VCP_REQ_RESUME :
-				     strcmp(argv[0], "enable") == 0 ?
-				     VCP_REQ_ENABLE :
-				     strcmp(argv[0], "reload") == 0 ?
-				     VCP_REQ_RELOAD : VCP_REQ_DISABLE };
+	struct vcp_req req = { 0 };
 
+	if (vcp_req_op_of(argv[0], &req.op) < 0)
+		return vcp_cli_err(EXIT_USAGE, "unknown command '%s'", argv[0]);
 	if (argc > 1)
 		return vcp_cli_err(EXIT_USAGE, "%s takes no arguments, got '%s'",
 				   argv[0], argv[1]);
@@ -1916,16 +1911,15 @@ static const struct {
 	const char *name;
 	int (*fn)(struct ctx *c, int argc, char **argv);
 } commands[] = {
-	{ "status", cmd_status }, { "plan", cmd_plan },
-	{ "metrics", cmd_metrics },
-	{ "apply", cmd_apply },	  { "tag", cmd_tag },
-	{ "restore", cmd_restore },
-	{ "trial", cmd_trial },
-	{ "level", cmd_level }, { "pause", cmd_pause },
-	{ "verify", cmd_verify }, { "explain", cmd_explain },
-	{ "resume", cmd_pause }, { "list", cmd_list },
-	{ "enable", cmd_pause }, { "disable", cmd_pause },
-	{ "reload", cmd_pause }, { "policy", cmd_policy },
+	{ "status", cmd_status },   { "plan", cmd_plan },
+	{ "metrics", cmd_metrics }, { "apply", cmd_apply },
+	{ "tag", cmd_tag },	    { "restore", cmd_restore },
+	{ "trial", cmd_trial },	    { "level", cmd_level },
+	{ "pause", cmd_control },   { "verify", cmd_verify },
+	{ "explain", cmd_explain }, { "resume", cmd_control },
+	{ "list", cmd_list },	    { "enable", cmd_control },
+	{ "disable", cmd_control }, { "reload", cmd_control },
+	{ "policy", cmd_policy },
 };
 
 static int parse_global(struct ctx *c, int argc, char **argv)

@@ -433,9 +433,8 @@ static void replan(struct daemon *d)
 	struct vcp_cycle cy = { 0 };
 	struct vcp_apply_result res = { 0 };
 	struct vcp_policy pol = vcp_control_policy(&d->ctl, &d->policy);
-	char *err = NULL, why[256];
-	bool enabled = vcp_control_enabled(&d->ctl, &d->policy, why,
-					   sizeof(why));
+	char *err = NULL;
+	bool enabled = vcp_control_enabled(&d->ctl, &d->policy, NULL, 0);
 	int r;
 
 	if (!d->v || d->ctl.paused)
