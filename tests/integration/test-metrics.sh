@@ -56,18 +56,26 @@ for c in guest amd-2s zones-change; do
 done
 
 # ---- vcpackd --metrics-dir: rewritten at each sample ----
-mkdir -p "$T_TMP/m" "$T_TMP/run"
+mkdir -p "$T_TMP/run"
 echo '{"sample_interval": 1}' >"$T_TMP/policy.json"
 ln -s "$P/intel-2s/t0" "$T_TMP/pw"
-"$B/vcpackd" --foreground --connect "$TWO" --socket "$T_TMP/run/sock" \
-	--state "$T_TMP/state.json" \
-	--policy "$T_TMP/policy.json" --metrics-dir "$T_TMP/m" \
-	--power-root "$T_TMP/pw" >"$T_TMP/vcpackd.log" 2>&1 &
-DPID=$!
-T_PIDS="$T_PIDS $DPID"
-i=0
-until [ -s "$T_TMP/m/vcpack.prom" ] || [ $i -gt 300 ]; do sleep 0.1; i=$((i + 1)); done
-m=$(cat "$T_TMP/m/vcpack.prom" 2>/dev/null)
+# metricsd NAME [ARG...]: a vcpackd on the two-package test host writing
+# $T_TMP/NAME/vcpack.prom (its socket, state and log named NAME too); DPID
+# its pid, m the file's first content (30 s at most)
+metricsd() {
+	_md=$1
+	shift
+	mkdir -p "$T_TMP/$_md"
+	"$B/vcpackd" --foreground --connect "$TWO" --socket "$T_TMP/run/$_md.sock" \
+		--state "$T_TMP/$_md.state" --policy "$T_TMP/policy.json" \
+		--metrics-dir "$T_TMP/$_md" "$@" >"$T_TMP/vcpackd-$_md.log" 2>&1 &
+	DPID=$!
+	T_PIDS="$T_PIDS $DPID"
+	i=0
+	until [ -s "$T_TMP/$_md/vcpack.prom" ] || [ $i -gt 300 ]; do sleep 0.1; i=$((i + 1)); done
+	m=$(cat "$T_TMP/$_md/vcpack.prom" 2>/dev/null)
+}
+metricsd m --power-root "$T_TMP/pw"
 t_match "vcpackd: wrote vcpack.prom" "^vcpack_vm_class" "$m"
 promtool check metrics <"$T_TMP/m/vcpack.prom" >/dev/null 2>&1; t_eq "vcpackd: promtool" 0 $?
 t_nomatch "vcpackd: no watts before time passed" "^vcpack_power_watts" "$m"
@@ -89,18 +97,10 @@ t_match "vcpackd: bad --metrics-dir named" "metrics-dir '.*nonexistent'" "$out"
 kill "$DPID" 2>/dev/null
 # a simulated host without --power-root: its VMs and level, never this
 # machine's counters
-mkdir -p "$T_TMP/m3"
-"$B/vcpackd" --foreground --connect "$TWO" --socket "$T_TMP/run/sock3" \
-	--state "$T_TMP/state3.json" \
-	--policy "$T_TMP/policy.json" --metrics-dir "$T_TMP/m3" >"$T_TMP/vcpackd3.log" 2>&1 &
-D3=$!
-T_PIDS="$T_PIDS $D3"
-i=0
-until [ -s "$T_TMP/m3/vcpack.prom" ] || [ $i -gt 300 ]; do sleep 0.1; i=$((i + 1)); done
-m=$(cat "$T_TMP/m3/vcpack.prom" 2>/dev/null)
+metricsd m3
 t_match "test driver, no --power-root: the VMs" "^vcpack_vm_class" "$m"
 t_nomatch "test driver, no --power-root: none of this machine's counters" \
 	"^vcpack_packages_awake|^vcpack_energy|cpuidle" "$m"
-kill "$D3" 2>/dev/null
-[ $FAIL -gt 0 ] && sed 's/^/  vcpackd: /' "$T_TMP/vcpackd.log"
+kill "$DPID" 2>/dev/null
+[ $FAIL -gt 0 ] && sed 's/^/  vcpackd: /' "$T_TMP/vcpackd-m.log"
 t_done
