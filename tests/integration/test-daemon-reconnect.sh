@@ -37,16 +37,17 @@ wait_for "^ok connected" 100 && t_pass "vcpackd connected" ||
 	t_fail "vcpackd did not connect"
 wait_for "replans=[1-9]" 100 || t_fail "no first plan"
 
-# libvirtd stopped: the asked-for re-plan waits for it, and while it
-# waits vcpackd (one thread) answers nobody
+# libvirtd stopped: the asked-for re-plan waits for it; vcpackd's loop
+# waits, its control socket still answers, saying so
+# (test-daemon-stall.sh has the rest)
 kill -STOP "$LVD_PID"
 ask replan 60 >"$T_TMP/replan.out" 2>&1 &
 T_PIDS="$T_PIDS $!"
 i=0
-while ask ping 2 2>/dev/null | grep -q "^ok"; do
+until ask '{"v":1,"op":"ping"}' 2 2>/dev/null | grep -q '"waiting":true'; do
 	i=$((i + 1)); [ $i -ge 100 ] && break; sleep 0.1
 done
-t_eq "vcpackd waits for the stopped libvirtd" 1 "$([ $i -lt 100 ] && echo 1)"
+t_eq "vcpackd waits for the stopped libvirtd, and says so" 1 "$([ $i -lt 100 ] && echo 1)"
 # libvirtd dies under that call: the connection closes mid-pass
 kill -9 "$LVD_PID"
 kill -CONT "$LVD_PID" 2>/dev/null

@@ -9,6 +9,7 @@
 #include "ctlserver.h"
 #include "clock.h"
 #include "ctl.h"
+#include "gsrc.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -65,13 +66,13 @@ static gboolean on_accept(gint fd, GIOCondition cond, gpointer data);
 static void drop(struct vcp_ctl_server *s, struct vcp_conn *c)
 {
 	if (c->src)
-		g_source_remove(c->src);
+		vcp_gsrc_remove(s->conf.ctx, c->src);
 	close(c->fd);
 	vcp_conn_table_drop(&s->t, c);
 	if (s->full) {		/* a place is free: accept again */
 		s->full = false;
-		s->listen_src = g_unix_fd_add(s->listen_fd, G_IO_IN,
-					      on_accept, s);
+		s->listen_src = vcp_gsrc_fd(s->conf.ctx, s->listen_fd, G_IO_IN,
+					    on_accept, s);
 	}
 }
 
@@ -177,11 +178,12 @@ static unsigned int wanted(const struct vcp_conn *c)
 	return vcp_conn_step(c) == VCP_CONN_WRITE ? G_IO_OUT : G_IO_IN;
 }
 
-static void watch(struct vcp_conn *c)
+static void watch(struct vcp_ctl_server *s, struct vcp_conn *c)
 {
 	c->watching = wanted(c);
-	c->src = g_unix_fd_add(c->fd, (GIOCondition)c->watching | G_IO_HUP |
-			       G_IO_ERR, on_client, c);
+	c->src = vcp_gsrc_fd(s->conf.ctx, c->fd,
+			     (GIOCondition)c->watching | G_IO_HUP | G_IO_ERR,
+			     on_client, c);
 }
 
 static gboolean on_client(gint fd, GIOCondition cond, gpointer data)
@@ -212,7 +214,7 @@ static gboolean on_client(gint fd, GIOCondition cond, gpointer data)
 	}
 	if (wanted(c) == c->watching)
 		return G_SOURCE_CONTINUE;
-	watch(c);
+	watch(s, c);
 	return G_SOURCE_REMOVE;
 }
 
@@ -284,9 +286,10 @@ static void admit(struct vcp_ctl_server *s, int fd)
 		return;
 	}
 	c->owner = s;
-	watch(c);
+	watch(s, c);
 	if (!s->tick_src)
-		s->tick_src = g_timeout_add(TICK_MS, on_tick, s);
+		s->tick_src =
+			vcp_gsrc_timeout(s->conf.ctx, TICK_MS, on_tick, s);
 }
 
 static gboolean on_resume(gpointer data)
@@ -294,7 +297,8 @@ static gboolean on_resume(gpointer data)
 	struct vcp_ctl_server *s = data;
 
 	s->resume_src = 0;
-	s->listen_src = g_unix_fd_add(s->listen_fd, G_IO_IN, on_accept, s);
+	s->listen_src =
+		vcp_gsrc_fd(s->conf.ctx, s->listen_fd, G_IO_IN, on_accept, s);
 	return G_SOURCE_REMOVE;
 }
 
@@ -321,7 +325,8 @@ static gboolean on_accept(gint fd, GIOCondition cond, gpointer data)
 		 * rather than spin until a client leaves */
 		note_once(s, &s->told_nofd, "control socket: out of file descriptors; pausing accept");
 		s->listen_src = 0;
-		s->resume_src = g_timeout_add(s->conf.pause_ms, on_resume, s);
+		s->resume_src = vcp_gsrc_timeout(s->conf.ctx, s->conf.pause_ms,
+						 on_resume, s);
 		return G_SOURCE_REMOVE;
 	}
 	return G_SOURCE_CONTINUE;
@@ -342,7 +347,8 @@ int vcp_ctl_server_new(int listen_fd, const struct vcp_ctl_server_conf *conf,
 	if (!s->conf.pause_ms)
 		s->conf.pause_ms = 250;
 	s->listen_fd = listen_fd;
-	s->listen_src = g_unix_fd_add(listen_fd, G_IO_IN, on_accept, s);
+	s->listen_src =
+		vcp_gsrc_fd(s->conf.ctx, listen_fd, G_IO_IN, on_accept, s);
 	*ret = s;
 	return 0;
 }
@@ -356,11 +362,11 @@ void vcp_ctl_server_free(struct vcp_ctl_server *s)
 		drop(s, s->t.v[0]);
 	vcp_conn_table_clear(&s->t);
 	if (s->listen_src)
-		g_source_remove(s->listen_src);
+		vcp_gsrc_remove(s->conf.ctx, s->listen_src);
 	if (s->resume_src)
-		g_source_remove(s->resume_src);
+		vcp_gsrc_remove(s->conf.ctx, s->resume_src);
 	if (s->tick_src)
-		g_source_remove(s->tick_src);
+		vcp_gsrc_remove(s->conf.ctx, s->tick_src);
 	free(s);
 }
 

@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 
+#include <glib.h>
 #include <json-c/json.h>
 
 #include "proto.h"
@@ -33,6 +34,7 @@ struct vcp_ctl_server_conf {
 	vcp_ctl_handler handle;
 	void (*note)(void *opaque, const char *msg);
 	void *opaque;
+	GMainContext *ctx; /* the loop it runs on; NULL: the default */
 };
 
 struct vcp_ctl_server;

@@ -26,6 +26,14 @@ static const char *const op_names[] = {
 	[VCP_REQ_DISABLE] = "disable", [VCP_REQ_RELOAD] = "reload",
 };
 
+const char *vcp_req_op_name(enum vcp_req_op op)
+{
+	return (size_t)op < sizeof(op_names) / sizeof(op_names[0]) &&
+			       op_names[op] ?
+		       op_names[op] :
+		       "?";
+}
+
 int vcp_req_op_of(const char *s, enum vcp_req_op *ret)
 {
 	for (size_t i = 0; i < sizeof(op_names) / sizeof(op_names[0]); i++)

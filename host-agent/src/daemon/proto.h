@@ -51,6 +51,8 @@ struct vcp_req {
 	char level[8];		/* level: 0, 1, 2, auto or policy */
 };
 
+/* An op's name ("ping", "pause", ...). */
+const char *vcp_req_op_name(enum vcp_req_op op);
 /* The request an op's name ("pause", "enable", ...) stands for: 0, or
  * -EINVAL (@ret untouched). */
 int vcp_req_op_of(const char *s, enum vcp_req_op *ret);

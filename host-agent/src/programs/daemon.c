@@ -20,6 +20,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <sys/resource.h>
 #include <syslog.h>
 #include <time.h>
@@ -37,6 +39,7 @@
 #include "ctl.h"
 #include "ctlreq.h"
 #include "ctlserver.h"
+#include "gsrc.h"
 #include "cycle.h"
 #include "daemonstatus.h"
 #include "declog.h"
@@ -110,6 +113,28 @@ struct daemon {
 	char observed_said[256];
 	/* scx mode: the scx_vcpack loader started or driven (scxrun.h) */
 	struct vcp_scx_run scx;
+	/*
+	 * Three threads, a main context each: the daemon's loop (d->ctx,
+	 * the main thread: every pass, every libvirt call), libvirt's event
+	 * loop (the default context: keepalive, domain events; it must run
+	 * while a call waits, or keepalive never fires) and the control
+	 * socket (ctl_ctx: answers even while the loop waits for libvirt).
+	 */
+	GMainContext *ctx, *ctl_ctx;
+	GMainLoop *ev_loop, *ctl_loop;
+	GThread *ev_thread, *ctl_thread;
+	clockid_t main_cpu; /* the main thread's CPU clock */
+	/* written by the main thread, read by the control thread: since
+	 * when the loop is busy (0: waiting for its next event), its CPU
+	 * time then, in what (a static string) */
+	_Atomic int64_t busy_since_ms, busy_cpu_ns;
+	_Atomic(const char *) busy_in;
+	bool stall_said; /* control thread's */
+	atomic_bool quitting; /* the loop ends: nobody waits for it */
+	unsigned int watchdog_busy_ms; /* WATCHDOG=1 only while busy less */
+	/* the replies to status and ping when the loop last waited */
+	GMutex snap_mu;
+	char *snap_status, *snap_ping;
 };
 
 static struct daemon *the_daemon;
@@ -143,6 +168,7 @@ static void schedule_replan(struct daemon *d, unsigned int delay_ms);
 static void schedule_reconnect(struct daemon *d);
 static int reload_policy(struct daemon *d, char *why, size_t len);
 static void watch_scx(struct daemon *d);
+static void busy_in(struct daemon *d, const char *what);
 
 /* ---- systemd's view (sdnotify.c: no-ops outside systemd) ---- */
 
@@ -172,18 +198,6 @@ static void notify_plan(struct daemon *d, const struct vcp_cycle *cy)
 		      vcp_mode_name(d->mode),
 		      cy->plan->level, cy->plan->n_active, cy->plan->n_packages,
 		      managed, cy->w.n_vms);
-}
-
-static gboolean on_watchdog(gpointer data)
-{
-	struct daemon *d = data;
-
-	/* none after STOPPING=1: the loop may still dispatch this source in
-	 * the iteration whose SIGTERM quit it */
-	if (!g_main_loop_is_running(d->loop))
-		return G_SOURCE_REMOVE;
-	vcp_sd_notify("WATCHDOG=1");
-	return G_SOURCE_CONTINUE;
 }
 
 /* ---- the cycle ---- */
@@ -439,6 +453,7 @@ static void replan(struct daemon *d)
 
 	if (!d->v || d->ctl.paused)
 		return;
+	busy_in(d, "a re-plan");
 	d->n_replans++;
 	vcp_hyst_planned(&d->hyst, vcp_tracker_fingerprint(d->tracker),
 			 vcp_mono_ms() / 1000);
@@ -503,7 +518,7 @@ static void schedule_replan(struct daemon *d, unsigned int delay_ms)
 {
 	if (d->replan_src)
 		return;
-	d->replan_src = g_timeout_add(delay_ms, on_replan, d);
+	d->replan_src = vcp_gsrc_timeout(d->ctx, delay_ms, on_replan, d);
 }
 
 /*
@@ -548,6 +563,7 @@ static gboolean on_sample(gpointer data)
 
 	if (!d->v)
 		return G_SOURCE_CONTINUE;
+	busy_in(d, "a sample");
 	watch_scx(d);
 	if (vcp_virt_sample(d->v, &s, &err) == 0) {
 		if (s->have_vcpu_time && vcp_tracker_update(d->tracker, s) < 0)
@@ -569,21 +585,57 @@ static gboolean on_sample(gpointer data)
 
 /* ---- libvirt connection ---- */
 
-static void on_domain(void *opaque, const char *name, enum vcp_virt_event what)
+/* Run @fn(@data) on the daemon's loop, never at once (libvirt's
+ * callbacks come from its event thread, or from inside a call on the
+ * loop's own thread, where re-entering libvirt is not safe); @done frees
+ * @data afterwards. */
+static void on_loop(struct daemon *d, GSourceFunc fn, void *data,
+		    GDestroyNotify done)
 {
-	struct daemon *d = opaque;
+	GSource *src = g_timeout_source_new(0);
+
+	g_source_set_callback(src, fn, data, done);
+	g_source_attach(src, d->ctx);
+	g_source_unref(src);
+}
+
+struct domain_news {
+	struct daemon *d;
+	enum vcp_virt_event what;
+	char name[];
+};
+
+static gboolean on_domain_news(gpointer data)
+{
+	struct domain_news *n = data;
+	struct daemon *d = n->d;
 	static const char *const names[] = { "started", "stopped",
 					     "metadata changed", "re-pinned",
 					     "changed" };
 
-	log_msg(LOG_DEBUG, "domain '%s' %s", name, names[what]);
-	if (what == VCP_EV_OTHER)
-		return;
-	if (what != VCP_EV_TUNABLE)
-		vcp_pin_memo_forget(d->memo, name);
+	log_msg(LOG_DEBUG, "domain '%s' %s", n->name, names[n->what]);
+	if (n->what == VCP_EV_OTHER)
+		return G_SOURCE_REMOVE;
+	if (n->what != VCP_EV_TUNABLE)
+		vcp_pin_memo_forget(d->memo, n->name);
 	/* A re-pin by someone else is restated by the next plan; our own
 	 * pins raise the same event and re-plan to no change. */
 	schedule_replan(d, REPLAN_COALESCE_MS);
+	return G_SOURCE_REMOVE;
+}
+
+/* On libvirt's event thread: handed to the loop. */
+static void on_domain(void *opaque, const char *name, enum vcp_virt_event what)
+{
+	size_t len = strlen(name) + 1;
+	struct domain_news *n = malloc(sizeof(*n) + len);
+
+	if (!n)
+		return;
+	n->d = opaque;
+	n->what = what;
+	memcpy(n->name, name, len);
+	on_loop(n->d, on_domain_news, n, free);
 }
 
 /* Out of libvirt's close callback: closing the connection from inside
@@ -601,7 +653,7 @@ static void on_closed(void *opaque)
 	struct daemon *d = opaque;
 
 	log_msg(LOG_WARNING, "connection to '%s' closed; reconnecting", d->uri);
-	g_idle_add(on_lost, d);
+	on_loop(d, on_lost, d, NULL);
 }
 
 /* The mode and why (mode.h); in scx mode scx_vcpack is loaded now.
@@ -658,8 +710,9 @@ static void first_sample(struct daemon *d)
 			   d->hyst.sample_s);
 	d->takeover_said = false;
 	if (d->sample_src)
-		g_source_remove(d->sample_src);
-	d->sample_src = g_timeout_add_seconds(d->hyst.sample_s, on_sample, d);
+		vcp_gsrc_remove(d->ctx, d->sample_src);
+	d->sample_src =
+		vcp_gsrc_seconds(d->ctx, d->hyst.sample_s, on_sample, d);
 }
 
 static int connect_libvirt(struct daemon *d)
@@ -667,7 +720,10 @@ static int connect_libvirt(struct daemon *d)
 	struct vcp_virt_watch w = { .domain = on_domain, .closed = on_closed,
 				    .opaque = d };
 	char *err = NULL;
-	int r = vcp_virt_open(d->uri, false, &d->v, &err);
+	int r;
+
+	busy_in(d, "connecting");
+	r = vcp_virt_open(d->uri, false, &d->v, &err);
 
 	if (r == 0)
 		r = vcp_virt_watch(d->v, &w, &err);
@@ -704,7 +760,9 @@ static gboolean on_reconnect(gpointer data)
 /* The reconnect backoff's clock and attempt (backoff.h). */
 static void arm_reconnect(struct vcp_backoff *b, unsigned int s)
 {
-	g_timeout_add_seconds(s, on_reconnect, b);
+	struct daemon *d = b->opaque;
+
+	vcp_gsrc_seconds(d->ctx, s, on_reconnect, b);
 }
 
 static int attempt_connect(struct vcp_backoff *b)
@@ -835,6 +893,290 @@ static struct json_object *answer(void *opaque, const struct vcp_req *req,
 	return vcp_dstatus_reply(req->op, &s);
 }
 
+/* ---- the loop busy: what the control thread knows of it ---- */
+
+/* The main thread's CPU time, from any thread (ns; 0 if unreadable). */
+static int64_t main_cpu_ns(const struct daemon *d)
+{
+	struct timespec ts;
+
+	if (clock_gettime(d->main_cpu, &ts) < 0)
+		return 0;
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* The loop's phase, shown while it is busy (a static string). */
+static void busy_in(struct daemon *d, const char *what)
+{
+	atomic_store(&d->busy_in, what);
+}
+
+/* What status and ping would answer now, kept for the control thread to
+ * answer with while the loop is busy. */
+static void snapshot(struct daemon *d)
+{
+	struct json_object *st, *pg;
+	struct vcp_dstatus s;
+	struct tm tm;
+	char *a, *b;
+
+	status_now(d, &tm, &s);
+	st = vcp_dstatus_reply(VCP_REQ_STATUS, &s);
+	pg = vcp_dstatus_reply(VCP_REQ_PING, &s);
+	a = strdup(json_object_to_json_string_ext(st, JSON_C_TO_STRING_PLAIN));
+	b = strdup(json_object_to_json_string_ext(pg, JSON_C_TO_STRING_PLAIN));
+	json_object_put(st);
+	json_object_put(pg);
+	g_mutex_lock(&d->snap_mu);
+	if (a && b) {
+		free(d->snap_status);
+		free(d->snap_ping);
+		d->snap_status = a;
+		d->snap_ping = b;
+		a = b = NULL;
+	}
+	g_mutex_unlock(&d->snap_mu);
+	free(a);
+	free(b);
+}
+
+static GPollFunc base_poll;
+
+/* The loop's poll: idle from here until an event, busy after. */
+static gint loop_poll(GPollFD *fds, guint n, gint timeout)
+{
+	struct daemon *d = the_daemon;
+	struct timespec ts;
+	gint r;
+
+	snapshot(d);
+	busy_in(d, "a pass");
+	atomic_store(&d->busy_since_ms, 0);
+	r = base_poll(fds, n, timeout);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	atomic_store(&d->busy_cpu_ns,
+		     (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
+	atomic_store(&d->busy_since_ms, (int64_t)vcp_mono_ms());
+	return r;
+}
+
+/*
+ * How long the loop has been busy (ms; 0: not busy) and whether it is
+ * waiting rather than working: its thread used under a fifth of that
+ * time on a CPU, so it sits in a call (libvirt's, in a pass).
+ */
+static int64_t busy_ms(const struct daemon *d, bool *waiting)
+{
+	int64_t since = atomic_load(&d->busy_since_ms);
+	int64_t cpu = main_cpu_ns(d) - atomic_load(&d->busy_cpu_ns);
+	int64_t ms = since ? (int64_t)vcp_mono_ms() - since : 0;
+
+	if (ms < 0)
+		ms = 0;
+	*waiting = ms > 0 && cpu / 1000000 * 5 < ms;
+	return ms;
+}
+
+/*
+ * The control thread serves one request at a time: one that needs the
+ * loop (replan, pause, level, ...) waits for it while it works, but not
+ * once it has waited for libvirt this long (then others would wait
+ * behind it); status, ping and hook notifications wait CTL_QUICK_MS at
+ * most (`vcpack status` gives vcpackd a second). Past STALL_MS of
+ * waiting the log says so.
+ */
+#define CTL_WAIT_MS 1000
+#define CTL_QUICK_MS 400
+#define STALL_MS 3000
+
+/* The "busy" member of an answer given without the loop. */
+static struct json_object *busy_json(struct daemon *d, int64_t ms, bool waiting)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "for_ms", json_object_new_int64(ms));
+	json_object_object_add(
+		o, "since",
+		json_object_new_int64((int64_t)time(NULL) - ms / 1000));
+	json_object_object_add(
+		o, "in", json_object_new_string(atomic_load(&d->busy_in)));
+	json_object_object_add(o, "waiting", json_object_new_boolean(waiting));
+	json_object_object_add(o, "uri", json_object_new_string(d->uri));
+	return o;
+}
+
+/* Answer @op from the snapshot, with what keeps the loop: status and
+ * ping only; anything else is refused saying so. */
+static struct json_object *answer_busy(struct daemon *d, enum vcp_req_op op,
+				       char **ret_error)
+{
+	bool waiting;
+	int64_t ms = busy_ms(d, &waiting);
+	struct json_object *o = NULL, *st;
+	char *text;
+
+	if (op != VCP_REQ_STATUS && op != VCP_REQ_PING) {
+		if (asprintf(ret_error,
+			     "vcpackd is busy: %s for %" PRId64 ".%" PRId64
+			     " s, %s%s%s; it carries out '%s' once that ends",
+			     (const char *)atomic_load(&d->busy_in), ms / 1000,
+			     ms % 1000 / 100,
+			     waiting ? "waiting for libvirt at '" : "working",
+			     waiting ? d->uri : "", waiting ? "'" : "",
+			     vcp_req_op_name(op)) < 0)
+			*ret_error = NULL;
+		return NULL;
+	}
+	g_mutex_lock(&d->snap_mu);
+	text = strdup(op == VCP_REQ_STATUS ? d->snap_status : d->snap_ping);
+	g_mutex_unlock(&d->snap_mu);
+	if (text)
+		o = json_tokener_parse(text);
+	free(text);
+	if (!o)
+		return NULL;
+	st = o;
+	if (op == VCP_REQ_STATUS &&
+	    !json_object_object_get_ex(o, "status", &st)) {
+		json_object_put(o);
+		return NULL;
+	}
+	json_object_object_add(st, "busy", busy_json(d, ms, waiting));
+	return o;
+}
+
+/* A request handed from the control thread to the loop. */
+struct job {
+	struct daemon *d;
+	struct vcp_req req;
+	struct json_object *fields;
+	char *error;
+	bool done, dropped;
+	gint refs;
+	GMutex mu;
+	GCond cv;
+};
+
+static void job_unref(gpointer data)
+{
+	struct job *j = data;
+
+	if (!g_atomic_int_dec_and_test(&j->refs))
+		return;
+	json_object_put(j->fields);
+	free(j->error);
+	g_mutex_clear(&j->mu);
+	g_cond_clear(&j->cv);
+	free(j);
+}
+
+/* On the loop: do what it asks (answer()); the answer to a client that
+ * stopped waiting is dropped (what it asked is done all the same). */
+static gboolean run_job(gpointer data)
+{
+	struct job *j = data;
+	char *err = NULL;
+	struct json_object *f;
+
+	busy_in(j->d, "a control request");
+	f = answer(j->d, &j->req, &err);
+	g_mutex_lock(&j->mu);
+	j->fields = f;
+	j->error = err;
+	j->done = true;
+	g_cond_signal(&j->cv);
+	g_mutex_unlock(&j->mu);
+	return G_SOURCE_REMOVE;
+}
+
+/*
+ * The control socket's handler, on its own thread: the loop answers
+ * (answer()), unless it is busy too long: status and ping then answer
+ * from the last snapshot with a "busy" member, and other requests are
+ * refused once the loop has waited STALL_MS (they are carried out when
+ * it is free again).
+ */
+static struct json_object *ctl_answer(void *opaque, const struct vcp_req *req,
+				      char **ret_error)
+{
+	struct daemon *d = opaque;
+	struct job *j = calloc(1, sizeof(*j));
+	int64_t start = g_get_monotonic_time();
+	struct json_object *f = NULL;
+	bool quick = req->op == VCP_REQ_STATUS || req->op == VCP_REQ_PING ||
+		     req->op == VCP_REQ_HOOK;
+	bool done;
+
+	if (!j)
+		return NULL;
+	j->d = d;
+	j->req = *req;
+	j->refs = 2;
+	g_mutex_init(&j->mu);
+	g_cond_init(&j->cv);
+	on_loop(d, run_job, j, job_unref);
+	g_mutex_lock(&j->mu);
+	while (!j->done) {
+		bool waiting;
+		int64_t ms;
+
+		g_cond_wait_until(&j->cv, &j->mu,
+				  g_get_monotonic_time() + 50 * 1000);
+		if (j->done || atomic_load(&d->quitting))
+			break;
+		ms = busy_ms(d, &waiting);
+		if (quick ? (g_get_monotonic_time() - start) / 1000 >=
+				    CTL_QUICK_MS :
+			    ms >= CTL_WAIT_MS && waiting)
+			break;
+	}
+	done = j->done;
+	if (done) {
+		f = j->fields;
+		*ret_error = j->error;
+		j->fields = NULL;
+		j->error = NULL;
+	}
+	g_mutex_unlock(&j->mu);
+	job_unref(j);
+	return done ? f : answer_busy(d, req->op, ret_error);
+}
+
+/* Said once a stall passes STALL_MS, and when it ends (control thread). */
+static gboolean on_ctl_tick(gpointer data)
+{
+	struct daemon *d = data;
+	bool waiting;
+	int64_t ms = busy_ms(d, &waiting);
+
+	if (!d->stall_said && ms >= STALL_MS && waiting) {
+		log_msg(LOG_WARNING,
+			"libvirt at '%s' has not answered for %" PRId64
+			" s (in %s): the control socket answers from the last status until it does or the connection gives up (keepalive)",
+			d->uri, ms / 1000,
+			(const char *)atomic_load(&d->busy_in));
+		d->stall_said = true;
+	} else if (d->stall_said && ms < STALL_MS) {
+		log_msg(LOG_NOTICE, "vcpackd's loop is answering again");
+		d->stall_said = false;
+	}
+	/* WatchdogSec=: while the loop runs, not while it waits past the
+	 * keepalive's limit for good */
+	if (d->watchdog_busy_ms && ms < d->watchdog_busy_ms)
+		vcp_sd_notify("WATCHDOG=1");
+	return G_SOURCE_CONTINUE;
+}
+
+static gpointer run_loop(gpointer data)
+{
+	GMainLoop *loop = data;
+
+	g_main_context_push_thread_default(g_main_loop_get_context(loop));
+	g_main_loop_run(loop);
+	g_main_context_pop_thread_default(g_main_loop_get_context(loop));
+	return NULL;
+}
+
 static void on_server_note(void *opaque, const char *msg)
 {
 	log_msg(LOG_WARNING, "%s", msg);
@@ -844,8 +1186,11 @@ static int serve(struct daemon *d)
 {
 	struct rlimit rl = { 0 };
 	struct vcp_ctl_server_conf conf = {
-		.idle_ms = CTL_IDLE_MS, .handle = answer,
-		.note = on_server_note, .opaque = d,
+		.idle_ms = CTL_IDLE_MS,
+		.handle = ctl_answer,
+		.note = on_server_note,
+		.opaque = d,
+		.ctx = d->ctl_ctx,
 	};
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
@@ -940,9 +1285,9 @@ static gboolean on_sample(gpointer data);
 static void rehold(struct daemon *d, unsigned int changed)
 {
 	if (changed & VCP_HYST_RESAMPLE) {
-		g_source_remove(d->sample_src);
-		d->sample_src =
-			g_timeout_add_seconds(d->hyst.sample_s, on_sample, d);
+		vcp_gsrc_remove(d->ctx, d->sample_src);
+		d->sample_src = vcp_gsrc_seconds(d->ctx, d->hyst.sample_s,
+						 on_sample, d);
 	}
 	if ((changed & VCP_HYST_REWINDOW) &&
 	    vcp_tracker_set_window(d->tracker, d->hyst.window) < 0)
@@ -1117,24 +1462,41 @@ int main(int argc, char **argv)
 			d.metrics_dir, strerror(-r));
 		return 2;
 	}
+	/* libvirt's events on the default context, run by a thread of their
+	 * own; the daemon's loop on its own context, on this thread */
 	gvir_event_register();
-	d.loop = g_main_loop_new(NULL, FALSE);
+	d.ev_loop = g_main_loop_new(NULL, FALSE);
+	d.ctx = g_main_context_new();
+	g_main_context_push_thread_default(d.ctx);
+	d.loop = g_main_loop_new(d.ctx, FALSE);
+	base_poll = g_main_context_get_poll_func(d.ctx);
+	g_main_context_set_poll_func(d.ctx, loop_poll);
+	if (pthread_getcpuclockid(pthread_self(), &d.main_cpu) != 0)
+		d.main_cpu = CLOCK_THREAD_CPUTIME_ID;
+	g_mutex_init(&d.snap_mu);
+	d.ctl_ctx = g_main_context_new();
+	d.ctl_loop = g_main_loop_new(d.ctl_ctx, FALSE);
+	d.ev_thread = g_thread_new("vcpackd-libvirt", run_loop, d.ev_loop);
 	r = listen_socket(&d);
 	if (r < 0) {
 		log_msg(LOG_ERR, "Failed to listen on '%s': %s", d.socket_path,
 			strerror(-r));
 		return 1;
 	}
+	snapshot(&d);
+	/* WatchdogSec=: WATCHDOG=1 every second while the loop is not busy
+	 * for over half the period */
+	if (vcp_sd_watchdog_usec(&wd_usec) == 0)
+		d.watchdog_busy_ms = MAX(wd_usec / 2000, 1);
+	vcp_gsrc_timeout(d.ctl_ctx, 1000, on_ctl_tick, &d);
+	d.ctl_thread = g_thread_new("vcpackd-control", run_loop, d.ctl_loop);
 	vcp_backoff_try(&d.reconnect);
 	if (!d.sample_src) /* (a first connect made it) */
 		d.sample_src =
-			g_timeout_add_seconds(d.hyst.sample_s, on_sample, &d);
-	g_unix_signal_add(SIGTERM, on_term, &d);
-	g_unix_signal_add(SIGINT, on_term, &d);
-	g_unix_signal_add(SIGHUP, on_hup, &d);
-	/* WatchdogSec=: WATCHDOG=1 at half the period while the loop runs */
-	if (vcp_sd_watchdog_usec(&wd_usec) == 0)
-		g_timeout_add(MAX(wd_usec / 2000, 1), on_watchdog, &d);
+			vcp_gsrc_seconds(d.ctx, d.hyst.sample_s, on_sample, &d);
+	vcp_gsrc_signal(d.ctx, SIGTERM, on_term, &d);
+	vcp_gsrc_signal(d.ctx, SIGINT, on_term, &d);
+	vcp_gsrc_signal(d.ctx, SIGHUP, on_hup, &d);
 	/* a refusal at the first connection came before the loop ran */
 	if (!d.exit_status) {
 		log_msg(LOG_INFO,
@@ -1143,6 +1505,10 @@ int main(int argc, char **argv)
 		g_main_loop_run(d.loop);
 	}
 	vcp_scx_run_stop(&d.scx);
+	atomic_store(&d.quitting, true);
+	g_main_loop_quit(d.ctl_loop);
+	if (d.ctl_thread)
+		g_thread_join(d.ctl_thread);
 	vcp_ctl_server_free(d.server);
 	unlink(d.socket_path);
 	close(d.listen_fd);
@@ -1157,5 +1523,12 @@ int main(int argc, char **argv)
 	json_object_put(d.last_status);
 	free(d.placers_said);
 	g_main_loop_unref(d.loop);
+	g_main_loop_quit(d.ev_loop);
+	g_thread_join(d.ev_thread);
+	g_main_loop_unref(d.ev_loop);
+	g_main_loop_unref(d.ctl_loop);
+	g_main_context_unref(d.ctl_ctx);
+	free(d.snap_status);
+	free(d.snap_ping);
 	return d.exit_status;
 }
