@@ -85,6 +85,30 @@ t_match "naming libvirt's URI and what waits" \
 	"^libvirt at '.*libvirt-sock' has not answered for [0-9]+ s \(in a re-plan\)" \
 	"$(grep "has not answered" "$LOG")"
 
+# vcpack status would wait for libvirt too: it shows vcpackd's view
+t0=$(date +%s)
+t_vcpack status >"$T_TMP/st.out" 2>"$T_TMP/st.err"
+rc=$?
+t_eq "vcpack status ends at once (exit 1) while vcpackd waits" "1 1" \
+	"$rc $([ $(($(date +%s) - t0)) -le 3 ] && echo 1)"
+t_match "showing vcpackd busy" \
+	"^         BUSY since .* \([0-9]+ s\) in a re-plan, waiting for libvirt, which has not answered; what follows is from before$" \
+	"$(cat "$T_TMP/st.out")"
+t_match "and why it does not connect" \
+	"^vcpack: libvirt at '.*' has not answered vcpackd for [0-9]+ s: not connecting to it" \
+	"$(cat "$T_TMP/st.err")"
+# any other command: opening the connection is bounded
+t0=$(date +%s)
+VCPACK_CONNECT_TIMEOUT=2 t_vcpack list >/dev/null 2>"$T_TMP/list.err"
+rc=$?
+t_eq "vcpack list gives up after VCPACK_CONNECT_TIMEOUT (exit 1)" "1 1" \
+	"$rc $([ $(($(date +%s) - t0)) -le 4 ] && echo 1)"
+t_match "saying so" \
+	"^vcpack: libvirt at '.*' did not answer in 2 s \(VCPACK_CONNECT_TIMEOUT\); nothing changed$" \
+	"$(cat "$T_TMP/list.err")"
+VCPACK_CONNECT_TIMEOUT=x t_vcpack list >/dev/null 2>"$T_TMP/bad.err"
+t_eq "a bad VCPACK_CONNECT_TIMEOUT is refused by name" "2" "$?"
+
 # bounded: the keepalive closes the connection (5 s x 3, ~20 s)
 wait_log "closed; reconnecting" 400 && t_pass "the connection is given up" ||
 	t_fail "the connection is given up"

@@ -4,8 +4,7 @@
  */
 #include "gsrc.h"
 
-static guint attach(GMainContext *ctx, GSource *src, GSourceFunc fn,
-		    void *data)
+static guint attach(GMainContext *ctx, GSource *src, GSourceFunc fn, void *data)
 {
 	guint id;
 
@@ -40,8 +39,7 @@ guint vcp_gsrc_seconds(GMainContext *ctx, unsigned int s, GSourceFunc fn,
 	return attach(ctx, g_timeout_source_new_seconds(s), fn, data);
 }
 
-guint vcp_gsrc_signal(GMainContext *ctx, int signum, GSourceFunc fn,
-		      void *data)
+guint vcp_gsrc_signal(GMainContext *ctx, int signum, GSourceFunc fn, void *data)
 {
 	return attach(ctx, g_unix_signal_source_new(signum), fn, data);
 }

@@ -20,6 +20,8 @@
 #include "virt.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -145,6 +147,43 @@ void vcp_vm_issues_free(struct vcp_vm_issue *v, size_t n)
 	free(v);
 }
 
+/* ---- libvirt's event loop on a thread of its own ---- */
+
+static bool events_run;
+static pthread_once_t events_once = PTHREAD_ONCE_INIT;
+
+static void *run_events(void *unused)
+{
+	for (;;)
+		if (virEventRunDefaultImpl() < 0)
+			virResetLastError();
+	return NULL;
+}
+
+static void start_events(void)
+{
+	pthread_t t;
+	sigset_t all, old;
+
+	if (virEventRegisterDefaultImpl() < 0) {
+		virResetLastError();
+		return;
+	}
+	/* signals stay the main thread's */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	events_run = pthread_create(&t, NULL, run_events, NULL) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (events_run)
+		pthread_detach(t);
+}
+
+int vcp_virt_event_thread(void)
+{
+	pthread_once(&events_once, start_events);
+	return events_run ? 0 : -ENOTSUP;
+}
+
 int vcp_virt_open(const char *uri, bool readonly, struct vcp_virt **ret,
 		  char **ret_err)
 {
@@ -165,6 +204,10 @@ int vcp_virt_open(const char *uri, bool readonly, struct vcp_virt **ret,
 			    uri ? uri : "default URI");
 	}
 	virConnSetErrorFunc(v->conn, NULL, quiet_error);
+	/* every call bounded: libvirtd that stops answering is given up */
+	if (events_run && virConnectSetKeepAlive(v->conn, VCP_VIRT_KEEPALIVE_S,
+						 VCP_VIRT_KEEPALIVE_COUNT) < 0)
+		virResetLastError();
 	u = virConnectGetURI(v->conn);
 	v->uri = u ? u : strdup(uri ? uri : "");
 	v->hostname = virConnectGetHostname(v->conn);

@@ -240,5 +240,15 @@ int vcp_virt_watch(struct vcp_virt *v, const struct vcp_virt_watch *w,
 bool vcp_virt_alive(struct vcp_virt *v);
 /* Ask libvirt to keep the connection alive (detects a dead daemon). */
 int vcp_virt_keepalive(struct vcp_virt *v, int interval_s, unsigned int count);
+/*
+ * libvirt's event loop on a thread of its own, for a program that runs
+ * none (vcpack): connections opened after it get keepalive
+ * (VCP_VIRT_KEEPALIVE_S x VCP_VIRT_KEEPALIVE_COUNT), so that a call to a
+ * libvirtd that stopped answering fails after about 20 s instead of
+ * waiting for ever. Once per process; 0 or -ENOTSUP.
+ */
+int vcp_virt_event_thread(void);
+#define VCP_VIRT_KEEPALIVE_S 5
+#define VCP_VIRT_KEEPALIVE_COUNT 3
 
 #endif

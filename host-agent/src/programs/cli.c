@@ -9,6 +9,7 @@
  * 2 usage or input refused (nothing changed).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <getopt.h>
 #include <stdarg.h>
@@ -312,15 +313,97 @@ static int load_policy(struct ctx *c)
 	return 0;
 }
 
+/*
+ * Opening a connection has no bound of its own (keepalive starts once it
+ * is open, virt.h): a libvirtd that accepts and never answers is given
+ * VCPACK_CONNECT_TIMEOUT seconds (default 30), then vcpack ends saying
+ * so. Nothing was changed yet.
+ */
+struct open_deadline {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool done;
+	unsigned int s;
+	const char *uri;
+};
+
+static void *watch_open(void *data)
+{
+	struct open_deadline *o = data;
+	struct timespec ts;
+	bool done;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += o->s;
+	pthread_mutex_lock(&o->mu);
+	while (!o->done &&
+	       pthread_cond_timedwait(&o->cv, &o->mu, &ts) != ETIMEDOUT)
+		;
+	done = o->done;
+	pthread_mutex_unlock(&o->mu);
+	if (!done) {
+		fprintf(stderr,
+			"vcpack: libvirt at '%s' did not answer in %u s (VCPACK_CONNECT_TIMEOUT); nothing changed\n",
+			o->uri ? o->uri : "the default URI", o->s);
+		_exit(EXIT_PARTIAL);
+	}
+	return NULL;
+}
+
+/* VCPACK_CONNECT_TIMEOUT in @ret (30 when unset); -EINVAL said. */
+static int connect_timeout(unsigned int *ret)
+{
+	const char *env = getenv("VCPACK_CONNECT_TIMEOUT");
+	unsigned long v;
+	char *end;
+
+	*ret = 30;
+	if (!env || !*env)
+		return 0;
+	errno = 0;
+	v = strtoul(env, &end, 10);
+	if (errno || *end || env[0] < '0' || env[0] > '9' || v == 0 ||
+	    v > 86400)
+		return vcp_cli_err(
+			-EINVAL,
+			"VCPACK_CONNECT_TIMEOUT: must be seconds from 1 to 86400, got '%s'",
+			env);
+	*ret = (unsigned int)v;
+	return 0;
+}
+
+static int open_bounded(struct ctx *c, bool readonly, unsigned int s,
+			char **err)
+{
+	struct open_deadline o = { .mu = PTHREAD_MUTEX_INITIALIZER,
+				   .cv = PTHREAD_COND_INITIALIZER,
+				   .s = s,
+				   .uri = c->uri };
+	pthread_t t;
+	bool watched;
+	int r;
+
+	watched = pthread_create(&t, NULL, watch_open, &o) == 0;
+	r = vcp_virt_open(c->uri, readonly, &c->v, err);
+	pthread_mutex_lock(&o.mu);
+	o.done = true;
+	pthread_cond_signal(&o.cv);
+	pthread_mutex_unlock(&o.mu);
+	if (watched)
+		pthread_join(t, NULL);
+	return r;
+}
+
 static int setup(struct ctx *c, bool readonly)
 {
 	char *err = NULL;
+	unsigned int s;
 	bool refused;
 	int r;
 
-	if (load_policy(c) < 0)
+	if (load_policy(c) < 0 || connect_timeout(&s) < 0)
 		return EXIT_USAGE;
-	r = vcp_virt_open(c->uri, readonly, &c->v, &err);
+	r = open_bounded(c, readonly, s, &err);
 	if (r < 0) {
 		vcp_cli_err(0, "%s", err ? err : strerror(-r));
 		free(err);
@@ -562,6 +645,7 @@ static void daemon_text(const struct ctx *c, struct json_object *st)
 {
 	struct json_object *ctl = json_object_object_get(st, "control");
 	struct json_object *last = json_object_object_get(st, "last");
+	struct json_object *busy = json_object_object_get(st, "busy");
 	char when[64];
 
 	if (!st) {
@@ -572,6 +656,15 @@ static void daemon_text(const struct ctx *c, struct json_object *st)
 	       str_of(st, "uri"),
 	       json_object_get_boolean(json_object_object_get(st, "connected")) ?
 	       "" : ", waiting for libvirt");
+	if (busy) {
+		when_text(int_of(busy, "since"), when, sizeof(when));
+		printf("         BUSY since %s (%lld s) in %s, %s; what follows is from before\n",
+		       when, int_of(busy, "for_ms") / 1000, str_of(busy, "in"),
+		       json_object_get_boolean(
+			       json_object_object_get(busy, "waiting")) ?
+			       "waiting for libvirt, which has not answered" :
+			       "working");
+	}
 	if (!json_object_get_boolean(json_object_object_get(st, "enabled")))
 		printf("         NOT ENABLED: %s (the plan below is what it would do)\n",
 		       str_of(st, "enabled_reason"));
@@ -801,6 +894,39 @@ static int status_frame(void *arg)
 }
 
 /* vcpack status [--watch [SECONDS]] */
+/*
+ * vcpackd waits for this libvirt (it stopped answering): vcpack would
+ * too, so status shows vcpackd's view and says so (1), without
+ * connecting. -1: ask libvirt as usual.
+ */
+static int daemon_waits(struct ctx *c)
+{
+	struct json_object *st = daemon_status(c);
+	struct json_object *busy = json_object_object_get(st, "busy");
+	int64_t ms = int_of(busy, "for_ms");
+
+	if (!busy || ms < 1000 ||
+	    !json_object_get_boolean(json_object_object_get(busy, "waiting")) ||
+	    !c->uri || strcmp(str_of(st, "uri"), c->uri) != 0) {
+		json_object_put(st);
+		return -1;
+	}
+	if (c->json) {
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "vcpackd", daemon_json(st));
+		vcp_cli_json(o);
+	} else {
+		daemon_text(c, st);
+	}
+	vcp_cli_err(0,
+		    "libvirt at '%s' has not answered vcpackd for %" PRId64
+		    " s: not connecting to it (shown: vcpackd's last view)",
+		    c->uri, ms / 1000);
+	json_object_put(st);
+	return EXIT_PARTIAL;
+}
+
 static int cmd_status(struct ctx *c, int argc, char **argv)
 {
 	double every = 0;
@@ -817,6 +943,8 @@ static int cmd_status(struct ctx *c, int argc, char **argv)
 	if (argc > 1)
 		return vcp_cli_err(EXIT_USAGE, "status takes only --watch [SECONDS], got '%s'",
 			       argv[1]);
+	if (every <= 0 && (r = daemon_waits(c)) >= 0)
+		return r;
 	r = setup(c, true);
 	if (r)
 		return r;
@@ -2051,6 +2179,8 @@ int main(int argc, char **argv)
 	/* a transport that dies (libvirt's ssh when ssh exits) must give an
 	 * error per host, not end vcpack without a word */
 	signal(SIGPIPE, SIG_IGN);
+	/* keepalive on every connection: a stalled libvirtd is given up */
+	vcp_virt_event_thread();
 	vcp_width_set(vcp_width_of(STDOUT_FILENO, false)); /* --wide: 0 */
 	r = parse_global(&c, argc, argv);
 

@@ -734,7 +734,8 @@ static int connect_libvirt(struct daemon *d)
 		d->v = NULL;
 		return r;
 	}
-	vcp_virt_keepalive(d->v, 5, 3);
+	vcp_virt_keepalive(d->v, VCP_VIRT_KEEPALIVE_S,
+			   VCP_VIRT_KEEPALIVE_COUNT);
 	if (!detect_mode(d)) {
 		/* as a bad option: nothing touched, the unit fails */
 		log_msg(LOG_ERR, "%s; vcpackd stops, nothing changed",
