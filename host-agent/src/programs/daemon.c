@@ -131,7 +131,7 @@ struct daemon {
 	_Atomic(const char *) busy_in;
 	bool stall_said; /* control thread's */
 	atomic_bool quitting; /* the loop ends: nobody waits for it */
-	unsigned int watchdog_busy_ms; /* WATCHDOG=1 only while busy less */
+	unsigned int watchdog_busy_ms; /* WATCHDOG=1 while busy less */
 	/* the replies to status and ping when the loop last waited */
 	GMutex snap_mu;
 	char *snap_status, *snap_ping;
@@ -1161,9 +1161,18 @@ static gboolean on_ctl_tick(gpointer data)
 		log_msg(LOG_NOTICE, "vcpackd's loop is answering again");
 		d->stall_said = false;
 	}
-	/* WatchdogSec=: while the loop runs, not while it waits past the
-	 * keepalive's limit for good */
-	if (d->watchdog_busy_ms && ms < d->watchdog_busy_ms)
+	return G_SOURCE_CONTINUE;
+}
+
+/* WatchdogSec=: WATCHDOG=1 at half the period (control thread), unless
+ * the loop has been busy a whole period: past libvirt's keepalive bound
+ * (~20 s) it is stuck, and systemd may restart vcpackd. */
+static gboolean on_watchdog(gpointer data)
+{
+	struct daemon *d = data;
+	bool waiting;
+
+	if (busy_ms(d, &waiting) < d->watchdog_busy_ms)
 		vcp_sd_notify("WATCHDOG=1");
 	return G_SOURCE_CONTINUE;
 }
@@ -1485,10 +1494,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	snapshot(&d);
-	/* WatchdogSec=: WATCHDOG=1 every second while the loop is not busy
-	 * for over half the period */
-	if (vcp_sd_watchdog_usec(&wd_usec) == 0)
-		d.watchdog_busy_ms = MAX(wd_usec / 2000, 1);
+	if (vcp_sd_watchdog_usec(&wd_usec) == 0) {
+		d.watchdog_busy_ms = MAX(wd_usec / 1000, 1);
+		vcp_gsrc_timeout(d.ctl_ctx, MAX(wd_usec / 2000, 1), on_watchdog,
+				 &d);
+	}
 	vcp_gsrc_timeout(d.ctl_ctx, 1000, on_ctl_tick, &d);
 	d.ctl_thread = g_thread_new("vcpackd-control", run_loop, d.ctl_loop);
 	vcp_backoff_try(&d.reconnect);
