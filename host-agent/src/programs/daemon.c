@@ -133,7 +133,7 @@ struct daemon {
 	atomic_bool quitting; /* the loop ends: nobody waits for it */
 	unsigned int watchdog_busy_ms; /* WATCHDOG=1 while busy less */
 	/* the replies to status and ping when the loop last waited */
-	GMutex snap_mu;
+	pthread_mutex_t snap_mu;
 	char *snap_status, *snap_ping;
 };
 
@@ -928,7 +928,7 @@ static void snapshot(struct daemon *d)
 	b = strdup(json_object_to_json_string_ext(pg, JSON_C_TO_STRING_PLAIN));
 	json_object_put(st);
 	json_object_put(pg);
-	g_mutex_lock(&d->snap_mu);
+	pthread_mutex_lock(&d->snap_mu);
 	if (a && b) {
 		free(d->snap_status);
 		free(d->snap_ping);
@@ -936,7 +936,7 @@ static void snapshot(struct daemon *d)
 		d->snap_ping = b;
 		a = b = NULL;
 	}
-	g_mutex_unlock(&d->snap_mu);
+	pthread_mutex_unlock(&d->snap_mu);
 	free(a);
 	free(b);
 }
@@ -1028,9 +1028,9 @@ static struct json_object *answer_busy(struct daemon *d, enum vcp_req_op op,
 			*ret_error = NULL;
 		return NULL;
 	}
-	g_mutex_lock(&d->snap_mu);
+	pthread_mutex_lock(&d->snap_mu);
 	text = strdup(op == VCP_REQ_STATUS ? d->snap_status : d->snap_ping);
-	g_mutex_unlock(&d->snap_mu);
+	pthread_mutex_unlock(&d->snap_mu);
 	if (text)
 		o = json_tokener_parse(text);
 	free(text);
@@ -1054,9 +1054,26 @@ struct job {
 	char *error;
 	bool done, dropped;
 	gint refs;
-	GMutex mu;
-	GCond cv;
+	pthread_mutex_t mu;
+	pthread_cond_t cv; /* CLOCK_MONOTONIC */
 };
+
+/* pthread's, not GLib's, so that ThreadSanitizer sees them */
+static int job_init(struct job *j)
+{
+	pthread_condattr_t ca;
+	int r;
+
+	if (pthread_condattr_init(&ca))
+		return -ENOMEM;
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	r = pthread_cond_init(&j->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	if (r)
+		return -ENOMEM;
+	pthread_mutex_init(&j->mu, NULL);
+	return 0;
+}
 
 static void job_unref(gpointer data)
 {
@@ -1066,8 +1083,8 @@ static void job_unref(gpointer data)
 		return;
 	json_object_put(j->fields);
 	free(j->error);
-	g_mutex_clear(&j->mu);
-	g_cond_clear(&j->cv);
+	pthread_mutex_destroy(&j->mu);
+	pthread_cond_destroy(&j->cv);
 	free(j);
 }
 
@@ -1081,12 +1098,12 @@ static gboolean run_job(gpointer data)
 
 	busy_in(j->d, "a control request");
 	f = answer(j->d, &j->req, &err);
-	g_mutex_lock(&j->mu);
+	pthread_mutex_lock(&j->mu);
 	j->fields = f;
 	j->error = err;
 	j->done = true;
-	g_cond_signal(&j->cv);
-	g_mutex_unlock(&j->mu);
+	pthread_cond_signal(&j->cv);
+	pthread_mutex_unlock(&j->mu);
 	return G_SOURCE_REMOVE;
 }
 
@@ -1113,16 +1130,22 @@ static struct json_object *ctl_answer(void *opaque, const struct vcp_req *req,
 	j->d = d;
 	j->req = *req;
 	j->refs = 2;
-	g_mutex_init(&j->mu);
-	g_cond_init(&j->cv);
+	if (job_init(j) < 0) {
+		free(j);
+		return NULL;
+	}
 	on_loop(d, run_job, j, job_unref);
-	g_mutex_lock(&j->mu);
+	pthread_mutex_lock(&j->mu);
 	while (!j->done) {
+		struct timespec ts;
 		bool waiting;
 		int64_t ms;
 
-		g_cond_wait_until(&j->cv, &j->mu,
-				  g_get_monotonic_time() + 50 * 1000);
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_nsec += 50 * 1000 * 1000;
+		ts.tv_sec += ts.tv_nsec / 1000000000;
+		ts.tv_nsec %= 1000000000;
+		pthread_cond_timedwait(&j->cv, &j->mu, &ts);
 		if (j->done || atomic_load(&d->quitting))
 			break;
 		ms = busy_ms(d, &waiting);
@@ -1138,7 +1161,7 @@ static struct json_object *ctl_answer(void *opaque, const struct vcp_req *req,
 		j->fields = NULL;
 		j->error = NULL;
 	}
-	g_mutex_unlock(&j->mu);
+	pthread_mutex_unlock(&j->mu);
 	job_unref(j);
 	return done ? f : answer_busy(d, req->op, ret_error);
 }
@@ -1483,7 +1506,7 @@ int main(int argc, char **argv)
 	g_main_context_set_poll_func(d.ctx, loop_poll);
 	if (pthread_getcpuclockid(pthread_self(), &d.main_cpu) != 0)
 		d.main_cpu = CLOCK_THREAD_CPUTIME_ID;
-	g_mutex_init(&d.snap_mu);
+	pthread_mutex_init(&d.snap_mu, NULL);
 	d.ctl_ctx = g_main_context_new();
 	d.ctl_loop = g_main_loop_new(d.ctl_ctx, FALSE);
 	d.ev_thread = g_thread_new("vcpackd-libvirt", run_loop, d.ev_loop);
