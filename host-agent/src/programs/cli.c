@@ -145,6 +145,9 @@ static const char *const usage_text =
 	"                         write the VM's vcpack tag (live and persistent;\n"
 	"                         unmanaged: vcpack never changes this VM)\n"
 	"  restore [DOMAIN...]    put VMs back to their recorded original pins\n"
+	"  restore --forget DOMAIN...\n"
+	"                         drop their records of their original pins\n"
+	"                         (unreadable ones too), leave the pins as they are\n"
 	"  explain DOMAIN         its class and why, demand, planned CPUs and why,\n"
 	"                         what would move it\n"
 	"  level 0|1|2|auto|policy  set vcpackd's level (kept across restarts);\n"
@@ -1602,6 +1605,90 @@ static void restore_report(const struct ctx *c,
 	}
 }
 
+/* One VM's record dropped, its pins left: what it said. */
+static int forget_one(struct ctx *c, const char *name, struct json_object *arr)
+{
+	struct vcp_saved_pins s = { 0 };
+	struct json_object *o = json_object_new_object();
+	char *err = NULL, *rerr = NULL;
+	const char *said;
+	int r = vcp_virt_get_saved(c->v, name, &s, &rerr);
+	bool had = r == 0 || r == -EINVAL;
+
+	vcp_saved_pins_clear(&s);
+	if (had)
+		r = vcp_virt_clear_saved(c->v, name, &err);
+	else if (r == -ENOENT)
+		r = 0;
+	else
+		err = rerr ? strdup(rerr) : NULL;
+	said = r < 0 ? "failed" :
+	       !had  ? "nothing recorded, left as it is" :
+	       rerr  ? "unreadable record of its original pins dropped; its pins are left as they are (the next apply records them as its original pins)" :
+		       "record of its original pins dropped, not restored; its pins are left as they are (the next apply records them as its original pins)";
+	if (!c->json)
+		printf("  %-20s %s%s%s\n", name, said, err ? ": " : "",
+		       err ? err : "");
+	json_object_object_add(o, "vm", json_object_new_string(name));
+	json_object_object_add(o, "outcome",
+			       json_object_new_string(r < 0 ? "failed" :
+							      "done"));
+	json_object_object_add(o, "had_record", json_object_new_boolean(had));
+	json_object_object_add(o, "record_readable",
+			       json_object_new_boolean(had && !rerr));
+	json_object_object_add(o, "message",
+			       json_object_new_string(err ? err : said));
+	json_object_array_add(arr, o);
+	free(err);
+	free(rerr);
+	return r;
+}
+
+/* restore --forget DOMAIN...: drop each record (unreadable or not),
+ * leave the pins as they are. argv[0] is "--forget". */
+static int cmd_forget(struct ctx *c, int argc, char **argv)
+{
+	struct json_object *arr;
+	struct vcp_world w = { 0 };
+	bool *only = NULL;
+	int r, failed = 0;
+
+	if (argc < 2)
+		return vcp_cli_err(
+			EXIT_USAGE,
+			"restore --forget takes the DOMAINs whose record to drop");
+	r = setup(c, false);
+	if (!r)
+		r = observe(c, &w, 0, false);
+	for (int a = 1; !r && a < argc; a++) {
+		char *name = NULL, *err = NULL;
+
+		if (vcp_virt_domain_name(c->v, argv[a], &name, &err) == 0)
+			argv[a] = name; /* lives until exit */
+		free(err);
+	}
+	if (!r)
+		r = select_vms(&w, argc, argv, &only);
+	free(only);
+	vcp_world_clear(&w);
+	if (r)
+		return r;
+	arr = json_object_new_array();
+	if (!c->json)
+		printf("restore --forget:\n");
+	for (int a = 1; a < argc; a++)
+		failed += forget_one(c, argv[a], arr) < 0;
+	if (c->json) {
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "forgotten", arr);
+		vcp_cli_json(o);
+	} else {
+		json_object_put(arr);
+	}
+	return failed ? EXIT_PARTIAL : 0;
+}
+
 static int cmd_restore(struct ctx *c, int argc, char **argv)
 {
 	struct vcp_world w = { 0 };
@@ -1609,8 +1696,12 @@ static int cmd_restore(struct ctx *c, int argc, char **argv)
 	struct vcp_irq_report irq = { 0 };
 	const char *root;
 	bool *only = NULL;
-	int r = setup(c, false), pid = r ? 0 : managed_by(c);
+	int r, pid;
 
+	if (argc > 1 && strcmp(argv[1], "--forget") == 0)
+		return cmd_forget(c, argc - 1, argv + 1);
+	r = setup(c, false);
+	pid = r ? 0 : managed_by(c);
 	if (pid)
 		return vcp_cli_err(EXIT_USAGE, "refusing to restore: vcpackd (pid %d) manages this host and would restate its plan; 'vcpack pause' first (or stop vcpackd), then restore",
 				   pid);
