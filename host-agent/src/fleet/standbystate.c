@@ -375,6 +375,34 @@ static int one_host(const struct rctx *c, size_t k, struct json_object *o,
 	return r;
 }
 
+static const char *name_of(struct json_object *o)
+{
+	struct json_object *nm;
+
+	if (!json_object_is_type(o, json_type_object) ||
+	    !json_object_object_get_ex(o, "name", &nm) ||
+	    !json_object_is_type(nm, json_type_string))
+		return NULL;
+	return json_object_get_string(nm);
+}
+
+/* One record a host: a second (a later "on" after "failed") would
+ * silently override the first, and a failed host's latch with it. */
+static int no_twin(const struct rctx *c, struct json_object *a, size_t k)
+{
+	const char *name = name_of(json_object_array_get_idx(a, k));
+
+	for (size_t j = 0; name && j < k; j++) {
+		const char *other = name_of(json_object_array_get_idx(a, j));
+
+		if (other && strcmp(other, name) == 0)
+			return vcp_err(c->err, -EINVAL,
+				       "%s: hosts[%zu] (%.60s): host '%s' is also hosts[%zu]: one record a host (the file is left as it is; drop one)",
+				       c->src, k, name, name, j);
+	}
+	return 0;
+}
+
 static int state_from(const struct rctx *c, struct json_object *o,
 		      const char *const *names, size_t n,
 		      struct vcp_sb_state *s)
@@ -405,9 +433,12 @@ static int state_from(const struct rctx *c, struct json_object *o,
 	    !json_object_is_type(a, json_type_array))
 		return vcp_err(c->err, -EINVAL, "%s: hosts: must be an array",
 			       c->src);
-	for (size_t k = 0; k < json_object_array_length(a) && r == 0; k++)
-		r = one_host(c, k, json_object_array_get_idx(a, k), names, n,
-			     s);
+	for (size_t k = 0; k < json_object_array_length(a) && r == 0; k++) {
+		r = no_twin(c, a, k);
+		if (r == 0)
+			r = one_host(c, k, json_object_array_get_idx(a, k),
+				     names, n, s);
+	}
 	return r;
 }
 
