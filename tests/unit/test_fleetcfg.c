@@ -126,6 +126,46 @@ static void test_refused(void **state)
 }
 
 /* power_command: a host's own, else the defaults'; its timeout too */
+/* One host under two names would be counted twice (capacity, watts,
+ * a receiver of its own guests): the same URI after trivial
+ * normalisation is refused, naming both entries. */
+static void test_same_uri(void **state)
+{
+	struct vcp_fleet_cfg c;
+	char *err = NULL;
+
+	refused("{\"hosts\": [{\"uri\": \"qemu+ssh://h1/system\", \"name\": \"a\"},"
+		" {\"uri\": \"qemu+ssh://h2/system\", \"name\": \"b\"},"
+		" {\"uri\": \"qemu+ssh://h1/system\", \"name\": \"c\"}]}",
+		"fleet.json: hosts[2].uri: 'qemu+ssh://h1/system' is the host of hosts[0] ('a', 'qemu+ssh://h1/system'): one entry a host");
+	/* case of scheme and host, user, default port, trailing slash */
+	refused("{\"hosts\": [{\"uri\": \"qemu+ssh://h1/system\", \"name\": \"a\"},"
+		" {\"uri\": \"QEMU+SSH://root@H1.:22/system/\", \"name\": \"b\"}]}",
+		"fleet.json: hosts[1].uri: 'QEMU+SSH://root@H1.:22/system/' is the host of hosts[0] ('a', 'qemu+ssh://h1/system'): one entry a host");
+	/* libvirt's default transports: tls with a host, local without */
+	refused("{\"hosts\": [{\"uri\": \"qemu+tls://h1:16514/system\", \"name\": \"a\"},"
+		" {\"uri\": \"qemu://h1/system\", \"name\": \"b\"}]}",
+		"fleet.json: hosts[1].uri: 'qemu://h1/system' is the host of hosts[0] ('a', 'qemu+tls://h1:16514/system'): one entry a host");
+	refused("{\"hosts\": [{\"uri\": \"qemu:///system\", \"name\": \"a\"},"
+		" {\"uri\": \"qemu+unix:///system\", \"name\": \"b\"}]}",
+		"fleet.json: hosts[1].uri: 'qemu+unix:///system' is the host of hosts[0] ('a', 'qemu:///system'): one entry a host");
+	/* different hosts: other host, port, path, socket, transport */
+	assert_int_equal(
+		vcp_fleet_cfg_parse(
+			"{\"hosts\": [{\"uri\": \"qemu+ssh://h1/system\", \"name\": \"a\"},"
+			" {\"uri\": \"qemu+ssh://h1:2222/system\", \"name\": \"b\"},"
+			" {\"uri\": \"qemu+ssh://h1/session\", \"name\": \"c\"},"
+			" {\"uri\": \"qemu+tcp://h1/system\", \"name\": \"d\"},"
+			" {\"uri\": \"test+unix:///default?socket=/s/1\", \"name\": \"e\"},"
+			" {\"uri\": \"test+unix:///default?socket=/s/2\", \"name\": \"f\"},"
+			" {\"uri\": \"qemu+ssh://h11/system\", \"name\": \"g\"}]}",
+			"fleet.json", &c, &err),
+		0);
+	assert_null(err);
+	assert_int_equal(c.n_hosts, 7);
+	vcp_fleet_cfg_clear(&c);
+}
+
 static void test_power_command(void **state)
 {
 	struct vcp_fleet_cfg c;
@@ -270,6 +310,7 @@ int main(void)
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_same_uri),
 		cmocka_unit_test(test_power_command),
 		cmocka_unit_test(test_hosts_types),
 		cmocka_unit_test(test_strict),
