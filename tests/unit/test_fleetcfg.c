@@ -166,6 +166,68 @@ static void test_same_uri(void **state)
 	vcp_fleet_cfg_clear(&c);
 }
 
+/* migration_address: a host name or an IP address libvirt can listen
+ * on and put in tcp://ADDRESS, whole or refused by name. */
+static void test_migration_address(void **state)
+{
+	static const char *const good[] = {
+		"10.0.0.2", "fd00::2", "mig-h2.example.com",
+		"h2",	    "h2.",     "2001:db8::1:0:0:1",
+	};
+	char text[2048], want[2048], name[300];
+	struct vcp_fleet_cfg c;
+	char *err = NULL;
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(*good); i++) {
+		snprintf(
+			text, sizeof(text),
+			"{\"hosts\": [{\"uri\": \"qemu:///system\", \"migration_address\": \"%s\"}]}",
+			good[i]);
+		if (vcp_fleet_cfg_parse(text, "fleet.json", &c, &err))
+			fail_msg("%s: %s", good[i], err);
+		assert_string_equal(c.hosts[0].migration_address, good[i]);
+		vcp_fleet_cfg_clear(&c);
+	}
+#define MA "{\"hosts\": [{\"uri\": \"qemu:///system\", \"migration_address\": "
+#define WANT "fleet.json: hosts[0].migration_address: "
+	refused(MA "\"10.0.0.2:49152\"}]}", WANT
+		"'10.0.0.2:49152' is not a host name or IP address (no port, no scheme, no brackets)");
+	refused(MA "\"tcp://10.0.0.2\"}]}", WANT
+		"'tcp://10.0.0.2' is not a host name or IP address (no port, no scheme, no brackets)");
+	refused(MA "\"[fd00::2]\"}]}", WANT
+		"'[fd00::2]' is not a host name or IP address (no port, no scheme, no brackets)");
+	refused(MA "\"mig h2\"}]}", WANT
+		"'mig h2' is not a host name or IP address (no port, no scheme, no brackets)");
+	refused(MA "\"-h2\"}]}", WANT
+		"'-h2' is not a host name or IP address (no port, no scheme, no brackets)");
+	refused(MA "\"a..b\"}]}", WANT
+		"'a..b' is not a host name or IP address (no port, no scheme, no brackets)");
+	refused(MA "\"10.0.0.256\"}]}", WANT
+		"'10.0.0.256' is not a host name or IP address (no port, no scheme, no brackets)");
+	refused(MA "\"\"}]}",
+		"fleet.json: hosts[0].migration_address: must be a non-empty string (at most 1024 bytes), got \"\"");
+	/* a label of 64 characters, and a name of 254: too long, by name */
+	memset(name, 'a', 64);
+	name[64] = '\0';
+	snprintf(text, sizeof(text), MA "\"%s.example\"}]}", name);
+	snprintf(want, sizeof(want),
+		 WANT "'%s.example': a label longer than 63 characters", name);
+	refused(text, want);
+	for (size_t i = 0; i < 254; i++)
+		name[i] = i % 2 ? '.' : 'a';
+	name[253] = 'b';
+	name[254] = '\0';
+	snprintf(text, sizeof(text), MA "\"%s\"}]}", name);
+	snprintf(
+		want, sizeof(want),
+		WANT
+		"'%.40s...' is 254 characters long: a host name has at most 253",
+		name);
+	refused(text, want);
+#undef MA
+#undef WANT
+}
+
 static void test_power_command(void **state)
 {
 	struct vcp_fleet_cfg c;
@@ -311,6 +373,7 @@ int main(void)
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_same_uri),
+		cmocka_unit_test(test_migration_address),
 		cmocka_unit_test(test_power_command),
 		cmocka_unit_test(test_hosts_types),
 		cmocka_unit_test(test_strict),

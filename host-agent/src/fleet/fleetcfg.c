@@ -27,7 +27,10 @@
  */
 #include "fleetcfg.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,6 +104,71 @@ static char *uri_host(const char *uri)
 	return end > p ? strndup(p, (size_t)(end - p)) : NULL;
 }
 
+/* A host name (RFC 1123: labels of letters, digits and inner hyphens,
+ * 1-63 characters each, 253 in all, a trailing dot allowed) that is not
+ * an IPv4 address gone wrong (all labels digits). */
+static bool host_name_ok(const char *s)
+{
+	size_t n = strlen(s), label = 0;
+	bool digits = true;
+
+	if (n > 1 && s[n - 1] == '.')
+		n--;
+	for (size_t i = 0; i <= n; i++) {
+		char ch = i < n ? s[i] : '.';
+
+		if (ch == '.') {
+			if (!label || s[i - 1] == '-')
+				return false;
+			label = 0;
+			continue;
+		}
+		if (!label && ch == '-')
+			return false;
+		if (!(ch >= 'a' && ch <= 'z') && !(ch >= 'A' && ch <= 'Z') &&
+		    !(ch >= '0' && ch <= '9') && ch != '-')
+			return false;
+		digits &= ch >= '0' && ch <= '9';
+		label++;
+	}
+	return !digits;
+}
+
+/*
+ * migration_address: what libvirt listens on at the destination and
+ * puts in tcp://ADDRESS (tcp://[ADDRESS] for IPv6): an IPv4 or IPv6
+ * address or a host name, nothing around it. Refused by name, never
+ * cut short.
+ */
+static int check_migration_address(const struct vcp_jkey *c, const char *path,
+				   const char *s)
+{
+	unsigned char buf[sizeof(struct in6_addr)];
+	size_t n = strlen(s), label = 0;
+
+	if (inet_pton(AF_INET, s, buf) == 1 || inet_pton(AF_INET6, s, buf) == 1)
+		return 0;
+	if (n > 253 + (s[n - 1] == '.'))
+		return vcp_err(
+			c->err, -EINVAL,
+			"%s: %s: '%.40s...' is %zu characters long: a host name has at most 253",
+			c->src, path, s, n);
+	for (size_t i = 0; i < n; i++) {
+		label = s[i] == '.' ? 0 : label + 1;
+		if (label > 63)
+			return vcp_err(
+				c->err, -EINVAL,
+				"%s: %s: '%s': a label longer than 63 characters",
+				c->src, path, s);
+	}
+	if (!host_name_ok(s))
+		return vcp_err(
+			c->err, -EINVAL,
+			"%s: %s: '%s' is not a host name or IP address (no port, no scheme, no brackets)",
+			c->src, path, s);
+	return 0;
+}
+
 static int host_key(const struct vcp_jkey *c, const char *hp, const char *key,
 		    struct json_object *v, struct vcp_fleet_entry *e)
 {
@@ -115,8 +183,13 @@ static int host_key(const struct vcp_jkey *c, const char *hp, const char *key,
 		return vcp_jget_str(c, path, v, 1024, &e->group);
 	if (!strcmp(key, "accepts"))
 		return vcp_jget_bool(c, path, v, &e->accepts);
-	if (!strcmp(key, "migration_address"))
-		return vcp_jget_str(c, path, v, 1024, &e->migration_address);
+	if (!strcmp(key, "migration_address")) {
+		int r = vcp_jget_str(c, path, v, 1024, &e->migration_address);
+
+		return r < 0 ? r :
+			       check_migration_address(c, path,
+						       e->migration_address);
+	}
 	if (!strcmp(key, "idle_watts"))
 		return vcp_jget_num(c, path, v, 0, 100000, &e->idle_watts);
 	if (!strcmp(key, "power_command"))

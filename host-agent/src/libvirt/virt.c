@@ -1269,8 +1269,17 @@ int vcp_virt_migrate(struct vcp_virt *src, struct vcp_virt *dst,
 		return r;
 	if (virDomainIsPersistent(dom) == 1)
 		flags |= VIR_MIGRATE_PERSIST_DEST | VIR_MIGRATE_UNDEFINE_SOURCE;
-	if (o->address && *o->address) {
-		snprintf(uri, sizeof(uri), "tcp://%s", o->address);
+	/* an IPv6 address goes in brackets; the fleet file holds no
+	 * address that does not fit (fleetcfg.c), and none is cut short */
+	if (o->address && *o->address &&
+	    snprintf(uri, sizeof(uri),
+		     strchr(o->address, ':') ? "tcp://[%s]" : "tcp://%s",
+		     o->address) >= (int)sizeof(uri))
+		r = set_err(
+			ret_err, -EINVAL,
+			"Failed to migrate '%s': migration address '%.40s...' is too long",
+			name, o->address);
+	if (r == 0 && o->address && *o->address) {
 		if (virTypedParamsAddString(&params, &nparams, &maxp,
 					    VIR_MIGRATE_PARAM_URI, uri) < 0 ||
 		    virTypedParamsAddString(&params, &nparams, &maxp,
