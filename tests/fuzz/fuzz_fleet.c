@@ -43,6 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					    !strncmp(err, "fleet.json", 10)));
 		FUZZ_CHECK(!memcmp(&c, &mark, sizeof(c)));
 	} else {
+		FUZZ_CHECK(!fuzz_escaped_nul(s));
 		check(&c);
 		vcp_fleet_cfg_clear(&c);
 	}

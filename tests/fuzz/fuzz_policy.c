@@ -62,6 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					    !strncmp(err, "fuzz.json", 9)));
 		FUZZ_CHECK(!memcmp(&p, &mark, sizeof(p)));
 	} else {
+		FUZZ_CHECK(!fuzz_escaped_nul(s));
 		reload(&p);
 		levels(&p);
 		vcp_policy_clear(&p);

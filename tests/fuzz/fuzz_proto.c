@@ -6,13 +6,16 @@
  * buffer as a server reads it; every line taken
  * out is parsed as a request (one that parses must survive
  * format -> parse unchanged, and get a reply), as a reply, and, when it
- * is one, as a status object. Built and run by `make check-fuzz`.
+ * is one, as a status object (a refused one names the member, an
+ * accepted one is in range). Built and run by `make check-fuzz`.
  */
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz.h"
 #include "proto.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -29,6 +32,8 @@ static void request(const char *line)
 		free(err);
 		return;
 	}
+	if (req.version == 1 && fuzz_escaped_nul(line))
+		abort();	/* a JSON request with an escaped NUL */
 	out = vcp_req_format(&req);
 	if (out) {
 		out[strlen(out) - 1] = '\0';
@@ -57,9 +62,19 @@ static void reply(const char *line)
 		free(err);
 		return;
 	}
-	if (json_object_object_get_ex(o, "status", &st) &&
-	    vcp_status_from_json(st, &s, &err) == 0)
-		vcp_status_clear(&s);
+	if (fuzz_escaped_nul(line))
+		abort();	/* a reply with an escaped NUL */
+	if (json_object_object_get_ex(o, "status", &st)) {
+		int r = vcp_status_from_json(st, &s, &err);
+
+		if (r == 0 && (s.pid < 1 || (s.has_last && (s.level > 2 ||
+							    s.active < 0))))
+			abort();	/* checked before it is used */
+		if (r == 0)
+			vcp_status_clear(&s);
+		else if (r == -EBADMSG && (!err || strncmp(err, "status", 6)))
+			abort();	/* a refusal names the member */
+	}
 	free(err);
 	json_object_put(o);
 }

@@ -20,6 +20,17 @@ P=$top/tests/data/power
 
 t_test_libvirtd p1 p2
 
+# alias URI NAME: another URI for the libvirtd of URI, through a symlink
+# NAME.sock to its socket: a fleet file lists a host once (the same URI
+# under two names is refused), so the ten hosts the two libvirtds carry
+# reach them through sockets of their own
+alias() {
+	ln -s "${1#*socket=}" "$LVD_BASE/$2.sock" &&
+		echo "test+unix:///default?socket=$LVD_BASE/$2.sock"
+}
+for h in 3 5 7 10; do eval "U_h$h=\$(alias \"\$U_p1\" h$h)"; done
+for h in 4 6 8; do eval "U_h$h=\$(alias \"\$U_p2\" h$h)"; done
+
 # pscript NAME: $T_TMP/bin/pw-NAME (found in PATH, as ipmitool would
 # be), a power_command recording its environment in $T_TMP/env.NAME,
 # then running the shell text on its stdin
@@ -77,15 +88,15 @@ cat >"$T_TMP/fleet.json" <<JSON
 {"hosts": [
   {"uri": "$U_p1", "name": "h1", "power_command": ["pw-number"]},
   {"uri": "$U_p2", "name": "h2", "power_command": ["pw-dcmi", "-H", "bmc-h2"]},
-  {"uri": "$U_p1", "name": "h3", "power_command": ["pw-metrics"]},
-  {"uri": "$U_p2", "name": "h4", "power_command": ["pw-zones"]},
-  {"uri": "$U_p1", "name": "h5", "power_command": ["pw-fail"]},
-  {"uri": "$U_p2", "name": "h6", "power_command": ["pw-hang"], "power_timeout": 2},
-  {"uri": "$U_p1", "name": "h7", "power_command": ["pw-garbage"]},
-  {"uri": "$U_p2", "name": "h8"},
+  {"uri": "$U_h3", "name": "h3", "power_command": ["pw-metrics"]},
+  {"uri": "$U_h4", "name": "h4", "power_command": ["pw-zones"]},
+  {"uri": "$U_h5", "name": "h5", "power_command": ["pw-fail"]},
+  {"uri": "$U_h6", "name": "h6", "power_command": ["pw-hang"], "power_timeout": 2},
+  {"uri": "$U_h7", "name": "h7", "power_command": ["pw-garbage"]},
+  {"uri": "$U_h8", "name": "h8"},
   {"uri": "test+unix:///default?socket=$T_TMP/nosuch.sock", "name": "h9",
    "power_command": ["pw-bmc"]},
-  {"uri": "$U_p1", "name": "h10", "power_command": ["pw-nosuch"]}],
+  {"uri": "$U_h10", "name": "h10", "power_command": ["pw-nosuch"]}],
  "defaults": {"concurrency": 4, "timeout": 20, "power_timeout": 10}}
 JSON
 F() { "$VCPACK" fleet --hosts "$T_TMP/fleet.json" "$@"; }
@@ -195,7 +206,7 @@ cat >"$T_TMP/run.json" <<JSON
 {"hosts": [
   {"uri": "$U_p1", "name": "h1", "power_command": ["pw-number"]},
   {"uri": "$U_p2", "name": "h2", "power_command": ["pw-dcmi"]},
-  {"uri": "$U_p1", "name": "h3", "power_command": ["pw-fail"]}],
+  {"uri": "$U_h3", "name": "h3", "power_command": ["pw-fail"]}],
  "standby": {}}
 JSON
 out=$("$VCPACK" fleet --hosts "$T_TMP/run.json" --state "$T_TMP/run-state.json" \

@@ -2,8 +2,8 @@
 # test-hostile.sh BUILD_DIR - the real binaries on hostile input: daemon
 # replies of the wrong shape, fleet files of the wrong shape, and (below)
 # files that are not regular files. Expected everywhere: a clear error
-# naming the input (or, for a daemon reply, the CLI measuring itself), no
-# crash, no hang.
+# naming the input (for a daemon reply: refused naming what is wrong,
+# exit 1, the CLI measuring itself), no crash, no hang.
 B=$1
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -12,7 +12,8 @@ VCPACK=$B/vcpack
 TWO="test://$top/tests/data/hosts/two-pkg.xml"
 t_setup
 
-# ---- vcpackd replies of the wrong shape: vcpack status measures itself ----
+# ---- vcpackd replies of the wrong shape: refused by name, exit 1;
+# vcpack status measures itself ----
 # fake_daemon SOCKET REPLY: answer every request with REPLY, then hang up.
 fake_daemon() {
 	rm -f "$1"
@@ -38,8 +39,18 @@ for reply in '[1,2]' '"status"' 'not json' \
 	n=$((n + 1))
 	fake_daemon "$sock" "$reply"
 	out=$("$VCPACK" --connect "$TWO" --daemon-socket "$sock" status 2>&1)
-	t_eq "daemon reply $n of the wrong shape: status exit 0" 0 $?
+	t_eq "daemon reply $n of the wrong shape: status exit 1" 1 $?
+	t_match "daemon reply $n: refused by name" \
+		"^vcpack: vcpackd's reply on .*fake.sock refused: (reply|status)" "$out"
 	t_match "daemon reply $n: status still shows the host" "packages?" "$out"
+	stop_fake
+	# the same inside a version 1 reply: its members are checked
+	fake_daemon "$sock" "{\"v\":1,\"ok\":true,\"status\":$reply}"
+	out=$("$VCPACK" --connect "$TWO" --daemon-socket "$sock" status 2>&1)
+	t_eq "daemon reply $n as a status: status exit 1" 1 $?
+	t_match "daemon reply $n as a status: the member named" \
+		"^vcpack: vcpackd's reply on .*fake.sock refused: (reply: not valid JSON|status: must be an object|status\.pid: missing)" "$out"
+	t_match "daemon reply $n as a status: status still shows the host" "packages?" "$out"
 	stop_fake
 done
 

@@ -126,6 +126,108 @@ static void test_refused(void **state)
 }
 
 /* power_command: a host's own, else the defaults'; its timeout too */
+/* One host under two names would be counted twice (capacity, watts,
+ * a receiver of its own guests): the same URI after trivial
+ * normalisation is refused, naming both entries. */
+static void test_same_uri(void **state)
+{
+	struct vcp_fleet_cfg c;
+	char *err = NULL;
+
+	refused("{\"hosts\": [{\"uri\": \"qemu+ssh://h1/system\", \"name\": \"a\"},"
+		" {\"uri\": \"qemu+ssh://h2/system\", \"name\": \"b\"},"
+		" {\"uri\": \"qemu+ssh://h1/system\", \"name\": \"c\"}]}",
+		"fleet.json: hosts[2].uri: 'qemu+ssh://h1/system' is the host of hosts[0] ('a', 'qemu+ssh://h1/system'): one entry a host");
+	/* case of scheme and host, user, default port, trailing slash */
+	refused("{\"hosts\": [{\"uri\": \"qemu+ssh://h1/system\", \"name\": \"a\"},"
+		" {\"uri\": \"QEMU+SSH://root@H1.:22/system/\", \"name\": \"b\"}]}",
+		"fleet.json: hosts[1].uri: 'QEMU+SSH://root@H1.:22/system/' is the host of hosts[0] ('a', 'qemu+ssh://h1/system'): one entry a host");
+	/* libvirt's default transports: tls with a host, local without */
+	refused("{\"hosts\": [{\"uri\": \"qemu+tls://h1:16514/system\", \"name\": \"a\"},"
+		" {\"uri\": \"qemu://h1/system\", \"name\": \"b\"}]}",
+		"fleet.json: hosts[1].uri: 'qemu://h1/system' is the host of hosts[0] ('a', 'qemu+tls://h1:16514/system'): one entry a host");
+	refused("{\"hosts\": [{\"uri\": \"qemu:///system\", \"name\": \"a\"},"
+		" {\"uri\": \"qemu+unix:///system\", \"name\": \"b\"}]}",
+		"fleet.json: hosts[1].uri: 'qemu+unix:///system' is the host of hosts[0] ('a', 'qemu:///system'): one entry a host");
+	/* different hosts: other host, port, path, socket, transport */
+	assert_int_equal(
+		vcp_fleet_cfg_parse(
+			"{\"hosts\": [{\"uri\": \"qemu+ssh://h1/system\", \"name\": \"a\"},"
+			" {\"uri\": \"qemu+ssh://h1:2222/system\", \"name\": \"b\"},"
+			" {\"uri\": \"qemu+ssh://h1/session\", \"name\": \"c\"},"
+			" {\"uri\": \"qemu+tcp://h1/system\", \"name\": \"d\"},"
+			" {\"uri\": \"test+unix:///default?socket=/s/1\", \"name\": \"e\"},"
+			" {\"uri\": \"test+unix:///default?socket=/s/2\", \"name\": \"f\"},"
+			" {\"uri\": \"qemu+ssh://h11/system\", \"name\": \"g\"}]}",
+			"fleet.json", &c, &err),
+		0);
+	assert_null(err);
+	assert_int_equal(c.n_hosts, 7);
+	vcp_fleet_cfg_clear(&c);
+}
+
+/* migration_address: a host name or an IP address libvirt can listen
+ * on and put in tcp://ADDRESS, whole or refused by name. */
+static void test_migration_address(void **state)
+{
+	static const char *const good[] = {
+		"10.0.0.2", "fd00::2", "mig-h2.example.com",
+		"h2",	    "h2.",     "2001:db8::1:0:0:1",
+	};
+	char text[2048], want[2048], name[300];
+	struct vcp_fleet_cfg c;
+	char *err = NULL;
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(*good); i++) {
+		snprintf(
+			text, sizeof(text),
+			"{\"hosts\": [{\"uri\": \"qemu:///system\", \"migration_address\": \"%s\"}]}",
+			good[i]);
+		if (vcp_fleet_cfg_parse(text, "fleet.json", &c, &err))
+			fail_msg("%s: %s", good[i], err);
+		assert_string_equal(c.hosts[0].migration_address, good[i]);
+		vcp_fleet_cfg_clear(&c);
+	}
+#define MA "{\"hosts\": [{\"uri\": \"qemu:///system\", \"migration_address\": "
+#define WANT "fleet.json: hosts[0].migration_address: "
+	refused(MA "\"10.0.0.2:49152\"}]}", WANT
+		"'10.0.0.2:49152' is not a host name or IP address (no port, no scheme, no brackets)");
+	refused(MA "\"tcp://10.0.0.2\"}]}", WANT
+		"'tcp://10.0.0.2' is not a host name or IP address (no port, no scheme, no brackets)");
+	refused(MA "\"[fd00::2]\"}]}", WANT
+		"'[fd00::2]' is not a host name or IP address (no port, no scheme, no brackets)");
+	refused(MA "\"mig h2\"}]}", WANT
+		"'mig h2' is not a host name or IP address (no port, no scheme, no brackets)");
+	refused(MA "\"-h2\"}]}", WANT
+		"'-h2' is not a host name or IP address (no port, no scheme, no brackets)");
+	refused(MA "\"a..b\"}]}", WANT
+		"'a..b' is not a host name or IP address (no port, no scheme, no brackets)");
+	refused(MA "\"10.0.0.256\"}]}", WANT
+		"'10.0.0.256' is not a host name or IP address (no port, no scheme, no brackets)");
+	refused(MA "\"\"}]}",
+		"fleet.json: hosts[0].migration_address: must be a non-empty string (at most 1024 bytes), got \"\"");
+	/* a label of 64 characters, and a name of 254: too long, by name */
+	memset(name, 'a', 64);
+	name[64] = '\0';
+	snprintf(text, sizeof(text), MA "\"%s.example\"}]}", name);
+	snprintf(want, sizeof(want),
+		 WANT "'%s.example': a label longer than 63 characters", name);
+	refused(text, want);
+	for (size_t i = 0; i < 254; i++)
+		name[i] = i % 2 ? '.' : 'a';
+	name[253] = 'b';
+	name[254] = '\0';
+	snprintf(text, sizeof(text), MA "\"%s\"}]}", name);
+	snprintf(
+		want, sizeof(want),
+		WANT
+		"'%.40s...' is 254 characters long: a host name has at most 253",
+		name);
+	refused(text, want);
+#undef MA
+#undef WANT
+}
+
 static void test_power_command(void **state)
 {
 	struct vcp_fleet_cfg c;
@@ -270,6 +372,8 @@ int main(void)
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_same_uri),
+		cmocka_unit_test(test_migration_address),
 		cmocka_unit_test(test_power_command),
 		cmocka_unit_test(test_hosts_types),
 		cmocka_unit_test(test_strict),

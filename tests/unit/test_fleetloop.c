@@ -95,6 +95,9 @@ static int setup(void **st)
 	snprintf(marker, sizeof(marker), "%s/h1-asked", dir);
 	snprintf(path, sizeof(path), "%s/empty.xml", dir);
 	t_put(path, "<node>\n</node>\n");
+	/* another host (a fleet file lists each host once) */
+	snprintf(path, sizeof(path), "%s/empty3.xml", dir);
+	t_put(path, "<node>\n</node>\n");
 	return 0;
 }
 
@@ -223,20 +226,22 @@ static void test_wake_two(void **st)
 	struct vcp_sb_state s;
 	struct vcp_loop l;
 	const char *names[] = { "h1", "h2", "h3" };
-	char text[8192], *err = NULL;
+	char text[12288], *err = NULL;
 
 	(void)st;
 	/* h1 on and busy; h2 and h3 in standby by vcpack; three spare
 	 * hosts wanted: both woken; their wake commands succeed and the
 	 * test driver answers at once */
-	snprintf(text, sizeof(text),
-		 "{\"hosts\": [{\"uri\": \"test:///default\", \"name\": \"h1\"},"
-		 " {\"uri\": \"test://%s/empty.xml\", \"name\": \"h2\"},"
-		 " {\"uri\": \"test:///default\", \"name\": \"h3\"}],"
-		 " \"standby\": {\"min_spare_hosts\": 3,"
-		 "  \"host_defaults\": {\"action\": \"command\","
-		 "   \"standby_command\": [\"false\"],"
-		 "   \"wake_command\": [\"echo\", \"on\"]}}}", dir);
+	snprintf(
+		text, sizeof(text),
+		"{\"hosts\": [{\"uri\": \"test:///default\", \"name\": \"h1\"},"
+		" {\"uri\": \"test://%s/empty.xml\", \"name\": \"h2\"},"
+		" {\"uri\": \"test://%s/empty3.xml\", \"name\": \"h3\"}],"
+		" \"standby\": {\"min_spare_hosts\": 3,"
+		"  \"host_defaults\": {\"action\": \"command\","
+		"   \"standby_command\": [\"false\"],"
+		"   \"wake_command\": [\"echo\", \"on\"]}}}",
+		dir, dir);
 	if (vcp_fleet_cfg_parse(text, "f.json", &c, &err))
 		fail_msg("%s", err);
 	assert_int_equal(vcp_sb_state_init(names, 3, &s), 0);

@@ -2,7 +2,8 @@
 /* test_fleetstate.c - the fleet loop's state file: written and read back
  * (standby, failed with the last action and its output), no file = every
  * host on, a bad record refused by name with the file left as it was, a
- * sleeping host the fleet file dropped refused, saved atomically (a new
+ * sleeping host the fleet file dropped refused, a host named twice
+ * refused (a later "on" would clear an earlier "failed"), saved atomically (a new
  * file renamed over the old, which a failed save leaves intact), the
  * path's override. */
 #include <errno.h>
@@ -116,6 +117,12 @@ static void test_bad_records(void **state)
 		"'h9' is standby (by vcpack) but not in the fleet file");
 	refused("{\"version\": 1, \"hosts\": [],}", "not valid JSON at line 1");
 	refused("{\"version\": 2, \"hosts\": []}", "\"version\": 1");
+	/* one host twice: failed, then on, would clear the latch */
+	refused("{\"version\": 1, \"hosts\": [{\"name\": \"h2\", \"power\": \"failed\", \"why\": \"x\"}, {\"name\": \"h1\"}, {\"name\": \"h2\", \"power\": \"on\"}]}",
+		"hosts[2] (h2): host 'h2' is also hosts[0]: one record a host");
+	/* also a host the fleet file no longer lists */
+	refused("{\"version\": 1, \"hosts\": [{\"name\": \"h9\"}, {\"name\": \"h9\"}]}",
+		"hosts[1] (h9): host 'h9' is also hosts[0]: one record a host");
 }
 
 /* Saved atomically: a reader of the old file keeps reading it whole

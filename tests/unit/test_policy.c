@@ -277,6 +277,9 @@ static const struct refusal refusals[] = {
 	{ "{\"windows\": [{\"days\": [\"Mon\", 2], \"from\": \"08:00\","
 	  " \"to\": \"18:00\", \"level\": 0}]}",
 	  SRC ": windows[0].days[1]: must be a day name such as \"Mon\", got 2" },
+	{ "{\"windows\": [{\"days\": [\"Mon\", \"Tue\", \"Mon\"], \"from\": \"08:00\","
+	  " \"to\": \"18:00\", \"level\": 0}]}",
+	  SRC ": windows[0].days[2]: 'Mon' is also days[0]" },
 	{ "{\"windows\": [{\"days\": [], \"from\": \"08:00\","
 	  " \"to\": \"18:00\", \"level\": 0}]}",
 	  SRC ": windows[0].days: must be a non-empty array of days (\"Mon\" ... \"Sun\"), got []" },
@@ -358,7 +361,20 @@ static void test_refusals(void **state)
 static void test_reserved_cpus(void **state)
 {
 	static const char *const bad[] = {
-		"\"0-\"", "\"a\"", "\"3-1\"", "\"2048\"", "5", "[0,1]",
+		"\"0-\"",
+		"\"a\"",
+		"\"3-1\"",
+		"\"2048\"",
+		"5",
+		"[0,1]",
+		/* as strict as the times: no white space anywhere */
+		"\" 0\"",
+		"\"0 \"",
+		"\"0\\n\"",
+		"\"\\t0\"",
+		"\"0, 1\"",
+		"\"0 ,1\"",
+		"\" \"",
 	};
 	struct vcp_policy p, q, before;
 	struct json_object *o;

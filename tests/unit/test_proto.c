@@ -205,11 +205,21 @@ static void test_reply_parse(void **state)
 	free(err);
 }
 
-#define STATUS_HEAD "{\"pid\":42,\"uri\":\"test:///default\",\"connected\":true,\"mode\":\"pin\",\"replans\":7,"
+#define STATUS_HEAD                                                                                                                      \
+	"{\"pid\":42,\"uri\":\"test:///default\",\"connected\":true,\"mode\":\"pin\",\"replans\":7,"                                     \
+	"\"mode_reason\":\"m\",\"level\":\"auto\",\"level_reason\":\"l\",\"enabled\":true,\"enabled_reason\":\"e\","                     \
+	"\"control\":{\"enabled\":true,\"enabled_since\":1,\"level\":null,\"level_since\":null,\"paused\":false,\"paused_since\":null}," \
+	"\"state_file\":\"/s\","
+/* the members of "last" besides at, level, active and vms */
+#define LAST_MORE \
+	"\"packages\":2,\"carried_out\":true,\"changes\":0,\"level_reason\":\"r\",\"plan\":{\"level\":1,\"vms\":[{\"name\":\"a\",\"placement\":\"free\",\"vcpus\":[\"0-3\",\"\"]}]},"
 
 static void test_status_good(void **state)
 {
-	struct json_object *o = fields(STATUS_HEAD "\"last\":{\"at\":100,\"level\":1,\"active\":2,\"vms\":[{\"name\":\"a\",\"demand\":[0.5,null],\"delay\":0.25,\"relieved\":true},{\"name\":\"b\",\"demand\":[],\"delay\":null,\"relieved\":false}]}}");
+	struct json_object *o = fields(
+		STATUS_HEAD
+		"\"last\":{" LAST_MORE
+		"\"at\":100,\"level\":1,\"active\":2,\"vms\":[{\"name\":\"a\",\"demand\":[0.5,null],\"delay\":0.25,\"relieved\":true},{\"name\":\"b\",\"demand\":[],\"delay\":null,\"relieved\":false}]}}");
 	struct vcp_status s;
 	char *err = NULL;
 
@@ -255,16 +265,79 @@ static void status_bad(const char *json, const char *says)
 
 static void test_status_bad(void **state)
 {
-	status_bad("[]", "not {pid");
-	status_bad("{\"pid\":\"42\",\"uri\":\"u\",\"connected\":true,\"mode\":\"pin\",\"replans\":1,\"last\":null}", "not {pid");
-	status_bad("{\"pid\":42,\"uri\":\"u\",\"connected\":1,\"mode\":\"pin\",\"replans\":1,\"last\":null}", "not {pid");
-	status_bad("{\"pid\":42,\"uri\":\"u\",\"connected\":true,\"mode\":\"pin\",\"replans\":1}", "not {pid");
-	status_bad(STATUS_HEAD "\"last\":{\"at\":1,\"level\":5,\"active\":1,\"vms\":[]}}", "\"last\"");
-	status_bad(STATUS_HEAD "\"last\":{\"at\":1,\"level\":1,\"active\":1,\"vms\":{}}}", "\"last\"");
-	status_bad(STATUS_HEAD "\"last\":{\"at\":1,\"level\":1,\"active\":1,\"vms\":[{\"name\":3,\"demand\":[],\"delay\":null}]}}", "VM 0");
-	status_bad(STATUS_HEAD "\"last\":{\"at\":1,\"level\":1,\"active\":1,\"vms\":[{\"name\":\"a\",\"demand\":[\"x\"],\"delay\":null}]}}", "VM 0");
-	status_bad(STATUS_HEAD "\"last\":{\"at\":1,\"level\":1,\"active\":1,\"vms\":[{\"name\":\"a\",\"demand\":[-2],\"delay\":null}]}}", "VM 0");
-	status_bad(STATUS_HEAD "\"last\":{\"at\":1,\"level\":1,\"active\":1,\"vms\":[{\"name\":\"a\",\"demand\":[]}]}}", "VM 0");
+	status_bad("[]", "status: must be an object, got []");
+	status_bad(STATUS_HEAD "\"pid\":\"42\",\"last\":null}",
+		   "status.pid: must be an integer 1..2147483647, got \"42\"");
+	status_bad(STATUS_HEAD "\"connected\":1,\"last\":null}",
+		   "status.connected: must be true or false, got 1");
+	status_bad(STATUS_HEAD "\"replans\":-1,\"last\":null}",
+		   "status.replans: must be an integer 0..");
+	status_bad(
+		STATUS_HEAD "\"mode\":\"fast\",\"last\":null}",
+		"status.mode: must be \"pin\", \"kernel\" or \"scx\", got \"fast\"");
+	status_bad(
+		STATUS_HEAD "\"level\":\"9\",\"last\":null}",
+		"status.level: must be \"0\", \"1\", \"2\" or \"auto\", got \"9\"");
+	status_bad(STATUS_HEAD "\"state_file\":7,\"last\":null}",
+		   "status.state_file: must be a string, got 7");
+	status_bad(STATUS_HEAD "\"control\":{\"paused\":\"no\"},\"last\":null}",
+		   "status.control: paused: must be true or false");
+	status_bad(STATUS_HEAD "\"control\":{},\"last\":null}",
+		   "status.control.paused: missing");
+	status_bad(STATUS_HEAD "\"enabled\":true}", "status.last: missing");
+	status_bad(STATUS_HEAD "\"last\":5}",
+		   "status.last: must be null or an object, got 5");
+	status_bad(STATUS_HEAD "\"last\":{" LAST_MORE
+			       "\"at\":1,\"level\":5,\"active\":1,\"vms\":[]}}",
+		   "status.last.level: must be an integer 0..2, got 5");
+	status_bad(
+		STATUS_HEAD "\"last\":{" LAST_MORE
+			    "\"at\":1,\"level\":1,\"active\":-5,\"vms\":[]}}",
+		"status.last.active: must be an integer 0..2 (its packages), got -5");
+	status_bad(
+		STATUS_HEAD "\"last\":{" LAST_MORE
+			    "\"at\":1,\"level\":1,\"active\":3,\"vms\":[]}}",
+		"status.last.active: must be an integer 0..2 (its packages), got 3");
+	status_bad(
+		STATUS_HEAD
+		"\"last\":{\"packages\":9223372036854775807,\"at\":1,\"level\":1,\"active\":1,\"vms\":[]}}",
+		"status.last.packages: must be an integer 1..");
+	status_bad(STATUS_HEAD "\"last\":{" LAST_MORE
+			       "\"at\":1,\"level\":1,\"active\":1,\"vms\":{}}}",
+		   "status.last.vms: must be an array, got {}");
+	status_bad(
+		STATUS_HEAD
+		"\"last\":{" LAST_MORE
+		"\"at\":1,\"level\":1,\"active\":1,\"vms\":[{\"name\":3,\"demand\":[],\"delay\":null,\"relieved\":false}]}}",
+		"status.last.vms[0].name: must be a string, got 3");
+	status_bad(
+		STATUS_HEAD
+		"\"last\":{" LAST_MORE
+		"\"at\":1,\"level\":1,\"active\":1,\"vms\":[{\"name\":\"a\",\"demand\":[\"x\"],\"delay\":null,\"relieved\":false}]}}",
+		"status.last.vms[0].demand[0]: must be null or a number");
+	status_bad(
+		STATUS_HEAD
+		"\"last\":{" LAST_MORE
+		"\"at\":1,\"level\":1,\"active\":1,\"vms\":[{\"name\":\"a\",\"demand\":[-2],\"delay\":null,\"relieved\":false}]}}",
+		"status.last.vms[0].demand[0]: must be null or a number 0..1e+09, got -2");
+	status_bad(
+		STATUS_HEAD
+		"\"last\":{" LAST_MORE
+		"\"at\":1,\"level\":1,\"active\":1,\"vms\":[{\"name\":\"a\",\"demand\":[],\"relieved\":false}]}}",
+		"status.last.vms[0].delay: missing");
+	status_bad(
+		STATUS_HEAD
+		"\"last\":{" LAST_MORE
+		"\"at\":1,\"level\":1,\"active\":1,\"vms\":[{\"name\":\"a\",\"demand\":[],\"delay\":null}]}}",
+		"status.last.vms[0].relieved: missing");
+	status_bad(
+		STATUS_HEAD
+		"\"last\":{\"packages\":2,\"carried_out\":true,\"changes\":0,\"level_reason\":\"r\",\"plan\":{\"level\":1,\"vms\":[{\"name\":\"a\",\"placement\":\"free\",\"vcpus\":[\"0-x\"]}]},\"at\":1,\"level\":1,\"active\":1,\"vms\":[]}}",
+		"status.last.plan.vms[0].vcpus[0]: must be null or a CPU list, got \"0-x\"");
+	status_bad(
+		STATUS_HEAD
+		"\"last\":{\"packages\":2,\"carried_out\":1,\"changes\":0,\"level_reason\":\"r\",\"plan\":{\"level\":1,\"vms\":[]},\"at\":1,\"level\":1,\"active\":1,\"vms\":[]}}",
+		"status.last.carried_out: must be true or false, got 1");
 }
 
 /* ---- framing ---- */

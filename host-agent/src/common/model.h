@@ -161,6 +161,9 @@ struct vcp_vm {
 	bool has_cur_class;	/* cpu.consolidate read from its cgroup */
 	enum vcp_class cur_class;
 	bool has_saved;		/* original pins already recorded */
+	/* ...but the record cannot be read: the VM is not managed (left
+	 * as it is, its pins unrecorded) until it is fixed or dropped. */
+	bool saved_unreadable;
 	/* The recorded original pins (n_vcpus, malloc'd) and emulator
 	 * pins, when the record was read and is for this many vCPUs; NULL
 	 * otherwise. What level 0 puts back. */

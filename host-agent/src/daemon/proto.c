@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "control.h"
+#include "cpuset.h"
 #include "errmsg.h"
 #include "jsonfile.h"
 
@@ -376,14 +377,295 @@ static void status_level(struct json_object *o, struct vcp_status *s)
 		 json_object_get_string(why));
 }
 
+/* ---- every member of a status object, checked ---- */
+
+/* @o's member @key at "status.@path" (@path names it in messages): 0
+ * with *ret, or -EBADMSG "missing". */
+static int need(struct json_object *o, const char *path, const char *key,
+		struct json_object **ret, char **ret_err)
+{
+	if (!json_object_object_get_ex(o, key, ret))
+		return vcp_err(ret_err, -EBADMSG, "status.%s: missing", path);
+	return 0;
+}
+
+static int need_int(struct json_object *o, const char *path, const char *key,
+		    int64_t min, int64_t max, const char *what, int64_t *ret,
+		    char **ret_err)
+{
+	struct json_object *v;
+	int r = need(o, path, key, &v, ret_err);
+
+	if (r == 0 && !vcp_json_int_in(v, min, max, ret))
+		r = vcp_err(
+			ret_err, -EBADMSG,
+			"status.%s: must be an integer %lld..%lld%s, got %s",
+			path, (long long)min, (long long)max, what,
+			vcp_json_shown(v));
+	return r;
+}
+
+static int need_type(struct json_object *o, const char *path, const char *key,
+		     enum json_type t, char **ret_err)
+{
+	static const char *const names[] = {
+		[json_type_boolean] = "true or false",
+		[json_type_string] = "a string",
+		[json_type_object] = "an object",
+		[json_type_array] = "an array",
+	};
+	struct json_object *v;
+	int r = need(o, path, key, &v, ret_err);
+
+	if (r == 0 && !json_object_is_type(v, t))
+		r = vcp_err(ret_err, -EBADMSG, "status.%s: must be %s, got %s",
+			    path, names[t], vcp_json_shown(v));
+	return r;
+}
+
+/* A string member that is one of @words (NULL-terminated; @shown lists
+ * them for the message). */
+static int need_word(struct json_object *o, const char *path, const char *key,
+		     const char *const *words, const char *shown,
+		     char **ret_err)
+{
+	struct json_object *v;
+	int r = need(o, path, key, &v, ret_err);
+
+	for (size_t i = 0;
+	     r == 0 && json_object_is_type(v, json_type_string) && words[i];
+	     i++)
+		if (!strcmp(json_object_get_string(v), words[i]))
+			return 0;
+	return r ? r :
+		   vcp_err(ret_err, -EBADMSG, "status.%s: must be %s, got %s",
+			   path, shown, vcp_json_shown(v));
+}
+
+static int check_number(struct json_object *v, const char *path, char **ret_err)
+{
+	double d;
+
+	if (!v || vcp_json_number_in(v, 0, 1e9, &d))
+		return 0;
+	return vcp_err(ret_err, -EBADMSG,
+		       "status.%s: must be null or a number 0..1e+09, got %s",
+		       path, vcp_json_shown(v));
+}
+
+/* last.vms[i]: {name, demand: [number|null...], delay, relieved} */
+static int check_last_vm(struct json_object *o, size_t i, char **ret_err)
+{
+	struct json_object *dem, *del;
+	char p[96];
+	int r;
+
+	snprintf(p, sizeof(p), "last.vms[%zu]", i);
+	if (!json_object_is_type(o, json_type_object))
+		return vcp_err(ret_err, -EBADMSG,
+			       "status.%s: must be an object, got %s", p,
+			       vcp_json_shown(o));
+	snprintf(p, sizeof(p), "last.vms[%zu].name", i);
+	r = need_type(o, p, "name", json_type_string, ret_err);
+	snprintf(p, sizeof(p), "last.vms[%zu].relieved", i);
+	if (r == 0)
+		r = need_type(o, p, "relieved", json_type_boolean, ret_err);
+	snprintf(p, sizeof(p), "last.vms[%zu].delay", i);
+	if (r == 0 && !(r = need(o, p, "delay", &del, ret_err)))
+		r = check_number(del, p, ret_err);
+	snprintf(p, sizeof(p), "last.vms[%zu].demand", i);
+	if (r == 0)
+		r = need_type(o, p, "demand", json_type_array, ret_err);
+	if (r < 0)
+		return r;
+	dem = json_object_object_get(o, "demand");
+	if (json_object_array_length(dem) > 65536)
+		return vcp_err(ret_err, -EBADMSG,
+			       "status.%s: more than 65536 vCPUs", p);
+	for (size_t c = 0; r == 0 && c < json_object_array_length(dem); c++) {
+		snprintf(p, sizeof(p), "last.vms[%zu].demand[%zu]", i, c);
+		r = check_number(json_object_array_get_idx(dem, c), p, ret_err);
+	}
+	return r;
+}
+
+/* last.plan.vms[i]: what `vcpack verify` compares: {name, placement,
+ * vcpus: [CPU list...]} */
+static int check_plan_vm(struct json_object *o, size_t i, char **ret_err)
+{
+	static const char *const places[] = { "gathered", "exclusive", "free",
+					      "unmanaged", NULL };
+	struct json_object *a;
+	struct vcp_cpuset cs;
+	char p[96];
+	int r;
+
+	snprintf(p, sizeof(p), "last.plan.vms[%zu]", i);
+	if (!json_object_is_type(o, json_type_object))
+		return vcp_err(ret_err, -EBADMSG,
+			       "status.%s: must be an object, got %s", p,
+			       vcp_json_shown(o));
+	snprintf(p, sizeof(p), "last.plan.vms[%zu].name", i);
+	r = need_type(o, p, "name", json_type_string, ret_err);
+	snprintf(p, sizeof(p), "last.plan.vms[%zu].placement", i);
+	if (r == 0)
+		r = need_word(
+			o, p, "placement", places,
+			"\"gathered\", \"exclusive\", \"free\" or \"unmanaged\"",
+			ret_err);
+	snprintf(p, sizeof(p), "last.plan.vms[%zu].vcpus", i);
+	if (r == 0)
+		r = need_type(o, p, "vcpus", json_type_array, ret_err);
+	if (r < 0)
+		return r;
+	a = json_object_object_get(o, "vcpus");
+	for (size_t c = 0; c < json_object_array_length(a); c++) {
+		struct json_object *v = json_object_array_get_idx(a, c);
+
+		/* null: a list too long for the daemon to write */
+		if (!v ||
+		    (json_object_is_type(v, json_type_string) &&
+		     (!*json_object_get_string(v) ||
+		      vcp_cpuset_parse(json_object_get_string(v), &cs) == 0)))
+			continue;
+		return vcp_err(
+			ret_err, -EBADMSG,
+			"status.last.plan.vms[%zu].vcpus[%zu]: must be null or a CPU list, got %s",
+			i, c, vcp_json_shown(v));
+	}
+	return 0;
+}
+
+static int check_plan(struct json_object *plan, char **ret_err)
+{
+	struct json_object *vms;
+	int64_t n;
+	int r = need_int(plan, "last.plan.level", "level", 0, 2, "", &n,
+			 ret_err);
+
+	if (r == 0)
+		r = need_type(plan, "last.plan.vms", "vms", json_type_array,
+			      ret_err);
+	vms = json_object_object_get(plan, "vms");
+	for (size_t i = 0; r == 0 && i < json_object_array_length(vms); i++)
+		r = check_plan_vm(json_object_array_get_idx(vms, i), i,
+				  ret_err);
+	return r;
+}
+
+static int check_last(struct json_object *last, char **ret_err)
+{
+	struct json_object *vms;
+	int64_t n, pk;
+	int r;
+
+	if (!json_object_is_type(last, json_type_object))
+		return vcp_err(ret_err, -EBADMSG,
+			       "status.last: must be null or an object, got %s",
+			       vcp_json_shown(last));
+	r = need_int(last, "last.at", "at", 0, INT64_MAX, "", &n, ret_err);
+	if (r == 0)
+		r = need_int(last, "last.level", "level", 0, 2, "", &n,
+			     ret_err);
+	if (r == 0)
+		r = need_int(last, "last.packages", "packages", 1, VCP_MAX_CPUS,
+			     "", &pk, ret_err);
+	if (r == 0)
+		r = need_int(last, "last.active", "active", 0, pk,
+			     " (its packages)", &n, ret_err);
+	if (r == 0)
+		r = need_type(last, "last.carried_out", "carried_out",
+			      json_type_boolean, ret_err);
+	if (r == 0)
+		r = need_int(last, "last.changes", "changes", 0, INT32_MAX, "",
+			     &n, ret_err);
+	if (r == 0)
+		r = need_type(last, "last.level_reason", "level_reason",
+			      json_type_string, ret_err);
+	if (r == 0)
+		r = need_type(last, "last.plan", "plan", json_type_object,
+			      ret_err);
+	if (r == 0)
+		r = check_plan(json_object_object_get(last, "plan"), ret_err);
+	if (r == 0)
+		r = need_type(last, "last.vms", "vms", json_type_array,
+			      ret_err);
+	vms = json_object_object_get(last, "vms");
+	for (size_t i = 0; r == 0 && i < json_object_array_length(vms); i++)
+		r = check_last_vm(json_object_array_get_idx(vms, i), i,
+				  ret_err);
+	return r;
+}
+
+static int check_control(struct json_object *o, char **ret_err)
+{
+	struct vcp_control ctl;
+	struct json_object *v;
+	int r = need_type(o, "control", "control", json_type_object, ret_err);
+
+	if (r < 0)
+		return r;
+	v = json_object_object_get(o, "control");
+	r = vcp_control_from_json(v, "status.control", &ctl, ret_err);
+	if (r == 0 && need_type(v, "control.paused", "paused",
+				json_type_boolean, ret_err) < 0)
+		r = -EBADMSG;
+	return r < 0 ? -EBADMSG : 0;
+}
+
+int vcp_status_check(struct json_object *o, char **ret_err)
+{
+	/* vcp_mode_name's words */
+	static const char *const modes[] = { "pin", "kernel", "scx", NULL };
+	static const char *const levels[] = { "0", "1", "2", "auto", NULL };
+	static const char *const strs[] = { "uri", "mode_reason",
+					    "level_reason", "enabled_reason",
+					    "state_file" };
+	struct json_object *last;
+	int64_t n;
+	int r;
+
+	if (!json_object_is_type(o, json_type_object))
+		return vcp_err(ret_err, -EBADMSG,
+			       "status: must be an object, got %s",
+			       vcp_json_shown(o));
+	r = need_int(o, "pid", "pid", 1, INT32_MAX, "", &n, ret_err);
+	for (size_t i = 0; r == 0 && i < sizeof(strs) / sizeof(*strs); i++)
+		r = need_type(o, strs[i], strs[i], json_type_string, ret_err);
+	if (r == 0)
+		r = need_type(o, "connected", "connected", json_type_boolean,
+			      ret_err);
+	if (r == 0)
+		r = need_word(o, "mode", "mode", modes,
+			      "\"pin\", \"kernel\" or \"scx\"", ret_err);
+	if (r == 0)
+		r = need_int(o, "replans", "replans", 0, INT64_MAX, "", &n,
+			     ret_err);
+	if (r == 0)
+		r = need_word(o, "level", "level", levels,
+			      "\"0\", \"1\", \"2\" or \"auto\"", ret_err);
+	if (r == 0)
+		r = need_type(o, "enabled", "enabled", json_type_boolean,
+			      ret_err);
+	if (r == 0)
+		r = check_control(o, ret_err);
+	if (r == 0)
+		r = need(o, "last", "last", &last, ret_err);
+	if (r == 0 && last)
+		r = check_last(last, ret_err);
+	return r;
+}
+
 int vcp_status_from_json(struct json_object *o, struct vcp_status *ret,
 			 char **ret_err)
 {
 	struct vcp_status s = { 0 };
 	struct json_object *v, *uri, *con, *mode, *last;
 	int64_t pid, replans;
-	int r = 0;
+	int r = vcp_status_check(o, ret_err);
 
+	if (r < 0)
+		return r;
 	if (!json_object_is_type(o, json_type_object) ||
 	    !json_object_object_get_ex(o, "pid", &v) ||
 	    !vcp_json_int_in(v, 1, INT32_MAX, &pid) ||

@@ -102,8 +102,20 @@ struct vcp_status {
 	size_t n_vms;
 };
 
-/* Check and copy a status object. 0, -EBADMSG (*ret_err names the
- * member) or -ENOMEM. */
+/*
+ * Check every member of a status object (docs/protocol.md), type and
+ * range: pid 1..INT32_MAX, mode "pin", "kernel" or "scx", level "0".."2" or
+ * "auto", the control object as the state file's, last null or {at,
+ * level 0..2, packages 1..VCP_MAX_CPUS, active 0..packages, carried_out,
+ * changes, level_reason, plan {level, vms: [{name, placement, vcpus:
+ * [CPU list or null]}]}, vms: [{name, demand: [null or 0..1e9], delay,
+ * relieved}]}; members it does not know are let through. 0, or
+ * -EBADMSG with *ret_err naming the member ("status.last.active: must
+ * be an integer 0..2 (its packages), got -5").
+ */
+int vcp_status_check(struct json_object *o, char **ret_err);
+/* Check (vcp_status_check) and copy a status object. 0, -EBADMSG
+ * (*ret_err names the member) or -ENOMEM. */
 int vcp_status_from_json(struct json_object *o, struct vcp_status *ret,
 			 char **ret_err);
 void vcp_status_clear(struct vcp_status *s);

@@ -27,7 +27,10 @@
  */
 #include "fleetcfg.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,6 +104,71 @@ static char *uri_host(const char *uri)
 	return end > p ? strndup(p, (size_t)(end - p)) : NULL;
 }
 
+/* A host name (RFC 1123: labels of letters, digits and inner hyphens,
+ * 1-63 characters each, 253 in all, a trailing dot allowed) that is not
+ * an IPv4 address gone wrong (all labels digits). */
+static bool host_name_ok(const char *s)
+{
+	size_t n = strlen(s), label = 0;
+	bool digits = true;
+
+	if (n > 1 && s[n - 1] == '.')
+		n--;
+	for (size_t i = 0; i <= n; i++) {
+		char ch = i < n ? s[i] : '.';
+
+		if (ch == '.') {
+			if (!label || s[i - 1] == '-')
+				return false;
+			label = 0;
+			continue;
+		}
+		if (!label && ch == '-')
+			return false;
+		if (!(ch >= 'a' && ch <= 'z') && !(ch >= 'A' && ch <= 'Z') &&
+		    !(ch >= '0' && ch <= '9') && ch != '-')
+			return false;
+		digits &= ch >= '0' && ch <= '9';
+		label++;
+	}
+	return !digits;
+}
+
+/*
+ * migration_address: what libvirt listens on at the destination and
+ * puts in tcp://ADDRESS (tcp://[ADDRESS] for IPv6): an IPv4 or IPv6
+ * address or a host name, nothing around it. Refused by name, never
+ * cut short.
+ */
+static int check_migration_address(const struct vcp_jkey *c, const char *path,
+				   const char *s)
+{
+	unsigned char buf[sizeof(struct in6_addr)];
+	size_t n = strlen(s), label = 0;
+
+	if (inet_pton(AF_INET, s, buf) == 1 || inet_pton(AF_INET6, s, buf) == 1)
+		return 0;
+	if (n > 253 + (s[n - 1] == '.'))
+		return vcp_err(
+			c->err, -EINVAL,
+			"%s: %s: '%.40s...' is %zu characters long: a host name has at most 253",
+			c->src, path, s, n);
+	for (size_t i = 0; i < n; i++) {
+		label = s[i] == '.' ? 0 : label + 1;
+		if (label > 63)
+			return vcp_err(
+				c->err, -EINVAL,
+				"%s: %s: '%s': a label longer than 63 characters",
+				c->src, path, s);
+	}
+	if (!host_name_ok(s))
+		return vcp_err(
+			c->err, -EINVAL,
+			"%s: %s: '%s' is not a host name or IP address (no port, no scheme, no brackets)",
+			c->src, path, s);
+	return 0;
+}
+
 static int host_key(const struct vcp_jkey *c, const char *hp, const char *key,
 		    struct json_object *v, struct vcp_fleet_entry *e)
 {
@@ -115,8 +183,13 @@ static int host_key(const struct vcp_jkey *c, const char *hp, const char *key,
 		return vcp_jget_str(c, path, v, 1024, &e->group);
 	if (!strcmp(key, "accepts"))
 		return vcp_jget_bool(c, path, v, &e->accepts);
-	if (!strcmp(key, "migration_address"))
-		return vcp_jget_str(c, path, v, 1024, &e->migration_address);
+	if (!strcmp(key, "migration_address")) {
+		int r = vcp_jget_str(c, path, v, 1024, &e->migration_address);
+
+		return r < 0 ? r :
+			       check_migration_address(c, path,
+						       e->migration_address);
+	}
 	if (!strcmp(key, "idle_watts"))
 		return vcp_jget_num(c, path, v, 0, 100000, &e->idle_watts);
 	if (!strcmp(key, "power_command"))
@@ -231,6 +304,104 @@ static int unique_names(const struct vcp_jkey *c, struct vcp_fleet_cfg *cfg)
 		c->src, i, cfg->hosts[i].name, j);
 }
 
+/* A transport's default port, "" when it has none. */
+static const char *default_port(const char *transport)
+{
+	if (!strcmp(transport, "ssh") || !strcmp(transport, "libssh") ||
+	    !strcmp(transport, "libssh2"))
+		return "22";
+	if (!strcmp(transport, "tls"))
+		return "16514";
+	if (!strcmp(transport, "tcp"))
+		return "16509";
+	return "";
+}
+
+/*
+ * The host a URI reaches, as text to compare: driver and transport
+ * (libvirt's defaults filled in: tls with a host, local without), host
+ * without user@ or a trailing dot, the port unless the transport's
+ * default, the path without trailing slashes, in lower case but the path
+ * and what follows it (a query's socket=, say), which stay as written.
+ * Names and addresses are not resolved: two names of one machine are
+ * two hosts here. malloc'd; NULL on allocation failure.
+ */
+char *vcp_fleet_uri_key(const char *uri)
+{
+	const char *sep = strstr(uri, "://"), *auth, *end, *at, *colon;
+	char drv[64], tr[64] = "", host[1024], port[32] = "";
+	const char *path, *rest;
+	size_t pl, hl;
+	char *k = NULL;
+
+	if (!sep || (size_t)(sep - uri) >= sizeof(drv))
+		return strdup(uri);
+	snprintf(drv, sizeof(drv), "%.*s", (int)(sep - uri), uri);
+	for (char *p = drv; *p; p++)
+		*p = (char)(*p >= 'A' && *p <= 'Z' ? *p + 32 : *p);
+	if (strchr(drv, '+')) {
+		snprintf(tr, sizeof(tr), "%s", strchr(drv, '+') + 1);
+		*strchr(drv, '+') = '\0';
+	}
+	auth = sep + 3;
+	end = auth + strcspn(auth, "/?#");
+	at = memchr(auth, '@', (size_t)(end - auth));
+	if (at)
+		auth = at + 1;
+	/* [v6]:port or host:port */
+	colon = *auth == '[' ? memchr(auth, ']', (size_t)(end - auth)) : auth;
+	colon = colon ? memchr(colon, ':', (size_t)(end - colon)) : NULL;
+	hl = (size_t)((colon ? colon : end) - auth);
+	if (hl >= sizeof(host) ||
+	    (colon && (size_t)(end - colon - 1) >= sizeof(port)))
+		return strdup(uri);
+	snprintf(host, sizeof(host), "%.*s", (int)hl, auth);
+	if (colon)
+		snprintf(port, sizeof(port), "%.*s", (int)(end - colon - 1),
+			 colon + 1);
+	for (char *p = host; *p; p++)
+		*p = (char)(*p >= 'A' && *p <= 'Z' ? *p + 32 : *p);
+	if (hl > 1 && host[hl - 1] == '.')
+		host[hl - 1] = '\0';
+	if (!tr[0])
+		snprintf(tr, sizeof(tr), "%s", host[0] ? "tls" : "unix");
+	if (!strcmp(port, default_port(tr)))
+		port[0] = '\0';
+	path = end;
+	rest = path + strcspn(path, "?#");
+	for (pl = (size_t)(rest - path); pl > 1 && path[pl - 1] == '/'; pl--)
+		;
+	if (asprintf(&k, "%s+%s://%s:%s%.*s%s", drv, tr, host, port, (int)pl,
+		     path, rest) < 0)
+		return NULL;
+	return k;
+}
+
+/* One entry a host: the same host under two names would be counted
+ * twice (its capacity, its watts, a receiver of its own guests). */
+static int unique_uris(const struct vcp_jkey *c, struct vcp_fleet_cfg *cfg)
+{
+	char **keys = calloc(cfg->n_hosts ? cfg->n_hosts : 1, sizeof(*keys));
+	size_t j = 0, i = 0;
+	int r = keys ? 0 : -ENOMEM;
+
+	for (size_t k = 0; r == 0 && k < cfg->n_hosts; k++)
+		if (!(keys[k] = vcp_fleet_uri_key(cfg->hosts[k].uri)))
+			r = -ENOMEM;
+	if (r == 0)
+		r = vcp_first_duplicate(keys, cfg->n_hosts, &j, &i);
+	for (size_t k = 0; keys && k < cfg->n_hosts; k++)
+		free(keys[k]);
+	free(keys);
+	if (r <= 0)
+		return r;
+	return vcp_err(
+		c->err, -EINVAL,
+		"%s: hosts[%zu].uri: '%s' is the host of hosts[%zu] ('%s', '%s'): one entry a host",
+		c->src, i, cfg->hosts[i].uri, j, cfg->hosts[j].name,
+		cfg->hosts[j].uri);
+}
+
 static int parse_hosts(const struct vcp_jkey *c, struct json_object *a,
 		       struct vcp_fleet_cfg *cfg)
 {
@@ -252,7 +423,9 @@ static int parse_hosts(const struct vcp_jkey *c, struct json_object *a,
 	for (size_t i = 0; i < n && r == 0; i++)
 		r = one_host(c, i, json_object_array_get_idx(a, i),
 			     &cfg->hosts[i]);
-	return r ? r : unique_names(c, cfg);
+	if (r == 0)
+		r = unique_names(c, cfg);
+	return r ? r : unique_uris(c, cfg);
 }
 
 static int default_key(const struct vcp_jkey *c, const char *key,

@@ -80,4 +80,11 @@ unsigned int vcp_fleet_power_timeout(const struct vcp_fleet_cfg *c, size_t i);
 int vcp_first_duplicate(char *const *names, size_t n, size_t *ret_earlier,
 			size_t *ret_later);
 
+/* The host @uri reaches, as text two URIs of one host share: driver and
+ * transport (libvirt's defaults filled in), host (no user@, no trailing
+ * dot), port (none for the transport's default), path (no trailing
+ * slash) and the query as written; names are not resolved. malloc'd,
+ * NULL on allocation failure. */
+char *vcp_fleet_uri_key(const char *uri);
+
 #endif

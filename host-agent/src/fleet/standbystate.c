@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "errmsg.h"
+#include "fleetcfg.h"
 #include "jsonfile.h"
 #include "policy.h"
 
@@ -375,6 +376,47 @@ static int one_host(const struct rctx *c, size_t k, struct json_object *o,
 	return r;
 }
 
+static const char *name_of(struct json_object *o)
+{
+	struct json_object *nm;
+
+	if (!json_object_is_type(o, json_type_object) ||
+	    !json_object_object_get_ex(o, "name", &nm) ||
+	    !json_object_is_type(nm, json_type_string))
+		return NULL;
+	return json_object_get_string(nm);
+}
+
+/* One record a host: a second (a later "on" after "failed") would
+ * silently override the first, and a failed host's latch with it.
+ * Records without a name are one_host()'s to refuse. */
+static int no_twins(const struct rctx *c, struct json_object *a)
+{
+	size_t n = json_object_array_length(a), m = 0, j, i;
+	char **nm = calloc(n ? n : 1, sizeof(*nm));
+	size_t *at = calloc(n ? n : 1, sizeof(*at));
+	int r = nm && at ? 0 : -ENOMEM;
+
+	for (size_t k = 0; r == 0 && k < n; k++) {
+		const char *s = name_of(json_object_array_get_idx(a, k));
+
+		if (s) {
+			nm[m] = (char *)s;
+			at[m++] = k;
+		}
+	}
+	if (r == 0)
+		r = vcp_first_duplicate(nm, m, &j, &i);
+	if (r > 0)
+		r = vcp_err(
+			c->err, -EINVAL,
+			"%s: hosts[%zu] (%.60s): host '%s' is also hosts[%zu]: one record a host (the file is left as it is; drop one)",
+			c->src, at[i], nm[i], nm[i], at[j]);
+	free(nm);
+	free(at);
+	return r;
+}
+
 static int state_from(const struct rctx *c, struct json_object *o,
 		      const char *const *names, size_t n,
 		      struct vcp_sb_state *s)
@@ -405,6 +447,7 @@ static int state_from(const struct rctx *c, struct json_object *o,
 	    !json_object_is_type(a, json_type_array))
 		return vcp_err(c->err, -EINVAL, "%s: hosts: must be an array",
 			       c->src);
+	r = no_twins(c, a);
 	for (size_t k = 0; k < json_object_array_length(a) && r == 0; k++)
 		r = one_host(c, k, json_object_array_get_idx(a, k), names, n,
 			     s);

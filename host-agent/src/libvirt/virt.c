@@ -563,14 +563,79 @@ static void read_placement(virDomainPtr dom, struct vcp_vm *vm)
 	free(xml);
 }
 
-/* Is there a record, and does it hold the original memory nodeset? */
-static void read_saved(virDomainPtr dom, struct vcp_vm *vm)
+/* @s as one shell word: as it is when it holds only characters no
+ * shell treats specially, else in single quotes ('it'\''s'). malloc'd. */
+static char *sh_word(const char *s)
 {
-	char *saved = get_meta(dom, VCP_STATE_NS);
+	size_t n = strlen(s), q = 0;
+	char *r, *p;
+
+	if (n &&
+	    strspn(s,
+		   "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.,:+-=@%/") ==
+		    n)
+		return strdup(s);
+	for (size_t i = 0; i < n; i++)
+		q += s[i] == '\'';
+	r = malloc(n + 3 * q + 3);
+	if (!r)
+		return NULL;
+	p = r;
+	*p++ = '\'';
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '\'') {
+			memcpy(p, "'\\''", 4);
+			p += 4;
+		} else {
+			*p++ = s[i];
+		}
+	}
+	*p++ = '\'';
+	*p = '\0';
+	return r;
+}
+
+/*
+ * A record that cannot be read holds the only copy of the VM's original
+ * pins: the VM is left exactly as it is (re-pinning it would lose them
+ * for good, as apply records only a VM without one) and reported each
+ * pass until the operator fixes the record or drops it.
+ */
+static void saved_unreadable(struct vcp_vm *vm, const char *err,
+			     struct vcp_vm_issue **issues, size_t *n_issues)
+{
+	char *word = sh_word(vm->name), *msg = NULL;
+
+	vm->saved_unreadable = true;
+	vm->managed = false;
+	vm->unmanaged_why =
+		"its vcpack record of its original pins (urn:vcpack:state:1) is unreadable: left as it is until the record is fixed or dropped ('vcpack restore --forget DOMAIN')";
+	if (asprintf(
+		    &msg,
+		    "its vcpack record of its original pins is unreadable (%s), VM left untouched until the record is fixed or dropped: 'vcpack restore --forget %s' drops it and leaves its pins as they are",
+		    err ? err : "invalid", word ? word : vm->name) < 0)
+		msg = NULL;
+	add_issue(issues, n_issues, vm->name, msg);
+	free(msg);
+	free(word);
+}
+
+/* Is there a record, can it be read, and does it hold the original
+ * memory nodeset? */
+static void read_saved(virDomainPtr dom, struct vcp_vm *vm,
+		       struct vcp_vm_issue **issues, size_t *n_issues)
+{
+	char *saved = get_meta(dom, VCP_STATE_NS), *err = NULL;
 	struct vcp_saved_pins s = { 0 };
+	int r;
 
 	vm->has_saved = saved != NULL;
-	if (saved && vcp_saved_pins_parse(saved, &s, NULL) == 0) {
+	if (!saved)
+		return;
+	r = vcp_saved_pins_parse(saved, &s, &err);
+	if (r == -EINVAL) {
+		saved_unreadable(vm, err, issues, n_issues);
+	} else if (r == 0) {
 		vm->has_saved_mem = s.has_memory;
 		if (s.n_vcpus == vm->n_vcpus) {
 			vm->orig_pins = s.vcpu;	/* taken over */
@@ -581,6 +646,7 @@ static void read_saved(virDomainPtr dom, struct vcp_vm *vm)
 		}
 	}
 	vcp_saved_pins_clear(&s);
+	free(err);
 	free(saved);
 }
 
@@ -621,7 +687,7 @@ static int read_vm(struct vcp_virt *v, virDomainPtr dom,
 	if (r < 0)
 		return r;
 	read_tag(dom, vm, issues, n_issues);
-	read_saved(dom, vm);
+	read_saved(dom, vm, issues, n_issues);
 	read_own_pins(dom, vm);
 	read_host_rec(dom, vm);
 	read_placement(dom, vm);
@@ -998,9 +1064,18 @@ int vcp_virt_get_saved(struct vcp_virt *v, const char *name,
 	if (r < 0)
 		return r;
 	r = vcp_saved_pins_parse(xml, ret, &err);
-	if (r < 0)
-		set_err(ret_err, r, "The saved original pins of '%s' are unreadable: %s",
-			name, err ? err : "invalid");
+	if (r == -EINVAL) {
+		char *word = sh_word(name);
+
+		set_err(ret_err, r,
+			"The saved original pins of '%s' are unreadable: %s; the record is kept ('vcpack restore --forget %s' drops it and leaves the pins as they are)",
+			name, err ? err : "invalid", word ? word : name);
+		free(word);
+	} else if (r < 0) {
+		set_err(ret_err, r,
+			"The saved original pins of '%s' are unreadable: %s",
+			name, err ? err : strerror(-r));
+	}
 	free(err);
 	free(xml);
 	return r;
@@ -1237,8 +1312,17 @@ int vcp_virt_migrate(struct vcp_virt *src, struct vcp_virt *dst,
 		return r;
 	if (virDomainIsPersistent(dom) == 1)
 		flags |= VIR_MIGRATE_PERSIST_DEST | VIR_MIGRATE_UNDEFINE_SOURCE;
-	if (o->address && *o->address) {
-		snprintf(uri, sizeof(uri), "tcp://%s", o->address);
+	/* an IPv6 address goes in brackets; the fleet file holds no
+	 * address that does not fit (fleetcfg.c), and none is cut short */
+	if (o->address && *o->address &&
+	    snprintf(uri, sizeof(uri),
+		     strchr(o->address, ':') ? "tcp://[%s]" : "tcp://%s",
+		     o->address) >= (int)sizeof(uri))
+		r = set_err(
+			ret_err, -EINVAL,
+			"Failed to migrate '%s': migration address '%.40s...' is too long",
+			name, o->address);
+	if (r == 0 && o->address && *o->address) {
 		if (virTypedParamsAddString(&params, &nparams, &maxp,
 					    VIR_MIGRATE_PARAM_URI, uri) < 0 ||
 		    virTypedParamsAddString(&params, &nparams, &maxp,

@@ -121,6 +121,7 @@ static int parse_days(const struct pctx *c, const char *wpath,
 {
 	char path[64];
 	uint8_t days = 0;
+	size_t at[7];
 
 	snprintf(path, sizeof(path), "%s.days", wpath);
 	if (!json_object_is_type(v, json_type_array) ||
@@ -141,7 +142,11 @@ static int parse_days(const struct pctx *c, const char *wpath,
 		if (k == 7)
 			return fail(c, path, "unknown day '%s'",
 				    json_object_get_string(d));
+		if (days & (1u << k))
+			return fail(c, path, "'%s' is also days[%zu]",
+				    day_names[k], at[k]);
 		days |= (uint8_t)(1u << k);
+		at[k] = i;
 	}
 	*ret = days;
 	return 0;
@@ -269,7 +274,12 @@ static int get_foreign(const struct pctx *c, const char *key,
 static int get_cpulist(const struct pctx *c, const char *key,
 		       struct json_object *v, struct vcp_cpuset *ret)
 {
+	/* digits, '-' and ',' only: no white space around or inside, as
+	 * strict as the times (vcp_cpuset_parse also reads sysfs files,
+	 * which end in a newline) */
 	if (json_object_is_type(v, json_type_string) &&
+	    strspn(json_object_get_string(v), "0123456789-,") ==
+		    strlen(json_object_get_string(v)) &&
 	    vcp_cpuset_parse(json_object_get_string(v), ret) == 0)
 		return 0;
 	return fail(c, key, "must be a CPU list such as \"0-1,32-33\" (CPUs 0-%d), got %s",

@@ -57,6 +57,18 @@ static int parse_list(int argc, char **argv, struct lopts *o)
 	return 0;
 }
 
+/* A running VM whose record of its original pins cannot be read is
+ * left alone until it is fixed or dropped: said on stderr, with how. */
+static void say_unreadable(const struct vcp_vm *vms, size_t n,
+			   const struct vcp_vm_issue *is, size_t n_is)
+{
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; vms[i].saved_unreadable && j < n_is; j++)
+			if (strcmp(is[j].vm, vms[i].name) == 0 &&
+			    strstr(is[j].msg, "restore --forget"))
+				vcp_cli_err(0, "'%s': %s", is[j].vm, is[j].msg);
+}
+
 /* The running domains, then the shut-off ones (per @o), as one array:
  * each part sorted by name. */
 static int gather(struct vcp_virt *v, const struct lopts *o,
@@ -74,6 +86,7 @@ static int gather(struct vcp_virt *v, const struct lopts *o,
 		if (r == 0)
 			r = vcp_virt_list_vms(v, host, &run, &n_run, &is, &n_is,
 					      &err);
+		say_unreadable(run, n_run, is, n_is);
 		vcp_vm_issues_free(is, n_is);
 		vcp_host_free(host);
 	}
@@ -114,10 +127,12 @@ static const char *class_of(const struct vcp_vm *vm,
 /* "class=pack", "priority=high", "-" (none) or "invalid". */
 static const char *tag_of(const struct vcp_vm *vm, char *buf, size_t len)
 {
-	if (!vm->managed)
+	if (!vm->managed && !vm->has_tag && !vm->saved_unreadable)
 		return "invalid";
 	if (!vm->has_tag)
 		return "-";
+	if (vm->tag.unmanaged)
+		return "class=unmanaged";
 	if (vm->tag.has_class)
 		snprintf(buf, len, "class=%s", vcp_class_name(vm->tag.class));
 	else
@@ -169,6 +184,10 @@ static struct json_object *vm_json(const struct vcp_vm *vm,
 	json_object_object_add(o, "class",
 			       json_object_new_string(class_of(vm, pol)));
 	json_object_object_add(o, "managed", json_object_new_boolean(vm->managed));
+	if (vm->saved_unreadable)
+		json_object_object_add(
+			o, "unmanaged_reason",
+			json_object_new_string(vm->unmanaged_why));
 	json_object_object_add(o, "tag", tag);
 	json_object_object_add(o, "vcpus", json_object_new_int((int)vm->n_vcpus));
 	json_object_object_add(o, "vcpu_pins", pins);

@@ -823,11 +823,12 @@ static void trial_clear(struct trial *t)
 }
 
 /* The pid of a vcpackd managing this same URI (it would restate its
- * plan in the middle of A windows), or 0. */
+ * plan in the middle of A windows), 0, or -1 (said) when the reply is
+ * refused: whether one manages the host is not known. */
 static int daemon_here(const struct vcp_cli_host *h)
 {
 	struct json_object *o;
-	char *reply = NULL;
+	char *reply = NULL, *err = NULL;
 	int pid = 0;
 
 	if (vcp_ctl_request(h->daemon_socket, "status\n", 1000, 16 << 20,
@@ -835,6 +836,15 @@ static int daemon_here(const struct vcp_cli_host *h)
 		return 0;
 	o = json_tokener_parse(reply);
 	free(reply);
+	if (vcp_status_check(o, &err) < 0) {
+		vcp_cli_err(
+			0,
+			"refusing the trial: vcpackd's reply on %s refused: %s",
+			h->daemon_socket, err ? err : "not a status");
+		free(err);
+		json_object_put(o);
+		return -1;
+	}
 	if (json_object_get_boolean(json_object_object_get(o, "connected")) &&
 	    !strcmp(json_object_get_string(json_object_object_get(o, "uri")) ?: "",
 		    vcp_virt_uri(h->v)))
@@ -853,6 +863,8 @@ static int prepare(struct trial *t)
 	if (why)
 		return vcp_cli_err(EXIT_USAGE, "refusing the trial, no energy counter to read: %s", why);
 	r = daemon_here(t->h);
+	if (r < 0)
+		return EXIT_PARTIAL;
 	if (r)
 		return vcp_cli_err(EXIT_USAGE, "refusing the trial: vcpackd (pid %d) manages this host and would undo the arms; stop it for the trial (systemctl stop vcpackd)", r);
 	r = open_power(t, buf, sizeof(buf));

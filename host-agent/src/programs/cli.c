@@ -146,6 +146,9 @@ static const char *const usage_text =
 	"                         write the VM's vcpack tag (live and persistent;\n"
 	"                         unmanaged: vcpack never changes this VM)\n"
 	"  restore [DOMAIN...]    put VMs back to their recorded original pins\n"
+	"  restore --forget DOMAIN...\n"
+	"                         drop their records of their original pins\n"
+	"                         (unreadable ones too), leave the pins as they are\n"
 	"  explain DOMAIN         its class and why, demand, planned CPUs and why,\n"
 	"                         what would move it\n"
 	"  level 0|1|2|auto|policy  set vcpackd's level (kept across restarts);\n"
@@ -578,10 +581,27 @@ static struct json_object *daemon_call(const struct ctx *c,
 	int r = vcp_ctl_call(socket_path(c), req, 5000, VCP_CTL_MAX_REPLY, &o,
 			     ret_err);
 
-	if (r == 0 && json_object_object_get_ex(o, "status", &st))
-		json_object_get(st);
-	else if (r == 0)
+	if (r == 0 && !json_object_object_get_ex(o, "status", &st)) {
 		r = -EBADMSG;
+		*ret_err = strdup("status: missing");
+	} else if (r == 0) {
+		r = vcp_status_check(st, ret_err);
+	}
+	/* every member checked before any is used (docs/protocol.md) */
+	if (r == -EBADMSG) {
+		char *e = NULL;
+
+		if (asprintf(&e, "vcpackd's reply on %s refused: %s",
+			     socket_path(c),
+			     *ret_err ? *ret_err : "not a reply") >= 0) {
+			free(*ret_err);
+			*ret_err = e;
+		}
+	}
+	if (r == 0)
+		json_object_get(st);
+	else
+		st = NULL;
 	json_object_put(o);
 	*ret_r = r;
 	return st;
@@ -618,7 +638,9 @@ static int daemon_managing(const struct ctx *c, struct json_object *st)
 	return (int)int_of(st, "pid");
 }
 
-static struct json_object *daemon_status(const struct ctx *c)
+/* vcpackd's status, or NULL: none answers, or (*ret_bad, malloc'd, when
+ * @ret_bad is not NULL) its reply is refused, naming the member. */
+static struct json_object *daemon_status(const struct ctx *c, char **ret_bad)
 {
 	struct vcp_req req = { .op = VCP_REQ_STATUS,
 			       .version = VCP_PROTO_VERSION };
@@ -626,7 +648,10 @@ static struct json_object *daemon_status(const struct ctx *c)
 	int r;
 	struct json_object *st = daemon_call(c, &req, &r, &err);
 
-	free(err);
+	if (ret_bad)
+		*ret_bad = r == -EBADMSG ? err : NULL;
+	if (!ret_bad || r != -EBADMSG)
+		free(err);
 	return st;
 }
 
@@ -830,6 +855,7 @@ static int status_once(struct ctx *c)
 	struct vcp_power_probe probe = { 0 };
 	struct json_object *st = NULL;
 	const char *why = NULL;
+	char *bad = NULL;
 	int r = 0;
 
 	vcp_irqview_begin(&iv, host_root(c));
@@ -847,11 +873,17 @@ static int status_once(struct ctx *c)
 	if (!r)
 		vcp_irqview_end(&iv, w.host);
 	if (!r)
-		st = daemon_status(c);
+		st = daemon_status(c, &bad);
+	if (bad)
+		vcp_cli_err(0, "%s", bad);
 	if (!r && c->json) {
 		struct json_object *o = header_json(c, &w);
+		struct json_object *dj = daemon_json(st);
 
-		json_object_object_add(o, "vcpackd", daemon_json(st));
+		if (bad)
+			json_object_object_add(dj, "reply_error",
+					       json_object_new_string(bad));
+		json_object_object_add(o, "vcpackd", dj);
 		json_object_object_add(o, "interrupts",
 				       vcp_irqview_json(&iv, w.host));
 		json_object_object_add(o, "placers",
@@ -869,7 +901,10 @@ static int status_once(struct ctx *c)
 		/* header lines folded to the width (tables already fit) */
 		vcp_fold_begin(&fc, c->wide ? 0 : vcp_width_cols());
 		header_text(c, &w);
-		daemon_text(c, st);
+		if (bad)
+			printf("vcpackd: its reply refused, not shown (see the error)\n");
+		else
+			daemon_text(c, st);
 		vcp_irqview_text(stdout, &iv, w.host);
 		vcp_placers_text(stdout, &pl, w.vms, w.n_vms);
 		printf("packages:\n");
@@ -880,6 +915,9 @@ static int status_once(struct ctx *c)
 		power_show(c, &probe, why, NULL);
 		vcp_fold_end(&fc);
 	}
+	if (!r && bad)
+		r = EXIT_PARTIAL;
+	free(bad);
 	json_object_put(st);
 	vcp_irqview_clear(&iv);
 	vcp_power_probe_clear(&probe);
@@ -1006,11 +1044,18 @@ static int cmd_metrics(struct ctx *c, int argc, char **argv)
 /* While vcpackd manages this host (running for this URI, not paused),
  * `apply` asks it to re-plan and `restore` is refused: vcpackd would
  * restate its plan. The pid of that vcpackd, or 0. */
-static int managed_by(struct ctx *c)
+static int managed_by(struct ctx *c, const char *what)
 {
-	struct json_object *st = daemon_status(c);
+	char *bad = NULL;
+	struct json_object *st = daemon_status(c, &bad);
 	int pid = daemon_managing(c, st);
 
+	/* whether vcpackd manages the host is not known: change nothing */
+	if (bad) {
+		vcp_cli_err(0, "refusing to %s: %s", what, bad);
+		pid = -1;
+	}
+	free(bad);
 	json_object_put(st);
 	return pid;
 }
@@ -1031,7 +1076,7 @@ static int apply_through_daemon(struct ctx *c, int pid)
 		return EXIT_PARTIAL;
 	}
 	json_object_put(o);
-	st = daemon_status(c);
+	st = daemon_status(c, NULL);
 	if (c->json) {
 		vcp_cli_json(daemon_json(st));
 	} else {
@@ -1466,6 +1511,7 @@ static int cmd_verify(struct ctx *c, int argc, char **argv)
 {
 	struct json_object *st = NULL, *diffs = json_object_new_array();
 	struct vcp_world w = { 0 };
+	char *bad = NULL;
 	bool by_daemon;
 	size_t n;
 	int r;
@@ -1475,7 +1521,14 @@ static int cmd_verify(struct ctx *c, int argc, char **argv)
 				   argv[1]);
 	r = setup(c, true);
 	if (!r)
-		st = daemon_status(c);
+		st = daemon_status(c, &bad);
+	if (bad) {
+		/* neither vcpackd's plan nor a fresh one would be the truth */
+		vcp_cli_err(0, "refusing to verify: %s", bad);
+		free(bad);
+		json_object_put(diffs);
+		return EXIT_PARTIAL;
+	}
 	by_daemon = st && json_object_object_get(st, "last") &&
 		    json_object_get_boolean(json_object_object_get(st, "connected")) &&
 		    strcmp(str_of(st, "uri"), vcp_virt_uri(c->v)) == 0;
@@ -1526,7 +1579,9 @@ static int cmd_apply(struct ctx *c, int argc, char **argv)
 		return vcp_cli_err(EXIT_USAGE, "apply takes no arguments, got '%s'",
 			       argv[1]);
 	r = setup(c, false);
-	pid = r ? 0 : managed_by(c);
+	pid = r ? 0 : managed_by(c, "apply");
+	if (pid < 0)
+		return EXIT_PARTIAL;
 	if (pid)
 		return apply_through_daemon(c, pid);
 	if (!r)
@@ -1730,6 +1785,90 @@ static void restore_report(const struct ctx *c,
 	}
 }
 
+/* One VM's record dropped, its pins left: what it said. */
+static int forget_one(struct ctx *c, const char *name, struct json_object *arr)
+{
+	struct vcp_saved_pins s = { 0 };
+	struct json_object *o = json_object_new_object();
+	char *err = NULL, *rerr = NULL;
+	const char *said;
+	int r = vcp_virt_get_saved(c->v, name, &s, &rerr);
+	bool had = r == 0 || r == -EINVAL;
+
+	vcp_saved_pins_clear(&s);
+	if (had)
+		r = vcp_virt_clear_saved(c->v, name, &err);
+	else if (r == -ENOENT)
+		r = 0;
+	else
+		err = rerr ? strdup(rerr) : NULL;
+	said = r < 0 ? "failed" :
+	       !had  ? "nothing recorded, left as it is" :
+	       rerr  ? "unreadable record of its original pins dropped; its pins are left as they are (the next apply records them as its original pins)" :
+		       "record of its original pins dropped, not restored; its pins are left as they are (the next apply records them as its original pins)";
+	if (!c->json)
+		printf("  %-20s %s%s%s\n", name, said, err ? ": " : "",
+		       err ? err : "");
+	json_object_object_add(o, "vm", json_object_new_string(name));
+	json_object_object_add(o, "outcome",
+			       json_object_new_string(r < 0 ? "failed" :
+							      "done"));
+	json_object_object_add(o, "had_record", json_object_new_boolean(had));
+	json_object_object_add(o, "record_readable",
+			       json_object_new_boolean(had && !rerr));
+	json_object_object_add(o, "message",
+			       json_object_new_string(err ? err : said));
+	json_object_array_add(arr, o);
+	free(err);
+	free(rerr);
+	return r;
+}
+
+/* restore --forget DOMAIN...: drop each record (unreadable or not),
+ * leave the pins as they are. argv[0] is "--forget". */
+static int cmd_forget(struct ctx *c, int argc, char **argv)
+{
+	struct json_object *arr;
+	struct vcp_world w = { 0 };
+	bool *only = NULL;
+	int r, failed = 0;
+
+	if (argc < 2)
+		return vcp_cli_err(
+			EXIT_USAGE,
+			"restore --forget takes the DOMAINs whose record to drop");
+	r = setup(c, false);
+	if (!r)
+		r = observe(c, &w, 0, false);
+	for (int a = 1; !r && a < argc; a++) {
+		char *name = NULL, *err = NULL;
+
+		if (vcp_virt_domain_name(c->v, argv[a], &name, &err) == 0)
+			argv[a] = name; /* lives until exit */
+		free(err);
+	}
+	if (!r)
+		r = select_vms(&w, argc, argv, &only);
+	free(only);
+	vcp_world_clear(&w);
+	if (r)
+		return r;
+	arr = json_object_new_array();
+	if (!c->json)
+		printf("restore --forget:\n");
+	for (int a = 1; a < argc; a++)
+		failed += forget_one(c, argv[a], arr) < 0;
+	if (c->json) {
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "forgotten", arr);
+		vcp_cli_json(o);
+	} else {
+		json_object_put(arr);
+	}
+	return failed ? EXIT_PARTIAL : 0;
+}
+
 static int cmd_restore(struct ctx *c, int argc, char **argv)
 {
 	struct vcp_world w = { 0 };
@@ -1737,8 +1876,14 @@ static int cmd_restore(struct ctx *c, int argc, char **argv)
 	struct vcp_irq_report irq = { 0 };
 	const char *root;
 	bool *only = NULL;
-	int r = setup(c, false), pid = r ? 0 : managed_by(c);
+	int r, pid;
 
+	if (argc > 1 && strcmp(argv[1], "--forget") == 0)
+		return cmd_forget(c, argc - 1, argv + 1);
+	r = setup(c, false);
+	pid = r ? 0 : managed_by(c, "restore");
+	if (pid < 0)
+		return EXIT_PARTIAL;
 	if (pid)
 		return vcp_cli_err(EXIT_USAGE, "refusing to restore: vcpackd (pid %d) manages this host and would restate its plan; 'vcpack pause' first (or stop vcpackd), then restore",
 				   pid);
@@ -1794,6 +1939,11 @@ static int control_call(struct ctx *c, struct vcp_req *req, const char *what)
 		if (r == -ENOENT || r == -ECONNREFUSED)
 			vcp_cli_err(0, "vcpackd is not running (no answer on %s); nothing %s",
 				    socket_path(c), what);
+		else if (r == -EBADMSG)
+			vcp_cli_err(
+				0,
+				"%s; whether anything %s is not known ('vcpack status')",
+				err, what);
 		else
 			vcp_cli_err(0, "vcpackd refused: %s", err ? err : strerror(-r));
 		free(err);

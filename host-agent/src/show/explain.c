@@ -49,7 +49,7 @@ static void class_part(struct json_object *o, const struct vcp_world *w,
 		       const struct vcp_policy *pol)
 {
 	struct json_object *tag = NULL;
-	char why[512];
+	char why[1024];
 
 	if (vm->has_tag) {
 		tag = json_object_new_object();
@@ -159,6 +159,12 @@ static void place_part(struct json_object *o, const struct vcp_host *h,
 		} else if (vm->has_tag && vm->tag.unmanaged) {
 			snprintf(why, sizeof(why), "vcpack leaves it exactly as it is");
 			json_object_array_add(mv, str("a tag with another class or a priority ('vcpack tag DOMAIN --priority normal')"));
+		} else if (vm->saved_unreadable) {
+			snprintf(why, sizeof(why),
+				 "vcpack leaves it exactly as it is");
+			json_object_array_add(
+				mv,
+				str("its record of its original pins fixed, or dropped with 'vcpack restore --forget DOMAIN' (its pins stay; the next apply records them)"));
 		} else if (vm->unmanaged_why) {
 			snprintf(why, sizeof(why), "vcpack leaves it exactly as it is");
 			json_object_array_add(mv, str("a vcpack tag ('vcpack tag DOMAIN --priority normal'): a tagged VM is vcpack's to place, its own pins included"));
