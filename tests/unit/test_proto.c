@@ -243,7 +243,9 @@ static void test_status_good(void **state)
 	assert_int_equal(s.vms[1].n_vcpus, 0);
 	vcp_status_clear(&s);
 	json_object_put(o);
-	o = fields(STATUS_HEAD "\"last\":null}");
+	o = fields(STATUS_HEAD
+		   "\"busy\":{\"for_ms\":1500,\"since\":1,\"in\":\"a re-plan\","
+		   "\"waiting\":true,\"uri\":\"u\"},\"last\":null}");
 	assert_int_equal(vcp_status_from_json(o, &s, &err), 0);
 	assert_false(s.has_last);
 	vcp_status_clear(&s);
@@ -284,6 +286,16 @@ static void test_status_bad(void **state)
 		   "status.control: paused: must be true or false");
 	status_bad(STATUS_HEAD "\"control\":{},\"last\":null}",
 		   "status.control.paused: missing");
+	status_bad(STATUS_HEAD "\"busy\":[],\"last\":null}",
+		   "status.busy: must be an object, got []");
+	status_bad(STATUS_HEAD
+		   "\"busy\":{\"for_ms\":-1,\"since\":1,\"in\":\"a pass\","
+		   "\"waiting\":true,\"uri\":\"u\"},\"last\":null}",
+		   "status.busy.for_ms: must be an integer 0..");
+	status_bad(STATUS_HEAD
+		   "\"busy\":{\"for_ms\":1,\"since\":1,\"in\":\"a pass\","
+		   "\"waiting\":\"yes\",\"uri\":\"u\"},\"last\":null}",
+		   "status.busy.waiting: must be true or false");
 	status_bad(STATUS_HEAD "\"enabled\":true}", "status.last: missing");
 	status_bad(STATUS_HEAD "\"last\":5}",
 		   "status.last: must be null or an object, got 5");

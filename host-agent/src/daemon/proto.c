@@ -613,6 +613,33 @@ static int check_control(struct json_object *o, char **ret_err)
 	return r < 0 ? -EBADMSG : 0;
 }
 
+/* "busy" (optional): the daemon answered while its loop was busy. */
+static int check_busy(struct json_object *o, char **ret_err)
+{
+	struct json_object *b;
+	int64_t n;
+	int r;
+
+	if (!json_object_object_get_ex(o, "busy", &b))
+		return 0;
+	if (!json_object_is_type(b, json_type_object))
+		return vcp_err(ret_err, -EBADMSG,
+			       "status.busy: must be an object, got %s",
+			       vcp_json_shown(b));
+	r = need_int(b, "busy.for_ms", "for_ms", 0, INT64_MAX, "", &n, ret_err);
+	if (r == 0)
+		r = need_int(b, "busy.since", "since", 0, INT64_MAX, "", &n,
+			     ret_err);
+	if (r == 0)
+		r = need_type(b, "busy.in", "in", json_type_string, ret_err);
+	if (r == 0)
+		r = need_type(b, "busy.waiting", "waiting", json_type_boolean,
+			      ret_err);
+	if (r == 0)
+		r = need_type(b, "busy.uri", "uri", json_type_string, ret_err);
+	return r;
+}
+
 int vcp_status_check(struct json_object *o, char **ret_err)
 {
 	/* vcp_mode_name's words */
@@ -649,6 +676,8 @@ int vcp_status_check(struct json_object *o, char **ret_err)
 			      ret_err);
 	if (r == 0)
 		r = check_control(o, ret_err);
+	if (r == 0)
+		r = check_busy(o, ret_err);
 	if (r == 0)
 		r = need(o, "last", "last", &last, ret_err);
 	if (r == 0 && last)

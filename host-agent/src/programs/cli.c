@@ -939,7 +939,7 @@ static int status_frame(void *arg)
  */
 static int daemon_waits(struct ctx *c)
 {
-	struct json_object *st = daemon_status(c);
+	struct json_object *st = daemon_status(c, NULL);
 	struct json_object *busy = json_object_object_get(st, "busy");
 	int64_t ms = int_of(busy, "for_ms");
 
