@@ -6,7 +6,10 @@
  * command is never run), a standby command that fails marks the host
  * failed with its outcome and output kept in the state file, a failed
  * host is not chosen again, and fleet clear puts it back; two hosts
- * woken in one round both come back (their wakes run together). */
+ * woken in one round both come back (their wakes run together); a host
+ * is recorded in standby before its standby command runs (whatever ends
+ * the loop then, it is not forgotten asleep), and is not put in standby
+ * when that record cannot be written. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -35,6 +39,8 @@ struct fake {
 	struct vcp_fleet_input *in;
 	const char *errs[4];
 	const char *note; /* the observation's note, or NULL */
+	const char *gone; /* a directory replaced by a file at the
+			   * observation */
 	char log[8192];
 };
 
@@ -43,6 +49,13 @@ static int observe(void *opaque, struct vcp_loop_obs *ret, char **ret_err)
 	struct fake *fk = opaque;
 
 	(void)ret_err;
+	if (fk->gone) {
+		char to[4400];
+
+		snprintf(to, sizeof(to), "%s-gone", fk->gone);
+		assert_int_equal(rename(fk->gone, to), 0);
+		t_put(fk->gone, "a file where the directory was\n");
+	}
 	*ret = (struct vcp_loop_obs){ fk->in->hosts, fk->in->n_hosts,
 				      fk->in->opts, fk->errs, fk->note };
 	return 0;
@@ -271,6 +284,91 @@ static void test_wake_two(void **st)
 	vcp_fleet_cfg_clear(&c);
 }
 
+/* h1 runs a domain; h2 is empty, and its standby command is @cmd (a
+ * JSON array) */
+static void load_cfg_h2(struct vcp_fleet_cfg *c, const char *cmd)
+{
+	char text[16384];
+	char *err = NULL;
+
+	snprintf(
+		text, sizeof(text),
+		"{\"hosts\": [{\"uri\": \"test:///default\", \"name\": \"h1\"},"
+		" {\"uri\": \"test://%s/empty.xml\", \"name\": \"h2\"}],"
+		" \"standby\": {\"low_hold\": 0, \"min_spare_hosts\": 0,"
+		"  \"wake_cooldown\": 0, \"wake_deadline\": 10,"
+		"  \"host_defaults\": {\"action\": \"command\","
+		"   \"wake_command\": [\"true\"]},"
+		"  \"hosts\": {\"h1\": {\"standby_command\": [\"false\"]},"
+		"   \"h2\": {\"standby_command\": %s}}}}",
+		dir, cmd);
+	if (vcp_fleet_cfg_parse(text, "f.json", c, &err))
+		fail_msg("%s", err);
+}
+
+/* While h2's standby command runs, the state file says h2 is in standby
+ * (the command copies it, then fails, so that the round ends at once). */
+static void test_intent_first(void **st)
+{
+	struct vcp_fleet_cfg c;
+	struct fake fk = { 0 };
+	struct vcp_sb_state s;
+	struct vcp_loop l;
+	const char *names[] = { "h1", "h2" };
+	char cmd[16384], *err = NULL;
+
+	(void)st;
+	snprintf(cmd, sizeof(cmd), "[\"sh\", \"-c\", \"cp '%s' '%s'; exit 3\"]",
+		 state, marker);
+	load_cfg_h2(&c, cmd);
+	load_obs(&fk, T_HOST("h1", VM("a")) "," T_HOST("h2", ""));
+	round_with(&c, &fk, &l);
+	if (!strstr(fk.log, "error: h2: standby: command sh: exit 3"))
+		fail_msg("log:\n%s", fk.log);
+	/* during the command */
+	if (vcp_fleet_state_load(marker, names, 2, &s, &err))
+		fail_msg("%s", err);
+	assert_int_equal(s.hosts[1].power, VCP_SB_STANDBY);
+	assert_string_equal(s.hosts[1].why,
+			    "its standby action started; not yet seen asleep");
+	vcp_sb_state_clear(&s);
+	/* after it: failed, as before */
+	read_state(&c, &s);
+	assert_int_equal(s.hosts[1].power, VCP_SB_FAILED);
+	vcp_sb_state_clear(&s);
+	vcp_loop_clear(&l);
+	vcp_fleet_input_free(fk.in);
+	vcp_fleet_cfg_clear(&c);
+}
+
+/* The state file cannot be written (its directory went away after the
+ * round read it): h2's standby command is not run. */
+static void test_intent_unwritable(void **st)
+{
+	struct vcp_fleet_cfg c;
+	struct fake fk = { 0 };
+	struct vcp_loop l;
+	char sub[4100], saved[sizeof(state)];
+
+	(void)st;
+	load_cfg_h2(&c, "[\"sh\", \"-c\", \"echo ran; exit 3\"]");
+	snprintf(sub, sizeof(sub), "%s/st", dir);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	memcpy(saved, state, sizeof(state));
+	snprintf(state, sizeof(state), "%s/fleet-state.json", sub);
+	load_obs(&fk, T_HOST("h1", VM("a")) "," T_HOST("h2", ""));
+	fk.gone = sub;
+	round_with(&c, &fk, &l);
+	memcpy(state, saved, sizeof(state));
+	if (!strstr(fk.log,
+		    "error: h2: not put in standby: it could not be recorded first in ") ||
+	    strstr(fk.log, "command sh"))
+		fail_msg("log:\n%s", fk.log);
+	vcp_loop_clear(&l);
+	vcp_fleet_input_free(fk.in);
+	vcp_fleet_cfg_clear(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -281,6 +379,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_command_fails, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_wake_two, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_intent_first, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_intent_unwritable, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

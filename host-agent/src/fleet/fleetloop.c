@@ -21,7 +21,7 @@
  *            must stop answering within wake_deadline. A failed action,
  *            or a host that goes on answering, is failed.
  * A failed host is never chosen again (standby.c) until `fleet clear`.
- * SIGTERM/SIGINT set the stop flag: the loop aborts a migration in flight
+ * SIGTERM/SIGINT/SIGHUP set the stop flag: the loop aborts a migration in flight
  * (virDomainAbortJob: the guest stays on its source), or lets a power
  * command in flight finish (up to its timeout; it says so with the pid),
  * and stops before the next step, saying what was not started; a second
@@ -84,6 +84,8 @@ void vcp_loop_catch_signals(volatile sig_atomic_t *flag,
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
+	/* a closed terminal (or ssh session) stops it the same way */
+	sigaction(SIGHUP, &sa, NULL);
 }
 
 __attribute__((format(printf, 3, 4)))
@@ -209,10 +211,12 @@ static char *env_kv(const char *k, const char *v)
 	return strf("%s=%s", k, v);
 }
 
-static const char *sig_name(int sig)
+const char *vcp_loop_sig_name(int sig)
 {
-	return sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" :
-	       "a signal";
+	return sig == SIGTERM ? "SIGTERM" :
+	       sig == SIGINT  ? "SIGINT" :
+	       sig == SIGHUP  ? "SIGHUP" :
+				"a signal";
 }
 
 struct cmd_ctx {
@@ -227,7 +231,7 @@ static void cmd_stopping(void *opaque, pid_t pid)
 {
 	struct cmd_ctx *cc = opaque;
 	struct vcp_loop *l = cc->rd->l;
-	const char *sig = sig_name(*l->stop);
+	const char *sig = vcp_loop_sig_name(*l->stop);
 
 	say(l, false, "%s: %s: finishing its %s command %s (pid %d, up to its %u s timeout) before stopping; another %s kills it",
 	    sig, l->cfg->hosts[cc->host].name, cc->verb, cc->prog, (int)pid,
@@ -263,8 +267,9 @@ static int run_cmd(struct rnd *rd, size_t i, char **argv, const char *verb,
 		return r;
 	}
 	if (r == 0 && res.killed)
-		snprintf(how, sizeof(how), "killed (pid %d, its process group) on a second %s",
-			 (int)res.pid, sig_name(*rd->l->kill));
+		snprintf(how, sizeof(how),
+			 "killed (pid %d, its process group) on a second %s",
+			 (int)res.pid, vcp_loop_sig_name(*rd->l->kill));
 	else if (r == 0)
 		vcp_cmd_outcome(&res, how, sizeof(how), h->command_timeout_s);
 	*ret_what = strf("%s: command %s: %s", verb, argv[0],
@@ -346,13 +351,14 @@ static int power(struct rnd *rd, size_t i, bool wake)
 
 /* ---- steps ---- */
 
-static void save(struct rnd *rd)
+static int save(struct rnd *rd)
 {
 	int r = vcp_fleet_state_save(rd->l->state_path, &rd->st);
 
 	if (r < 0)
 		say(rd->l, true, "cannot write the state file %s: %s",
 		    rd->l->state_path, strerror(-r));
+	return r;
 }
 
 static const char *name(const struct rnd *rd, size_t i)
@@ -572,11 +578,30 @@ static void standby_one(struct rnd *rd, const struct vcp_sb_decision *d)
 		return;
 	}
 	t0 = wall();
+	/*
+	 * Intent first: the host is recorded in standby before its command
+	 * runs, so that whatever ends the loop during it (SIGKILL, a crash,
+	 * a state write that fails after) leaves it where a later round
+	 * looks for it: asleep, it is woken when needed; answering, it is
+	 * on again. Not recorded, it is not put in standby.
+	 */
+	if (vcp_sb_note_standby(
+		    &rd->st, i, t0,
+		    "its standby action started; not yet seen asleep") < 0 ||
+	    save(rd) < 0) {
+		vcp_sb_note_undrain(&rd->st, i, wall());
+		say(l, true,
+		    "%s: not put in standby: it could not be recorded first in %s (a host asleep but recorded on would never be woken)",
+		    name(rd, i), l->state_path);
+		return;
+	}
 	rd->standby_started = true;
 	r = power(rd, i, false);
 	if (r == -EINTR) {
-		snprintf(why, sizeof(why), "its standby command was killed on a second %s: asleep or not, the next round's look settles it",
-			 sig_name(*l->kill));
+		snprintf(
+			why, sizeof(why),
+			"its standby command was killed on a second %s: asleep or not, the next round's look settles it",
+			vcp_loop_sig_name(*l->kill));
 		vcp_sb_note_standby(&rd->st, i, t0, why);
 		say(l, false, "%s: recorded in standby: %s", name(rd, i), why);
 		save(rd);
@@ -602,8 +627,9 @@ static void standby_one(struct rnd *rd, const struct vcp_sb_decision *d)
 		say(l, true, "%s: failed: still answers %u s after its standby action; not chosen again until 'vcpack fleet clear %s'",
 		    name(rd, i), l->cfg->standby.wake_deadline_s, name(rd, i));
 	} else {
-		say(l, false, "%s: its standby action ran; stopped by %s before it was seen asleep: recorded in standby (if it answers, the next round has it on)",
-		    name(rd, i), sig_name(*l->stop));
+		say(l, false,
+		    "%s: its standby action ran; stopped by %s before it was seen asleep: recorded in standby (if it answers, the next round has it on)",
+		    name(rd, i), vcp_loop_sig_name(*l->stop));
 	}
 	save(rd);
 }
@@ -658,11 +684,11 @@ static void report_stop(struct rnd *rd, const struct vcp_sb_decision *d)
 		       d->n_wake - rd->wakes_started : 0;
 	bool sb = d->standby >= 0 && !rd->standby_started;
 
-	say(rd->l, false, "stopped by %s: not started: %zu of %zu migrations, %zu of %zu wakes, %s%s%s",
-	    sig_name(*rd->l->stop), moves, d->n_moves, wakes, d->n_wake,
-	    sb ? "the standby of " : "no standby left",
-	    sb ? name(rd, (size_t)d->standby) : "",
-	    sb ? " (it stays on)" : "");
+	say(rd->l, false,
+	    "stopped by %s: not started: %zu of %zu migrations, %zu of %zu wakes, %s%s%s",
+	    vcp_loop_sig_name(*rd->l->stop), moves, d->n_moves, wakes,
+	    d->n_wake, sb ? "the standby of " : "no standby left",
+	    sb ? name(rd, (size_t)d->standby) : "", sb ? " (it stays on)" : "");
 }
 
 static void act(struct rnd *rd, const struct vcp_sb_decision *d)

@@ -62,10 +62,13 @@ struct vcp_loop {
 	size_t failures;	/* in the last round */
 };
 
-/* SIGTERM and SIGINT set *@flag to their number (no SA_RESTART: waits
+/* SIGTERM, SIGINT and SIGHUP set *@flag to their number (no SA_RESTART: waits
  * end early); once it is set, the next one sets *@kill (may be NULL). */
 void vcp_loop_catch_signals(volatile sig_atomic_t *flag,
 			    volatile sig_atomic_t *kill);
+
+/* "SIGTERM", "SIGINT", "SIGHUP" (or "a signal"). */
+const char *vcp_loop_sig_name(int sig);
 
 /* 0 or -ENOMEM. */
 int vcp_loop_init(struct vcp_loop *l);

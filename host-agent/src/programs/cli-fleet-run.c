@@ -174,12 +174,15 @@ int vcp_fleet_cli_cmd_run(struct fctx *f, unsigned int rounds)
 		r = vcp_cli_err(EXIT_USAGE, "fleet: %s",
 				err ? err : strerror(-r));
 	} else if (loop_stop) {
-		/* as apply's migrations: 130 (SIGINT) or 143 (SIGTERM) */
-		loop_log(
-			NULL, false,
-			loop_stop == SIGTERM ?
-				"stopped by SIGTERM; the state file says where each host is" :
-				"stopped by SIGINT; the state file says where each host is");
+		/* as apply's migrations: 130 (SIGINT) or 143 (SIGTERM);
+		 * 129 (SIGHUP) */
+		char said[96];
+
+		snprintf(
+			said, sizeof(said),
+			"stopped by %s; the state file says where each host is",
+			vcp_loop_sig_name(loop_stop));
+		loop_log(NULL, false, said);
 		r = 128 + loop_stop;
 	} else
 		r = l.failures ? EXIT_PARTIAL : 0;
