@@ -13,7 +13,9 @@
  *	PINDIR/classes (default /sys/fs/bpf/vcpack), and runs until SIGINT
  *	or SIGTERM (exit 0: the scheduler is unloaded and every task goes
  *	back to the fair class) or until the kernel ejects the scheduler
- *	(exit 2; the reason is in dmesg).
+ *	(exit 2; the reason is in dmesg). One object serves 6.12 and
+ *	later kernels: the BPF side resolves renamed kfuncs and enum values
+ *	at load time (scx_vcpack_compat.bpf.h), the ops flags are read here.
  *   scx_vcpack [-d PINDIR] level LEVEL
  *   scx_vcpack [-d PINDIR] class CGROUP CLASS|none
  *   scx_vcpack [-d PINDIR] show
@@ -36,6 +38,7 @@
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <linux/magic.h>
 #include <scx/common.h>
@@ -241,6 +244,37 @@ static void mark_online(struct scx_vcpack *skel, int nr_cpus)
 	}
 }
 
+/*
+ * The value of enumerator @name of enum @type in the running kernel's BTF
+ * (the struct_ops flags are no CO-RE relocation; see
+ * scx_vcpack_compat.bpf.h); 0, or -ENOENT if the kernel has none.
+ */
+static int kernel_enum(const char *type, const char *name, __u64 *ret_val)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	const struct btf_type *t;
+	int id, i, err = -ENOENT;
+
+	if (!btf)
+		return -errno;
+	id = btf__find_by_name(btf, type);
+	t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	for (i = 0; t && btf_is_enum(t) && i < btf_vlen(t); i++) {
+		if (!strcmp(btf__name_by_offset(btf, btf_enum(t)[i].name_off), name)) {
+			*ret_val = (__u32)btf_enum(t)[i].val;
+			err = 0;
+		}
+	}
+	for (i = 0; t && btf_is_enum64(t) && i < btf_vlen(t); i++) {
+		if (!strcmp(btf__name_by_offset(btf, btf_enum64(t)[i].name_off), name)) {
+			*ret_val = btf_enum64_value(&btf_enum64(t)[i]);
+			err = 0;
+		}
+	}
+	btf__free(btf);
+	return err;
+}
+
 static int pin_path(char *buf, size_t len, const char *dir, const char *name)
 {
 	if ((size_t)snprintf(buf, len, "%s/%s", dir, name) >= len)
@@ -405,6 +439,7 @@ static int run(const char *prog, const char *dir, struct opts *o)
 	struct bpf_link *link = NULL;
 	struct scx_vcpack *skel;
 	int nr_cpus, nr_pkgs, err, i, ctl_fd, classes_fd, rc = 0, t = 0;
+	__u64 enq_last = 0;
 	long seq;
 
 	skel = scx_vcpack__open();
@@ -422,6 +457,13 @@ static int run(const char *prog, const char *dir, struct opts *o)
 	seq = scx_hotplug_seq();
 	if (seq >= 0)
 		skel->struct_ops.vcpack_ops->hotplug_seq = seq;
+	err = kernel_enum("scx_ops_flags", "SCX_OPS_ENQ_LAST", &enq_last);
+	if (err) {
+		fprintf(stderr, "%s: this kernel's sched_ext has no SCX_OPS_ENQ_LAST (enum scx_ops_flags in its BTF): %s\n",
+			prog, strerror(-err));
+		goto out_destroy;
+	}
+	skel->struct_ops.vcpack_ops->flags = enq_last;
 	err = scx_vcpack__load(skel);
 	if (err) {
 		fprintf(stderr, "%s: cannot load the BPF scheduler (is CONFIG_SCHED_CLASS_EXT set? -v shows the verifier log): %s\n",

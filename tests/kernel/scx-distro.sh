@@ -1,0 +1,38 @@
+# scx-distro: scx_vcpack on a distribution's own kernel (make check-scx
+# boots Debian's current kernel image with it, kernel/testbed/
+# distro-kernel.sh; on the testbed's 6.12 build it runs as well). The same
+# scx_vcpack object as on 6.12 loads and attaches (state enabled, ops
+# vcpack), level 1 gathers 3 steady `pack` tasks into one package and
+# level 0 spreads them, and unloading returns every task to the fair
+# class. A reduced form of scx-gather, for one boot of a kernel the
+# testbed did not build.
+. /scenarios/lib.sh
+. /scenarios/scx-lib.sh
+
+echo "VCP-DATA kernel $(uname -r)"
+scx_need scx-distro-load level1-pack level0-pack \
+	scx-distro-unload || exit 0
+
+if scx_start 1 -i 5; then
+	vcp_pass scx-distro-load "$(uname -r): state $(scx_state), ops $(scx_ops)"
+else
+	vcp_fail scx-distro-load "$(uname -r): state $(scx_state), loader: $(tr '\n' ' ' <"$SCX_LOG")"
+	exit 0
+fi
+
+scx_class scx-pack pack
+scx_steady3 level1-pack scx-pack/l1
+vcp_expect_gathered level1-pack
+scx_vcpack level 0
+scx_steady3 level0-pack scx-pack/l0
+vcp_expect_spread level0-pack 2
+
+scx_stop
+rc=$?
+left=$(scx_tasks_on_ext)
+if [ $rc = 0 ] && [ "$(scx_state)" = disabled ] && [ "$left" = 0 ]; then
+	vcp_pass scx-distro-unload "loader exit 0, state disabled, 0 tasks on sched_ext"
+else
+	vcp_fail scx-distro-unload "loader exit $rc, state $(scx_state), $left tasks on sched_ext"
+fi
+scx_show_log
