@@ -309,13 +309,14 @@ static int scx_ready(const char *prog)
 /*
  * The value of enumerator @name of enum @type in the running kernel's BTF
  * (the struct_ops flags are no CO-RE relocation; see
- * scx_vcpack_compat.bpf.h); 0, or -ENOENT if the kernel has none.
+ * scx_vcpack_compat.bpf.h); 0, 1 if the kernel has none, or -errno of
+ * reading its BTF.
  */
 static int kernel_enum(const char *type, const char *name, __u64 *ret_val)
 {
 	struct btf *btf = btf__load_vmlinux_btf();
 	const struct btf_type *t;
-	int id, i, err = -ENOENT;
+	int id, i, err = 1;
 
 	if (!btf)
 		return -errno;
@@ -546,8 +547,13 @@ static int run(const char *prog, const char *dir, struct opts *o)
 	if (seq >= 0)
 		skel->struct_ops.vcpack_ops->hotplug_seq = seq;
 	err = kernel_enum("scx_ops_flags", "SCX_OPS_ENQ_LAST", &enq_last);
+	if (err > 0) {
+		fprintf(stderr, "%s: this kernel's sched_ext has no SCX_OPS_ENQ_LAST (enum scx_ops_flags in its BTF)\n",
+			prog);
+		goto out_destroy;
+	}
 	if (err) {
-		fprintf(stderr, "%s: this kernel's sched_ext has no SCX_OPS_ENQ_LAST (enum scx_ops_flags in its BTF): %s\n",
+		fprintf(stderr, "%s: cannot read this kernel's BTF (/sys/kernel/btf/vmlinux, CONFIG_DEBUG_INFO_BTF): %s\n",
 			prog, strerror(-err));
 		goto out_destroy;
 	}

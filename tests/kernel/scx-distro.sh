@@ -2,8 +2,8 @@
 # boots Debian's current kernel image with it, kernel/testbed/
 # distro-kernel.sh; on the testbed's 6.12 build it runs as well). The same
 # scx_vcpack object as on 6.12 loads and attaches (state enabled, ops
-# vcpack), a loader that finds no sched_ext or another scheduler loaded
-# says so and loads nothing, level 1 gathers 3 steady `pack` tasks into
+# vcpack), a loader that finds no sched_ext, no kernel BTF or another
+# scheduler loaded says so and loads nothing, level 1 gathers 3 steady `pack` tasks into
 # one package and level 0 spreads them, and unloading returns every task
 # to the fair class. A reduced form of scx-gather, for one boot of a kernel the
 # testbed did not build.
@@ -11,8 +11,8 @@
 . /scenarios/scx-lib.sh
 
 echo "VCP-DATA kernel $(uname -r)"
-scx_need scx-distro-no-sched-ext scx-distro-load scx-distro-second \
-	level1-pack level0-pack scx-distro-unload || exit 0
+scx_need scx-distro-no-sched-ext scx-distro-no-btf scx-distro-load \
+	scx-distro-second level1-pack level0-pack scx-distro-unload || exit 0
 
 # a kernel without sched_ext, as the loader sees one: /sys/kernel hidden
 # in a mount namespace of its own; it must say so and load nothing
@@ -24,6 +24,19 @@ if [ $rc = 1 ] && echo "$out" | grep -q "this kernel has no sched_ext (no /sys/k
 	vcp_pass scx-distro-no-sched-ext "exit 1: $out"
 else
 	vcp_fail scx-distro-no-sched-ext "exit $rc, state $(scx_state), enable_seq $(scx_seq): $out"
+fi
+
+# sched_ext without the kernel's BTF (/sys/kernel/btf hidden): the loader
+# must say that, not blame the kernel's config
+out=$(unshare -m sh -c 'mount -t tmpfs none /sys/kernel/btf &&
+	exec timeout 20 scx_vcpack -d /sys/fs/bpf/vcpack-none' 2>&1)
+rc=$?
+if [ $rc = 1 ] && echo "$out" | grep -q "cannot read this kernel's BTF" &&
+   ! echo "$out" | grep -q CONFIG_SCHED_CLASS_EXT &&
+   [ "$(scx_state)" = disabled ] && [ "$(scx_seq)" = 0 ]; then
+	vcp_pass scx-distro-no-btf "exit 1: $(echo "$out" | tail -1)"
+else
+	vcp_fail scx-distro-no-btf "exit $rc, state $(scx_state), enable_seq $(scx_seq): $(echo "$out" | tr '\n' ' ')"
 fi
 
 if scx_start 1 -i 5; then
