@@ -2,7 +2,9 @@
 #
 #   make -C kernel scx          stock kernel, libbpf + bpftool,
 #                               vmlinux.h, scx_vcpack, scx initramfs
-#   make -C kernel check-scx    scx + the tests/kernel scx scenarios in QEMU
+#   make -C kernel check-scx    scx + the tests/kernel scx scenarios in QEMU,
+#                               on the stock 6.12 and on Debian's current
+#                               kernel (check-scx-distro: that one alone)
 #
 # Under $(KBUILD_DIR):
 #   stock/         the testbed's stock kernel (kernel/Makefile), an
@@ -14,6 +16,8 @@
 #                  build/include/vmlinux.h from stock/vmlinux's BTF
 #   scx/           scx_vcpack.bpf.o, its skeleton, scx_vcpack (static)
 #   scx-initramfs.cpio.gz   the testbed initramfs plus /bin/scx_vcpack
+#   distro/        Debian's kernel image (testbed/distro-kernel.sh):
+#                  apt's private lists, VERSION/vmlinuz and its config
 # With FLAVOUR=bench the same build runs on stock-bench/ (the benchmark's
 # stock kernel, which has sched_ext too) into scx-tools-bench/ and
 # scx-bench/: bench-initramfs.cpio.gz takes that scx_vcpack, built from
@@ -46,8 +50,12 @@ SCX_TREE := $(SRC)/tools/sched_ext
 # the BPF target (asm/types.h and friends)
 SCX_SYS_INC = $(shell $(CLANG) -v -E - </dev/null 2>&1 | sed -n \
 	'/<...> search starts here:/,/End of search list./{ s| \(/.*\)|-idirafter \1|p }')
+# -Wno-missing-declarations: a vmlinux.h that 6.12's bpftool dumps from a
+# newer kernel's BTF (SCX_VMLINUX=, the package's build) has members
+# such as "struct slock_owned;" that declare nothing (7.3's BTF has six)
 SCX_BPF_CFLAGS = -g -O2 -mcpu=v3 -target bpf -D__TARGET_ARCH_x86 \
 	-mlittle-endian -Wall -Werror -Wno-compare-distinct-pointer-types \
+	-Wno-missing-declarations \
 	-I$(SCX_TREE)/include -I$(SCX_TREE)/include/bpf-compat -I$(SCX_INC) \
 	-I$(SRC)/tools/include/uapi -I$(SRC)/tools/include $(SCX_SYS_INC)
 
@@ -79,6 +87,7 @@ $(SCX_VMLINUX_H): $(SCX_VMLINUX) $(SCX_BPFTOOL)
 	@mv -f $@.tmp $@
 
 $(SCX_OUT)/scx_vcpack.bpf.o: $(SCX_SRC)/scx_vcpack.bpf.c $(SCX_SRC)/scx_vcpack.h \
+		$(SCX_SRC)/scx_vcpack_compat.bpf.h \
 		$(SCX_VMLINUX_H) $(SCX_LIBBPF)
 	@mkdir -p $(SCX_OUT)
 	$(CLANG) $(SCX_BPF_CFLAGS) -c $< -o $@
@@ -110,7 +119,37 @@ $(SCX_INITRD): $(VCWORK) $(VCRESID) $(SCX_BIN) $(TB)/mkinitramfs.sh \
 # the benchmark's initramfs carries scx_vcpack (kernel/Makefile)
 $(BENCH_INITRD): $(SCX_BIN)
 
+# The same initramfs (the same scx_vcpack) also boots a distribution's
+# own current kernel: Debian's newest amd64 image, fetched into
+# $(SCX_DISTRO)/ (cached) by testbed/distro-kernel.sh, one guest of
+# tests/kernel/scx-distro.matrix (about 30 s). When no image can be had
+# (no network, no apt) that guest is one SKIP with the reason, and the
+# 6.12 results still count.
+SCX_DISTRO := $(KB)/distro
+SCX_RESULTS := $(KB)/results-scx $(KB)/results-scx-distro
+# The last line sums both runs (scripts/check.sh counts a suite's last
+# "N passed, N failed, N skipped" line).
 check-scx: scx
-	@sh $(TOP)/tests/kernel/run.sh --scx $(SCX_IMG) --kernels scx \
+	@rc=0; sh $(TOP)/tests/kernel/run.sh --scx $(SCX_IMG) --kernels scx \
 		--matrix $(TOP)/tests/kernel/scx.matrix \
-		--initrd $(SCX_INITRD) --out $(KB)/results-scx
+		--initrd $(SCX_INITRD) --out $(KB)/results-scx || rc=1; \
+	$(MAKE) --no-print-directory check-scx-distro || rc=1; \
+	cat $(addsuffix /summary,$(SCX_RESULTS)) 2>/dev/null | awk \
+		'/^PASS /{p++} /^FAIL /{f++} /^SKIP /{s++} END {printf "scx suite, 6.12 and distribution kernel: %d passed, %d failed, %d skipped\n", p, f, s}'; \
+	exit $$rc
+
+.PHONY: check-scx-distro
+check-scx-distro: $(SCX_INITRD)
+	@out=$(KB)/results-scx-distro; \
+	img=$$(sh $(TB)/distro-kernel.sh $(SCX_DISTRO)); \
+	case $$? in \
+	0) sh $(TOP)/tests/kernel/run.sh --scx $$img --kernels scx \
+		--matrix $(TOP)/tests/kernel/scx-distro.matrix \
+		--initrd $(SCX_INITRD) --out $$out ;; \
+	77) rm -rf $$out && mkdir -p $$out && \
+		echo "SKIP scx/scx-debian/fetch no distribution kernel to boot (reason above)" >$$out/summary && \
+		cat $$out/summary && echo "0 passed, 0 failed, 1 skipped" ;; \
+	*) rm -rf $$out && mkdir -p $$out && \
+		echo "FAIL scx/scx-debian/fetch testbed/distro-kernel.sh failed" >$$out/summary && \
+		cat $$out/summary && echo "0 passed, 1 failed, 0 skipped" && exit 1 ;; \
+	esac

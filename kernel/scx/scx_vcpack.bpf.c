@@ -87,6 +87,7 @@
  */
 #include <scx/common.bpf.h>
 #include "scx_vcpack.h"
+#include "scx_vcpack_compat.bpf.h"
 
 char _license[] SEC("license") = "GPL";
 
@@ -101,7 +102,7 @@ char _license[] SEC("license") = "GPL";
  * once in this long: a task bound to the CPU that runs for a slice (20
  * ms) and comes back every slice puts it back again within 40 ms.
  */
-#define WAIT_LOCAL_NS	(3 * SCX_SLICE_DFL)
+#define WAIT_LOCAL_NS	(3 * VCP_SLICE_DFL)
 
 /* topology, set by the loader before load */
 const volatile u32 nr_cpus = 1;
@@ -559,7 +560,7 @@ static s32 select_plain(struct task_struct *p, s32 prev_cpu, u64 wake_flags,
 {
 	s32 cpu;
 
-	if (wake_flags & SCX_WAKE_FORK) {
+	if (wake_flags & VCP_WAKE_FORK) {
 		cpu = claim_idle_in(p, idlest_pkg(v), -1);
 		return cpu >= 0 ? cpu : claim_idle_in(p, -1, -1);
 	}
@@ -591,7 +592,7 @@ s32 BPF_STRUCT_OPS(vcpack_select_cpu, struct task_struct *p, s32 prev_cpu,
 		cpu = select_plain(p, prev_cpu, wake_flags, v);
 	if (cpu < 0)
 		return prev_cpu;
-	scx_bpf_dispatch(p, SCX_DSQ_LOCAL, SCX_SLICE_DFL, 0);
+	vcp_dsq_insert(p, VCP_DSQ_LOCAL, VCP_SLICE_DFL, 0);
 	return cpu;
 }
 
@@ -637,19 +638,19 @@ static void enqueue_shared(struct task_struct *p, u64 enq_flags)
 	s32 cpu;
 
 	/* an idling task does not bank more than one slice of budget */
-	if (vtime_before(vtime, vtime_now - SCX_SLICE_DFL))
-		vtime = vtime_now - SCX_SLICE_DFL;
-	scx_bpf_dispatch_vtime(p, SHARED_DSQ, SCX_SLICE_DFL, vtime, enq_flags);
+	if (vtime_before(vtime, vtime_now - VCP_SLICE_DFL))
+		vtime = vtime_now - VCP_SLICE_DFL;
+	vcp_dsq_insert_vtime(p, SHARED_DSQ, VCP_SLICE_DFL, vtime, enq_flags);
 	/* nothing waits while a CPU it may use idles */
 	cpu = claim_idle_in(p, -1, -1);
 	if (cpu >= 0)
-		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+		scx_bpf_kick_cpu(cpu, VCP_KICK_IDLE);
 }
 
 static void dispatch_on(struct task_struct *p, s32 cpu, u64 enq_flags)
 {
-	scx_bpf_dispatch(p, SCX_DSQ_LOCAL_ON | cpu, SCX_SLICE_DFL, enq_flags);
-	scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+	vcp_dsq_insert(p, VCP_DSQ_LOCAL_ON | cpu, VCP_SLICE_DFL, enq_flags);
+	scx_bpf_kick_cpu(cpu, VCP_KICK_IDLE);
 }
 
 void BPF_STRUCT_OPS(vcpack_enqueue, struct task_struct *p, u64 enq_flags)
@@ -661,14 +662,14 @@ void BPF_STRUCT_OPS(vcpack_enqueue, struct task_struct *p, u64 enq_flags)
 	bool pack;
 
 	if (p->nr_cpus_allowed == 1 || bound_to_cpu(p)) {
-		scx_bpf_dispatch(p, SCX_DSQ_LOCAL, SCX_SLICE_DFL, enq_flags);
+		vcp_dsq_insert(p, VCP_DSQ_LOCAL, VCP_SLICE_DFL, enq_flags);
 		return;
 	}
-	if (enq_flags & SCX_ENQ_LAST)
+	if (enq_flags & VCP_ENQ_LAST)
 		__sync_fetch_and_add(&nr_slice_ends, 1);
 	pack = tc && packable(task_class(p, tc), level);
 	if (!pack) {
-		if (!(enq_flags & SCX_ENQ_LAST)) {
+		if (!(enq_flags & VCP_ENQ_LAST)) {
 			enqueue_shared(p, enq_flags);
 			return;
 		}
@@ -681,7 +682,7 @@ void BPF_STRUCT_OPS(vcpack_enqueue, struct task_struct *p, u64 enq_flags)
 			__sync_fetch_and_add(&nr_spread, 1);
 			dispatch_on(p, cpu, enq_flags);
 		} else {
-			scx_bpf_dispatch(p, SCX_DSQ_LOCAL, SCX_SLICE_DFL, enq_flags);
+			vcp_dsq_insert(p, VCP_DSQ_LOCAL, VCP_SLICE_DFL, enq_flags);
 		}
 		return;
 	}
@@ -690,7 +691,7 @@ void BPF_STRUCT_OPS(vcpack_enqueue, struct task_struct *p, u64 enq_flags)
 		enqueue_shared(p, enq_flags);
 		return;
 	}
-	if (enq_flags & SCX_ENQ_LAST) {
+	if (enq_flags & VCP_ENQ_LAST) {
 		/* the slice end: gather towards an earlier package */
 		pkg = pack_target(v, pkg_of(cur), level, tc->util);
 		if (pkg >= 0)
@@ -699,7 +700,7 @@ void BPF_STRUCT_OPS(vcpack_enqueue, struct task_struct *p, u64 enq_flags)
 			__sync_fetch_and_add(&nr_gathered, 1);
 			dispatch_on(p, cpu, enq_flags);
 		} else {
-			scx_bpf_dispatch(p, SCX_DSQ_LOCAL, SCX_SLICE_DFL, enq_flags);
+			vcp_dsq_insert(p, VCP_DSQ_LOCAL, VCP_SLICE_DFL, enq_flags);
 		}
 		return;
 	}
@@ -713,8 +714,8 @@ void BPF_STRUCT_OPS(vcpack_enqueue, struct task_struct *p, u64 enq_flags)
 			if (cpu < 0 && may_wait_local(tc)) {
 				/* behind the task queued on its own CPU */
 				__sync_fetch_and_add(&nr_packed, 1);
-				scx_bpf_dispatch(p, SCX_DSQ_LOCAL,
-						 SCX_SLICE_DFL, enq_flags);
+				vcp_dsq_insert(p, VCP_DSQ_LOCAL,
+					       VCP_SLICE_DFL, enq_flags);
 				return;
 			}
 		}
@@ -738,7 +739,7 @@ void BPF_STRUCT_OPS(vcpack_enqueue, struct task_struct *p, u64 enq_flags)
 
 void BPF_STRUCT_OPS(vcpack_dispatch, s32 cpu, struct task_struct *prev)
 {
-	scx_bpf_consume(SHARED_DSQ);
+	vcp_dsq_move_to_local(SHARED_DSQ);
 }
 
 void BPF_STRUCT_OPS(vcpack_running, struct task_struct *p)
@@ -789,7 +790,8 @@ void BPF_STRUCT_OPS(vcpack_stopping, struct task_struct *p, bool runnable)
 	struct cpu_ctx *cc;
 	u32 key = cpu;
 
-	p->scx.dsq_vtime += (SCX_SLICE_DFL - p->scx.slice) * 100 / p->scx.weight;
+	vcp_set_dsq_vtime(p, p->scx.dsq_vtime +
+			     (VCP_SLICE_DFL - p->scx.slice) * 100 / p->scx.weight);
 	if (tc && tc->run_start) {
 		util_account(&tc->util, &tc->win_start, &tc->win_run,
 			     now - tc->run_start, now);
@@ -806,7 +808,7 @@ void BPF_STRUCT_OPS(vcpack_stopping, struct task_struct *p, bool runnable)
 
 void BPF_STRUCT_OPS(vcpack_enable, struct task_struct *p)
 {
-	p->scx.dsq_vtime = vtime_now;
+	vcp_set_dsq_vtime(p, vtime_now);
 }
 
 s32 BPF_STRUCT_OPS(vcpack_init_task, struct task_struct *p,
@@ -875,5 +877,6 @@ SCX_OPS_DEFINE(vcpack_ops,
 	       .cpu_offline		= (void *)vcpack_cpu_offline,
 	       .init			= (void *)vcpack_init,
 	       .exit			= (void *)vcpack_exit,
+	       /* the running kernel's value is set by the loader */
 	       .flags			= SCX_OPS_ENQ_LAST,
 	       .name			= "vcpack");

@@ -13,7 +13,12 @@
  *	PINDIR/classes (default /sys/fs/bpf/vcpack), and runs until SIGINT
  *	or SIGTERM (exit 0: the scheduler is unloaded and every task goes
  *	back to the fair class) or until the kernel ejects the scheduler
- *	(exit 2; the reason is in dmesg).
+ *	(exit 2; the reason is in dmesg). A failed load (exit 1) says why:
+ *	no sched_ext in this kernel, another scheduler loaded (by name), a
+ *	kfunc the kernel lacks, a relocation or the verifier (libbpf's
+ *	message). One object serves 6.12 and later kernels: the BPF side
+ *	resolves renamed kfuncs and enum values at load time
+ *	(scx_vcpack_compat.bpf.h), the ops flags are read here.
  *   scx_vcpack [-d PINDIR] level LEVEL
  *   scx_vcpack [-d PINDIR] class CGROUP CLASS|none
  *   scx_vcpack [-d PINDIR] show
@@ -36,6 +41,7 @@
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <linux/magic.h>
 #include <scx/common.h>
@@ -43,6 +49,7 @@
 #include "scx_vcpack.bpf.skel.h"
 
 #define DEFAULT_PINDIR	"/sys/fs/bpf/vcpack"
+#define SCX_SYSFS	"/sys/kernel/sched_ext"
 
 static const char *const class_names[] = { "spread", "balanced", "pack" };
 
@@ -57,11 +64,31 @@ static const char usage_fmt[] =
 static bool verbose;
 static volatile sig_atomic_t exit_req;
 
+/*
+ * The first libbpf warning that names why a load failed (a missing kfunc,
+ * a failed relocation, the program the verifier refused), for the one-line
+ * reason the loader gives.
+ */
+static char libbpf_why[256];
+
 static int libbpf_print_fn(enum libbpf_print_level level, const char *fmt,
 			   va_list args)
 {
+	char line[sizeof(libbpf_why)];
+	va_list copy;
+
 	if (level == LIBBPF_DEBUG && !verbose)
 		return 0;
+	if (level == LIBBPF_WARN && !libbpf_why[0]) {
+		va_copy(copy, args);
+		vsnprintf(line, sizeof(line), fmt, copy);
+		va_end(copy);
+		line[strcspn(line, "\n")] = '\0';
+		if (strstr(line, "not found in kernel") ||
+		    strstr(line, "relo #") || strstr(line, "load failed") ||
+		    strstr(line, "incompatible"))
+			snprintf(libbpf_why, sizeof(libbpf_why), "%s", line);
+	}
 	return vfprintf(stderr, fmt, args);
 }
 
@@ -241,6 +268,100 @@ static void mark_online(struct scx_vcpack *skel, int nr_cpus)
 	}
 }
 
+/* The first line of a sysfs file into @buf ("" if unreadable). */
+static void read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+
+	buf[0] = '\0';
+	if (!f)
+		return;
+	if (!fgets(buf, len, f))
+		buf[0] = '\0';
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+/*
+ * 0 when this kernel can take a sched_ext scheduler now; else says why
+ * (no sched_ext at all, or another scheduler loaded: its name from
+ * root/ops) and returns -ENOENT or -EBUSY.
+ */
+static int scx_ready(const char *prog)
+{
+	char state[32], ops[128];
+	struct stat st;
+
+	if (stat(SCX_SYSFS, &st)) {
+		fprintf(stderr, "%s: this kernel has no sched_ext (no %s): it was built without CONFIG_SCHED_CLASS_EXT\n",
+			prog, SCX_SYSFS);
+		return -ENOENT;
+	}
+	read_line(SCX_SYSFS "/state", state, sizeof(state));
+	if (!strcmp(state, "disabled"))
+		return 0;
+	read_line(SCX_SYSFS "/root/ops", ops, sizeof(ops));
+	fprintf(stderr, "%s: another sched_ext scheduler is loaded: '%s' (%s/state: %s); unload it first\n",
+		prog, ops[0] ? ops : "?", SCX_SYSFS, state[0] ? state : "?");
+	return -EBUSY;
+}
+
+/*
+ * The value of enumerator @name of enum @type in the running kernel's BTF
+ * (the struct_ops flags are no CO-RE relocation; see
+ * scx_vcpack_compat.bpf.h); 0, 1 if the kernel has none, or -errno of
+ * reading its BTF.
+ */
+static int kernel_enum(const char *type, const char *name, __u64 *ret_val)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	const struct btf_type *t;
+	int id, i, err = 1;
+
+	if (!btf)
+		return -errno;
+	id = btf__find_by_name(btf, type);
+	t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	for (i = 0; t && btf_is_enum(t) && i < btf_vlen(t); i++) {
+		if (!strcmp(btf__name_by_offset(btf, btf_enum(t)[i].name_off), name)) {
+			*ret_val = (__u32)btf_enum(t)[i].val;
+			err = 0;
+		}
+	}
+	for (i = 0; t && btf_is_enum64(t) && i < btf_vlen(t); i++) {
+		if (!strcmp(btf__name_by_offset(btf, btf_enum64(t)[i].name_off), name)) {
+			*ret_val = btf_enum64_value(&btf_enum64(t)[i]);
+			err = 0;
+		}
+	}
+	btf__free(btf);
+	return err;
+}
+
+/* Why scx_vcpack__load() failed, from what libbpf said. */
+static void load_failed(const char *prog, int err)
+{
+	const char *why = "see libbpf's messages above";
+	char name[128];
+	const char *q;
+
+	if (strstr(libbpf_why, "not found in kernel") &&
+	    (q = strchr(libbpf_why, '\''))) {
+		snprintf(name, sizeof(name), "%s", q + 1);
+		name[strcspn(name, "'")] = '\0';
+		fprintf(stderr, "%s: cannot load the BPF scheduler: this kernel has no %s, a kernel function this scx_vcpack needs (%s)\n",
+			prog, name, libbpf_why);
+		return;
+	}
+	if (strstr(libbpf_why, "relo #") || strstr(libbpf_why, "incompatible"))
+		why = "a relocation against this kernel's types failed";
+	else if (strstr(libbpf_why, "load failed"))
+		why = "the kernel's verifier refused a program (its log is above)";
+	fprintf(stderr, "%s: cannot load the BPF scheduler: %s%s%s%s: %s\n",
+		prog, why, libbpf_why[0] ? " (" : "", libbpf_why,
+		libbpf_why[0] ? ")" : "", strerror(-err));
+}
+
 static int pin_path(char *buf, size_t len, const char *dir, const char *name)
 {
 	if ((size_t)snprintf(buf, len, "%s/%s", dir, name) >= len)
@@ -405,8 +526,11 @@ static int run(const char *prog, const char *dir, struct opts *o)
 	struct bpf_link *link = NULL;
 	struct scx_vcpack *skel;
 	int nr_cpus, nr_pkgs, err, i, ctl_fd, classes_fd, rc = 0, t = 0;
+	__u64 enq_last = 0;
 	long seq;
 
+	if (scx_ready(prog))
+		return 1;
 	skel = scx_vcpack__open();
 	if (!skel) {
 		fprintf(stderr, "%s: cannot open the BPF object: %s\n", prog,
@@ -422,10 +546,21 @@ static int run(const char *prog, const char *dir, struct opts *o)
 	seq = scx_hotplug_seq();
 	if (seq >= 0)
 		skel->struct_ops.vcpack_ops->hotplug_seq = seq;
+	err = kernel_enum("scx_ops_flags", "SCX_OPS_ENQ_LAST", &enq_last);
+	if (err > 0) {
+		fprintf(stderr, "%s: this kernel's sched_ext has no SCX_OPS_ENQ_LAST (enum scx_ops_flags in its BTF)\n",
+			prog);
+		goto out_destroy;
+	}
+	if (err) {
+		fprintf(stderr, "%s: cannot read this kernel's BTF (/sys/kernel/btf/vmlinux, CONFIG_DEBUG_INFO_BTF): %s\n",
+			prog, strerror(-err));
+		goto out_destroy;
+	}
+	skel->struct_ops.vcpack_ops->flags = enq_last;
 	err = scx_vcpack__load(skel);
 	if (err) {
-		fprintf(stderr, "%s: cannot load the BPF scheduler (is CONFIG_SCHED_CLASS_EXT set? -v shows the verifier log): %s\n",
-			prog, strerror(-err));
+		load_failed(prog, err);
 		goto out_destroy;
 	}
 	mark_online(skel, nr_cpus);
@@ -443,7 +578,10 @@ static int run(const char *prog, const char *dir, struct opts *o)
 	link = bpf_map__attach_struct_ops(skel->maps.vcpack_ops);
 	if (!link) {
 		err = -errno;
-		fprintf(stderr, "%s: cannot attach the scheduler (another sched_ext scheduler loaded?): %s\n",
+		/* one loaded since scx_ready() looked: say which */
+		if (err == -EBUSY && scx_ready(prog))
+			goto out_destroy;
+		fprintf(stderr, "%s: cannot attach the scheduler: %s (dmesg may say more)\n",
 			prog, strerror(-err));
 		goto out_destroy;
 	}
