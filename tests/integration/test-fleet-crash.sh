@@ -139,4 +139,24 @@ wait "$RUN"; rc=$?
 t_eq "SIGHUP: fleet run stops, exit 129" 129 $rc
 t_match "SIGHUP: said it stopped" "stopped by SIGHUP" "$(cat "$T_TMP/run.log")"
 t_eq "SIGHUP: h3 in standby, recorded" "h1:on h2:on h3:standby" "$(power)"
+
+# ---- one loop per state file: a second run or apply is refused ----
+F_bg run --interval 60 >"$T_TMP/run1.log" 2>&1
+RUN=$!
+T_PIDS="$T_PIDS $RUN"
+i=0
+until grep -q "standby loop started" "$T_TMP/run1.log" || [ $i -gt 300 ]; do sleep 0.1; i=$((i + 1)); done
+out=$(F run --rounds 1 2>&1)
+t_eq "a second fleet run on the state file: exit 2" 2 $?
+t_match "saying which process holds it" \
+	"^vcpack: fleet: another 'vcpack fleet run' or 'fleet apply' \(pid $RUN\) acts on the state file .*fleet.json; nothing done" \
+	"$(t_unfold "$out")"
+out=$(F apply --yes 2>&1)
+t_eq "fleet apply meanwhile: exit 2" 2 $?
+t_eq "fleet status meanwhile still answers" 0 \
+	"$(F status >/dev/null 2>&1; echo $?)"
+kill -TERM "$RUN"
+wait "$RUN"
+out=$(F run --rounds 1 2>&1)
+t_eq "once it stopped, a run may go" 0 $?
 t_done

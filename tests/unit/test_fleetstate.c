@@ -183,6 +183,24 @@ static void test_path(void **state)
 	unsetenv("VCPACK_FLEET_STATE");
 }
 
+/* One loop per state file: a second is told the first's pid; once the
+ * first lets go, it may. */
+static void test_run_lock(void **st)
+{
+	int fd = -1, fd2 = -1;
+	long pid = -1;
+
+	(void)st;
+	assert_int_equal(vcp_fleet_state_run_lock(path, &fd, &pid), 0);
+	assert_true(fd >= 0);
+	assert_int_equal(vcp_fleet_state_run_lock(path, &fd2, &pid), -EBUSY);
+	assert_int_equal(pid, (long)getpid());
+	assert_int_equal(fd2, -1);
+	vcp_fleet_state_unlock(fd);
+	assert_int_equal(vcp_fleet_state_run_lock(path, &fd2, &pid), 0);
+	vcp_fleet_state_unlock(fd2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -192,6 +210,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_atomic, setup, teardown),
 		cmocka_unit_test(test_path),
+		cmocka_unit_test_setup_teardown(test_run_lock, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -110,6 +110,40 @@ int vcp_fleet_state_lock(const char *path, int *ret_fd)
 	return 0;
 }
 
+int vcp_fleet_state_run_lock(const char *path, int *ret_fd, long *ret_pid)
+{
+	char lk[4096], buf[32];
+	int fd, r = vcp_mkdir_parents(path);
+	ssize_t n;
+
+	*ret_pid = 0;
+	if (r < 0)
+		return r;
+	if (snprintf(lk, sizeof(lk), "%s.run", path) >= (int)sizeof(lk))
+		return -ENAMETOOLONG;
+	fd = open(lk, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return -errno;
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		r = errno == EWOULDBLOCK ? -EBUSY : -errno;
+		n = pread(fd, buf, sizeof(buf) - 1, 0);
+		if (r == -EBUSY && n > 0) {
+			buf[n] = '\0';
+			*ret_pid = strtol(buf, NULL, 10);
+		}
+		close(fd);
+		return r;
+	}
+	n = snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
+	if (ftruncate(fd, 0) < 0 || pwrite(fd, buf, (size_t)n, 0) != n) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	*ret_fd = fd;
+	return 0;
+}
+
 void vcp_fleet_state_unlock(int fd)
 {
 	if (fd >= 0)

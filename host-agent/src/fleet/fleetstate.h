@@ -34,5 +34,12 @@ int vcp_fleet_state_save(const char *path, const struct vcp_sb_state *s);
  * and `fleet clear` never interleave. 0 and *ret_fd, or -errno. */
 int vcp_fleet_state_lock(const char *path, int *ret_fd);
 void vcp_fleet_state_unlock(int fd);
+/*
+ * The loop's own lock, held while one `fleet run` or `fleet apply` acts
+ * on the state file at @path (the file @path.run, which holds its pid):
+ * 0 with *ret_fd, or -EBUSY with *ret_pid the holder's (0 if unknown)
+ * when another process holds it, or -errno.
+ */
+int vcp_fleet_state_run_lock(const char *path, int *ret_fd, long *ret_pid);
 
 #endif

@@ -162,10 +162,32 @@ int vcp_fleet_cli_cmd_run(struct fctx *f, unsigned int rounds)
 	unsigned int every = f->o.interval > 0 ? (unsigned int)f->o.interval :
 						 f->cfg.standby.interval_s;
 	char *err = NULL;
-	int r = loop_setup(f, &l, &lo);
+	int r = loop_setup(f, &l, &lo), lock = -1;
+	long holder;
 
 	if (r)
 		return r;
+	/* one loop acts on a state file: a second would take turns with
+	 * the first, each acting on what the other just decided */
+	r = vcp_fleet_state_run_lock(l.state_path, &lock, &holder);
+	if (r == -EBUSY && holder > 0)
+		r = vcp_cli_err(
+			EXIT_USAGE,
+			"fleet: another 'vcpack fleet run' or 'fleet apply' (pid %ld) acts on the state file %s; nothing done (stop it first, or give this one another --state)",
+			holder, l.state_path);
+	else if (r == -EBUSY)
+		r = vcp_cli_err(
+			EXIT_USAGE,
+			"fleet: another 'vcpack fleet run' or 'fleet apply' acts on the state file %s; nothing done",
+			l.state_path);
+	else if (r < 0)
+		r = vcp_cli_err(EXIT_PARTIAL, "fleet: cannot lock %s.run: %s",
+				l.state_path, strerror(-r));
+	if (r) {
+		vcp_loop_clear(&l);
+		free(lo.errs);
+		return r;
+	}
 	vcp_loop_catch_signals(&loop_stop, &loop_kill);
 	if (rounds != 1)
 		loop_log(NULL, false, "standby loop started");
@@ -194,6 +216,7 @@ int vcp_fleet_cli_cmd_run(struct fctx *f, unsigned int rounds)
 	vcp_fleet_cli_in_clear(&lo.in);
 	loop_power_clear(&lo);
 	free(lo.errs);
+	vcp_fleet_state_unlock(lock);
 	return r;
 }
 
