@@ -404,6 +404,24 @@ static void test_never_chosen(void **state)
 	fx_free(&f);
 }
 
+/* A host in maintenance (accepts false) is neither put in standby nor
+ * drained by the loop: the operator works on it. */
+static void test_maintenance_left_alone(void **state)
+{
+	struct fx f;
+	struct vcp_sb_decision *d;
+
+	fx_init(&f, QUIET4 "," HOST("h5", ""));
+	f.in->hosts[4].accepts = false;
+	round_at(&f, 0);
+	d = round_at(&f, 2400);
+	assert_true(d->standby != 4);
+	assert_true(d->drain != 4);
+	assert_string_equal(d->host_why[4],
+			    "accepts false (maintenance): left as it is");
+	fx_free(&f);
+}
+
 static void test_no_standby_while_guest_runs(void **state)
 {
 	struct fx f;
@@ -683,6 +701,7 @@ int main(void)
 		cmocka_unit_test(test_standby_after_low_hold),
 		cmocka_unit_test(test_empty_host_first),
 		cmocka_unit_test(test_never_chosen),
+		cmocka_unit_test(test_maintenance_left_alone),
 		cmocka_unit_test(test_no_standby_while_guest_runs),
 		cmocka_unit_test(test_spares_kept),
 		cmocka_unit_test(test_budgets),

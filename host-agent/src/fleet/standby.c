@@ -443,6 +443,9 @@ static const char *not_candidate(const struct dctx *c, size_t i)
 		return "unreachable";
 	if (h->stay_on)
 		return "stay_on";
+	/* the fleet file's (the view of a host being drained says false) */
+	if (!c->r->hosts[i].accepts)
+		return "accepts false (maintenance): left as it is";
 	if (h->action == VCP_SB_ACTION_NONE)
 		return "action none: never sleeps";
 	if (!enough(c, c->cap_on + c->waking - c->hp[i].capacity))
