@@ -132,6 +132,8 @@ static void test_cfg_refused(void **state)
 		"fleet.json: standby.host_migrations_per_hour: must be a whole number from 1 to 64, got 65");
 	refused("{\"wake_deadline\": \"soon\"}",
 		"fleet.json: standby.wake_deadline: must be a whole number from 10 to 86400, got \"soon\"");
+	refused("{\"min_hosts_on\": 0}",
+		"fleet.json: standby.min_hosts_on: must be a whole number from 1 to 100000, got 0");
 	refused("{\"hold\": 1}", "fleet.json: standby.hold: unknown key");
 	refused("{\"host_defaults\": {\"action\": \"off\"}}",
 		"fleet.json: standby.host_defaults.action: must be \"none\", \"libvirt-suspend\" or \"command\", got \"off\"");
@@ -401,6 +403,30 @@ static void test_never_chosen(void **state)
 	d = round_at(&f, 2460);
 	assert_int_equal(d->drain, 0);
 	assert_int_equal(d->n_moves, 1);
+	fx_free(&f);
+}
+
+/* min_spare_hosts 0 and no demand: one host put in standby, never the
+ * last one on (min_hosts_on, default 1), whatever the rounds. */
+static void test_last_host_stays_on(void **state)
+{
+	struct fx f;
+	struct vcp_sb_decision *d;
+	int first;
+
+	fx_init(&f, HOST("h1", "") "," HOST("h2", ""));
+	f.cfg.min_spare_hosts = 0;
+	round_at(&f, 0);
+	d = round_at(&f, 2400);
+	first = d->standby;
+	assert_true(first == 0 || first == 1);
+	fx_asleep(&f, (size_t)first);
+	f.in->hosts[first].reachable = false;
+	round_at(&f, 4800);
+	d = round_at(&f, 7200);
+	assert_int_equal(d->standby, -1);
+	assert_string_equal(d->host_why[1 - first],
+			    "min_hosts_on: the fleet keeps this many hosts on");
 	fx_free(&f);
 }
 
@@ -702,6 +728,7 @@ int main(void)
 		cmocka_unit_test(test_empty_host_first),
 		cmocka_unit_test(test_never_chosen),
 		cmocka_unit_test(test_maintenance_left_alone),
+		cmocka_unit_test(test_last_host_stays_on),
 		cmocka_unit_test(test_no_standby_while_guest_runs),
 		cmocka_unit_test(test_spares_kept),
 		cmocka_unit_test(test_budgets),

@@ -427,6 +427,20 @@ static int offload(struct dctx *c)
 	return 0;
 }
 
+/* Hosts on (or being drained) that answer. */
+static size_t hosts_on(const struct dctx *c)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->r->n_hosts; i++) {
+		enum vcp_sb_power p = c->st->hosts[i].power;
+
+		n += (p == VCP_SB_ON || p == VCP_SB_DRAINING) &&
+		     c->views[i].reachable;
+	}
+	return n;
+}
+
 /* Why host @i cannot go to standby now (before planning), or NULL. */
 static const char *not_candidate(const struct dctx *c, size_t i)
 {
@@ -448,6 +462,8 @@ static const char *not_candidate(const struct dctx *c, size_t i)
 		return "accepts false (maintenance): left as it is";
 	if (h->action == VCP_SB_ACTION_NONE)
 		return "action none: never sleeps";
+	if (hosts_on(c) <= c->r->cfg->min_hosts_on)
+		return "min_hosts_on: the fleet keeps this many hosts on";
 	if (!enough(c, c->cap_on + c->waking - c->hp[i].capacity))
 		return "the others could not carry the demand with spares";
 	if (vcp_sb_moves_last_hour(s, c->r->now) >=

@@ -43,6 +43,7 @@ struct vcp_sb_cfg {
 	unsigned int low_hold_s;	/* below low this long: standby */
 	unsigned int high_hold_s;	/* above high this long: wake */
 	unsigned int min_spare_hosts;
+	unsigned int min_hosts_on; /* never fewer on (1 at least) */
 	unsigned int host_migrations_per_hour;	/* per host, in or out */
 	unsigned int migrations_per_round;
 	unsigned int wake_cooldown_s;	/* no standby this long after a wake */

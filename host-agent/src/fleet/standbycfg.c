@@ -57,6 +57,7 @@ void vcp_sb_cfg_defaults(struct vcp_sb_cfg *c)
 	c->low_hold_s = 2400;
 	c->high_hold_s = 300;
 	c->min_spare_hosts = 1;
+	c->min_hosts_on = 1;
 	c->host_migrations_per_hour = 30;
 	c->migrations_per_round = 8;
 	c->wake_cooldown_s = 900;
@@ -243,6 +244,10 @@ static int policy_key(const struct vcp_jkey *c, const char *key,
 		return vcp_jget_uint(c, path, v, 0, 86400, &cfg->low_hold_s);
 	if (!strcmp(key, "high_hold"))
 		return vcp_jget_uint(c, path, v, 0, 86400, &cfg->high_hold_s);
+	/* 0 would let the whole fleet sleep, with nothing left on to wake
+	 * it: refused by the range */
+	if (!strcmp(key, "min_hosts_on"))
+		return vcp_jget_uint(c, path, v, 1, 100000, &cfg->min_hosts_on);
 	if (!strcmp(key, "min_spare_hosts"))
 		return vcp_jget_uint(c, path, v, 0, 1000, &cfg->min_spare_hosts);
 	if (!strcmp(key, "host_migrations_per_hour"))
