@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "demand.h"
+#include "esc.h"
 #include "fold.h"
 #include "diff.h"
 #include "planner.h"
@@ -144,7 +145,7 @@ static struct vcp_name *name_entry(struct vcp_names *t, const char *name)
 void vcp_names_add(struct vcp_names *t, const char *name)
 {
 	if (!t->wide)
-		name_entry(t, name);
+		name_entry(t, vcp_esc(name));
 }
 
 static bool shown_by_other(const struct vcp_names *t, const struct vcp_name *e,
@@ -192,8 +193,10 @@ static void name_show(struct vcp_names *t, struct vcp_name *e)
 
 const char *vcp_render_cut(struct vcp_names *t, const char *name)
 {
-	struct vcp_name *e = t->wide ? NULL : name_entry(t, name);
+	struct vcp_name *e;
 
+	name = vcp_esc(name);
+	e = t->wide ? NULL : name_entry(t, name);
 	if (!e)
 		return name;
 	for (size_t i = 0; !e->shown && i < t->n; i++)
@@ -313,8 +316,8 @@ static int names_width(const struct vcp_vm *vms, size_t n_vms)
 	size_t w = VCP_RENDER_NAME_W;
 
 	for (size_t i = 0; i < n_vms; i++)
-		if (strlen(vms[i].name) > w)
-			w = strlen(vms[i].name);
+		if (vcp_esc_len(vms[i].name) > w)
+			w = vcp_esc_len(vms[i].name);
 	return (int)w;
 }
 
@@ -529,9 +532,11 @@ static void put_actions(FILE *f, const struct vcp_vm *vms,
 		else
 			put_change(f, x);
 		if (res && i < res->n)
-			fprintf(f, "  [%s]%s%s", vcp_outcome_name(res->e[i].outcome),
+			fprintf(f, "  [%s]%s%s",
+				vcp_outcome_name(res->e[i].outcome),
 				res->e[i].msg ? " " : "",
-				res->e[i].msg ? res->e[i].msg : "");
+				res->e[i].msg ? vcp_esc_msg(res->e[i].msg) :
+						"");
 		fputc('\n', f);
 		i = last;
 	}
