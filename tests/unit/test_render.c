@@ -4,8 +4,8 @@
  * (render.c): shown escaped (esc.h), whole with --wide and cut to the
  * column on their escaped form otherwise, never alike for two
  * different names (a control character and its spelling out), and the
- * columns after them aligned on the escaped width; an action's libvirt
- * message escaped too.
+ * columns after them aligned on the escaped width, never cut inside an
+ * escape; an action's libvirt message escaped too.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -36,6 +36,34 @@ static void test_names_wide(void **state)
 	assert_string_equal(vcp_render_cut(&nm, "a\x1b[2Jb"), "a\\e[2Jb");
 	assert_string_equal(vcp_render_cut(&nm, "plain"), "plain");
 	vcp_names_clear(&nm);
+}
+
+/* A cut keeps each escape whole, as it keeps UTF-8 characters: head
+ * and tail end before and start after "\\x07" and "\\x1b", not in them. */
+static void test_cut_whole_escapes(void **state)
+{
+	char buf[64];
+
+	(void)state;
+	assert_string_equal(
+		vcp_render_shorten("abcdefg\\x07XYZ-long-name\\x1bendxy", 20,
+				   buf, sizeof(buf)),
+		"abcdefg...endxy");
+	/* an escaped backslash then an 'e': no "\\e" unit across them */
+	assert_string_equal(vcp_render_shorten("abcdefg\\\\e-long-name-of-it",
+					       20, buf, sizeof(buf)),
+			    "abcdefg\\\\...me-of-it");
+	/* the names table cuts names so */
+	{
+		struct vcp_names nm;
+		const char *c;
+
+		vcp_names_init(&nm, VCP_RENDER_NAME_W, false);
+		c = vcp_render_cut(&nm, "abcdefg\x07XYZ-long-name\x1b"
+					"endxy");
+		assert_string_equal(c, "abcdefg...e\\eendxy");
+		vcp_names_clear(&nm);
+	}
 }
 
 static void test_names_cut(void **state)
@@ -173,6 +201,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_names_wide),
 		cmocka_unit_test(test_names_cut),
+		cmocka_unit_test(test_cut_whole_escapes),
 		cmocka_unit_test(test_vms_table),
 		cmocka_unit_test(test_vms_table_wide_long),
 		cmocka_unit_test(test_action_message),
