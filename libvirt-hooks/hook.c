@@ -31,6 +31,7 @@
 
 #include "control.h"
 #include "ctl.h"
+#include "esc.h"
 #include "policy.h"
 #include "tags.h"
 
@@ -133,8 +134,8 @@ static bool strict_mode(const char **what)
 	 * read leaves the defaults, and a named one that is missing is
 	 * not even mentioned. */
 	if (r < 0 && r != -ENOENT)
-		fprintf(stderr, "vcpack: hook: ignoring policy '%s': %s\n", path,
-			err ? err : strerror(-r));
+		fprintf(stderr, "vcpack: hook: ignoring policy '%s': %s\n",
+			vcp_esc(path), vcp_esc_msg(err ? err : strerror(-r)));
 	strict = p.strict_tags && enabled(&p);
 	*what = !p.strict_tags ? "strict_tags is off" : "vcpack is not enabled";
 	vcp_policy_clear(&p);
@@ -153,9 +154,10 @@ static int cannot_judge(const char *name, const char *why)
 
 	fprintf(stderr,
 		"vcpack: cannot check the vcpack tag of VM '%s': %s; %s%s%s\n",
-		name, why,
-		strict ? "refusing to start it (strict_tags in the vcpack policy)" :
-			 "it starts untouched by vcpack (",
+		vcp_esc(name), vcp_esc_msg(why),
+		strict ?
+			"refusing to start it (strict_tags in the vcpack policy)" :
+			"it starts untouched by vcpack (",
 		strict ? "" : what, strict ? "" : ")");
 	return strict ? 1 : 0;
 }
@@ -189,6 +191,31 @@ static const char *sh_quote(const char *s, char *buf, size_t len)
 		} else {
 			buf[k++] = *s;
 		}
+	}
+	buf[k++] = '\'';
+	buf[k] = '\0';
+	return buf;
+}
+
+/* @s as one shell word that shows no control character: sh_quote()'s
+ * when it has none, else bash's $'...' with @s escaped (esc.h: its \\,
+ * \e, \r, \n, \t and \xNN are bash's own; a quote as \'). */
+static const char *word_of(const char *s, char *buf, size_t len)
+{
+	const char *e;
+	size_t k = 2;
+
+	if (vcp_esc_clean(s))
+		return sh_quote(s, buf, len);
+	e = vcp_esc(s);
+	/* a word cut short would be another name: the placeholder then */
+	if (2 * strlen(e) + 4 > len)
+		return "DOMAIN";
+	memcpy(buf, "$'", 2);
+	for (; *e; e++) {
+		if (*e == '\'')
+			buf[k++] = '\\';
+		buf[k++] = *e;
 	}
 	buf[k++] = '\'';
 	buf[k] = '\0';
@@ -234,11 +261,12 @@ static int check_tag(const char *name)
 	strict = strict_mode(&what);
 	fprintf(stderr,
 		"vcpack: VM '%s' has a bad vcpack tag (%s); %s%s%s. Fix it with: virsh metadata %s --uri %s --key vcpack --set '<consolidation priority=\"normal\"/>' --config\n",
-		name, err ? err : "invalid",
-		strict ? "refusing to start it (strict_tags in the vcpack policy)" :
-			 "it starts untouched by vcpack (",
+		vcp_esc(name), vcp_esc_msg(err ? err : "invalid"),
+		strict ?
+			"refusing to start it (strict_tags in the vcpack policy)" :
+			"it starts untouched by vcpack (",
 		strict ? "" : what, strict ? "" : ")",
-		sh_quote(name, quoted, sizeof(quoted)), VCP_TAG_NS);
+		word_of(name, quoted, sizeof(quoted)), VCP_TAG_NS);
 	free(err);
 	return strict ? 1 : 0;
 }

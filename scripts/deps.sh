@@ -45,7 +45,7 @@ PKGS="$PKGS clang-format"
 PKGS="$PKGS tmux bash-completion"
 # make coverage (line coverage of the unit and integration suites)
 PKGS="$PKGS gcovr"
-# python3: test-hostile.sh's tag file, both ends of irqbalance's socket
+# python3: test-hostile.sh's tag file, test-hostile-output.sh's byte check, both ends of irqbalance's socket
 # in test-irq.sh and test-irqbalance.sh (tests/integration/irqbsock.py)
 PKGS="$PKGS python3"
 # apparmor: apparmor_parser and the abstractions libvirt's profiles

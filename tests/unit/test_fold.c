@@ -5,7 +5,8 @@
  * "label:", an indented line's rest 4 further in, a word wider than a
  * line (a long URI) cut in the middle with "...", UTF-8 counted as
  * characters, the last line without a newline kept so, a number kept
- * with its unit, the start of a line that fits one row in whole words.
+ * with its unit, the start of a line that fits one row in whole words;
+ * an error line's names and libvirt's words escaped (esc.h).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +14,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -150,6 +152,49 @@ static void test_printf(void **state)
 	free(buf);
 }
 
+static int err_of(int code, const char *prog, size_t cols, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	code = vcp_fold_err(code, prog, cols, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+/* An error line as stderr gets it: a name with ESC, CR, LF and a C1
+ * CSI in it escaped, the line one line; folded on the escaped form. */
+static void test_err_escaped(void **state)
+{
+	char path[] = "/tmp/vcp-test-fold.XXXXXX", buf[512];
+	int fd = mkstemp(path), saved = dup(STDERR_FILENO);
+	ssize_t n;
+
+	(void)state;
+	assert_true(fd >= 0 && saved >= 0);
+	fflush(stderr);
+	assert_int_equal(dup2(fd, STDERR_FILENO), STDERR_FILENO);
+	assert_int_equal(err_of(2, "vcpack", 0, "no domain '%s'",
+				"x\x1b[2J\r\nforged: \xc2\x9b"),
+			 2);
+	assert_int_equal(err_of(1, "vcpack", 24, "cannot read '%s': %s",
+				"vm\x1b]0;T\x07", "a\tb"),
+			 1);
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	close(fd);
+	unlink(path);
+	assert_true(n > 0);
+	buf[n] = '\0';
+	assert_string_equal(
+		buf, "vcpack: no domain 'x\\e[2J\\r\\nforged: \\xc2\\x9b'\n"
+		     "vcpack: cannot read\n"
+		     "        'vm\\e]0;T\\x07':\n"
+		     "        a\\tb\n");
+}
+
 /* a number and its unit ("12 s", "0.0 W", "5 %") on one line; a longer
  * word after a number is no unit */
 static void test_unit(void **state)
@@ -199,6 +244,7 @@ int main(void)
 		cmocka_unit_test(test_printf),
 		cmocka_unit_test(test_unit),
 		cmocka_unit_test(test_prefix),
+		cmocka_unit_test(test_err_escaped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,7 +4,8 @@
  * packages change or actions were applied, again after forget(); the
  * failures (failed and refused actions with a message, then VMs left
  * untouched) when they differ from the last pass's, all of them then,
- * nothing when they are the same or none. */
+ * nothing when they are the same or none; a name or message with a
+ * newline in it still one line (the log escapes it). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -114,11 +115,30 @@ static void test_failures(void **state)
 	vcp_passnews_clear(&n);
 }
 
+static void test_newline_in_name(void **state)
+{
+	struct vcp_passnews n = VCP_PASSNEWS_INIT;
+	struct pass s;
+	char **lines;
+	bool plan;
+
+	pass_init(&s, 1, 1);
+	add_outcome(&s, VCP_FAILED, "Failed to pin vCPU 0 of 'x\ny'");
+	add_issue(&s, "lf\nvm", "bad tag");
+	vcp_passnews_update(&n, &s.p, &s.w, &s.res, &plan, &lines);
+	assert_int_equal(g_strv_length(lines), 2);
+	assert_string_equal(lines[0], "Failed to pin vCPU 0 of 'x\ny'");
+	assert_string_equal(lines[1], "'lf\nvm': bad tag");
+	g_strfreev(lines);
+	vcp_passnews_clear(&n);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plan_line),
 		cmocka_unit_test(test_failures),
+		cmocka_unit_test(test_newline_in_name),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

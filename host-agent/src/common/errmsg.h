@@ -2,6 +2,9 @@
 /*
  * errmsg.h - the one way library code hands an error message to its
  * caller: a malloc'd string in *ret_err next to a negative errno.
+ * A message holds names as they are (a VM's name, libvirt's words), so
+ * that messages nest without escaping twice; whoever prints it to a
+ * terminal or a log escapes it there (esc.h; vcp_fold_err() does).
  */
 #ifndef VCP_ERRMSG_H
 #define VCP_ERRMSG_H

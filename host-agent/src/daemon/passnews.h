@@ -20,7 +20,7 @@
 struct vcp_passnews {
 	int level; /* the last pass's; -1: the next plan is news */
 	size_t active; /* its active packages */
-	char *failures; /* its failures, one per line */
+	char **failures; /* its failures, one a line (g_strfreev) */
 };
 
 #define VCP_PASSNEWS_INIT   \

@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "clock.h"
+#include "esc.h"
 #include "policy.h"
 
 void vcp_irqview_begin(struct vcp_irqview *v, const char *root)
@@ -78,8 +79,9 @@ void vcp_irqview_text(FILE *f, const struct vcp_irqview *v,
 	if (!v->root)
 		return;	/* vcp_placers_text() says it once for both */
 	if (!shown(v, host)) {
-		fprintf(f, "irqs:   not shown: cannot read %s/proc/interrupts: %s\n",
-			strcmp(v->root, "/") ? v->root : "",
+		fprintf(f,
+			"irqs:   not shown: cannot read %s/proc/interrupts: %s\n",
+			strcmp(v->root, "/") ? vcp_esc(v->root) : "",
 			strerror(v->error ? -v->error : EINVAL));
 		return;
 	}

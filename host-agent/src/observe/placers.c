@@ -15,6 +15,7 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
+#include "esc.h"
 #include "sysfile.h"
 
 static bool named(const xmlNode *n, const char *name)
@@ -209,7 +210,8 @@ static void put_numa_vms(FILE *f, const struct vcp_vm *vms, size_t n_vms,
 		k, k == 1 ? "" : "s");
 	for (size_t i = 0; i < n_vms && shown < NUMA_SHOWN; i++)
 		if (vms[i].placement_auto || vms[i].numatune)
-			fprintf(f, "%s '%s'", shown++ ? "," : "", vms[i].name);
+			fprintf(f, "%s '%s'", shown++ ? "," : "",
+				vcp_esc(vms[i].name));
 	fprintf(f, "%s", k > shown ? ", ..." : "");
 }
 
@@ -228,7 +230,8 @@ void vcp_placers_text(FILE *f, const struct vcp_placers *p,
 	if (!p->checked)
 		;	/* said above */
 	else if (p->tuned_profile[0])
-		fprintf(f, "tuned:  active profile '%s'\n", p->tuned_profile);
+		fprintf(f, "tuned:  active profile '%s'\n",
+			vcp_esc(p->tuned_profile));
 	else
 		fprintf(f, "tuned:  no active profile\n");
 	if (!k) {
@@ -258,7 +261,7 @@ char *vcp_placers_say(const struct vcp_placers *p, const struct vcp_vm *vms,
 	if (p->tuned_profile[0]) {
 		fprintf(f,
 			"%stuned profile '%s' active: the plan does not take it into account",
-			sep, p->tuned_profile);
+			sep, vcp_esc(p->tuned_profile));
 		sep = ". ";
 	}
 	if (k) {

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "clock.h"
+#include "esc.h"
 
 static int open_one(const char *root, struct vcp_power_probe *p, int i)
 {
@@ -130,8 +131,8 @@ static void text_states(FILE *out, const char *label,
 		fprintf(out, "%s", i ? ", " : " ");
 		for (const char *c = s[i].state; upper && *c; c++)
 			fputc(*c == 'c' ? 'C' : *c, out);
-		if (!upper)
-			fputs(s[i].state, out);
+		if (!upper) /* a cpuidle state's name, as sysfs says it */
+			vcp_esc_fputs(s[i].state, out);
 		if (isnan(s[i].ratio))
 			fputs(" ?", out);
 		else

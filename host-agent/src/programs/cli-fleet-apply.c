@@ -21,6 +21,7 @@
 
 #include "cli-fleet.h"
 #include "clock.h"
+#include "esc.h"
 #include "fleetplan.h"
 #include "fleetsaved.h"
 #include "fold.h"
@@ -77,7 +78,7 @@ static void step_text(const struct mover *mv, const char *vm, size_t from,
 	       host_cell(f, to, &tc), outcome);
 	if (secs > 0)
 		printf(" (%.1f s)", secs);
-	printf("%s%s\n", msg ? ": " : "", msg ? msg : "");
+	printf("%s%s\n", msg ? ": " : "", msg ? vcp_esc_msg(msg) : "");
 	vcp_fold_end(&fc);
 	fflush(stdout);
 }
@@ -371,7 +372,7 @@ __attribute__((format(printf, 2, 3))) static void changed(size_t *n,
 	va_end(ap);
 	/* URIs: folded as the error lines are */
 	vcp_fold_printf(stderr, vcp_cli_cols_for(STDERR_FILENO),
-			"  changed: %s\n", line ? line : "?");
+			"  changed: %s\n", line ? vcp_esc_msg(line) : "?");
 	free(line);
 	(*n)++;
 }

@@ -20,6 +20,7 @@
 #include <json-c/json.h>
 
 #include "cli-fleet.h"
+#include "esc.h"
 #include "fleetjson.h"
 #include "fleetplan.h"
 #include "fleetsaved.h"
@@ -182,14 +183,15 @@ static void plan_hosts_text(const struct fctx *f,
 		if (!in->hosts[i].reachable) {
 			printf("  %-16s %7s %8s %9s  unreachable: %s\n", name,
 			       "-", "-", "-",
-			       f->res[i].err ? f->res[i].err : "?");
+			       f->res[i].err ? vcp_esc_msg(f->res[i].err) :
+					       "?");
 			continue;
 		}
 		printf("  %-16s %7.2f %8.2f %4zu -> %zu  %s\n", name,
 		       hp->demand_before, hp->capacity, hp->awake_before,
 		       hp->awake_after,
 		       hp->emptied ? "emptied: can sleep" :
-		       hp->kept	   ? hp->kept :
+		       hp->kept	   ? vcp_esc_msg(hp->kept) :
 				     "stays as it is");
 	}
 }
@@ -210,7 +212,8 @@ static void plan_text(const struct fctx *f, const struct vcp_fleet_plan *p,
 		w = host_saving(f, p, i);
 		printf("  %-16s %-7s %6.0f W  %s\n",
 		       vcp_fleet_cli_cut(f, in->hosts[i].name, HOST_W, &hc),
-		       vcp_vendor_name(host_vendor(f, i)), w.watts, w.basis);
+		       vcp_vendor_name(host_vendor(f, i)), w.watts,
+		       vcp_esc_msg(w.basis));
 	}
 	printf("migrations (in this order; plan changes nothing):\n");
 	if (!p->n_moves)
@@ -334,7 +337,8 @@ static void standby_text(const struct fctx *f, const struct fleet_in *in,
 	printf("standby (advice, as if demand had stayed so for the hold times; nothing is done):\n");
 	printf("  demand %.2f of %.2f CPUs on (%.0f%%), band %.0f%%-%.0f%%: %s\n",
 	       d->demand, d->capacity_on, d->util * 100,
-	       f->cfg.standby.low * 100, f->cfg.standby.high * 100, d->why);
+	       f->cfg.standby.low * 100, f->cfg.standby.high * 100,
+	       vcp_esc_msg(d->why));
 	for (size_t k = 0; k < d->n_moves; k++)
 		printf("  move %-24s %s -> %s  %.2f CPUs\n",
 		       vcp_fleet_cli_cut(
@@ -346,16 +350,17 @@ static void standby_text(const struct fctx *f, const struct fleet_in *in,
 					 &tc),
 		       d->moves[k].demand);
 	if (d->drain >= 0)
-		printf("  drain towards standby: %s\n", h[d->drain].name);
+		printf("  drain towards standby: %s\n",
+		       vcp_esc(h[d->drain].name));
 	if (d->standby >= 0)
-		printf("  put in standby: %s\n", h[d->standby].name);
+		printf("  put in standby: %s\n", vcp_esc(h[d->standby].name));
 	for (size_t k = 0; k < d->n_wake; k++)
-		printf("  wake: %s\n", h[d->wake[k]].name);
+		printf("  wake: %s\n", vcp_esc(h[d->wake[k]].name));
 	for (size_t i = 0; i < f->cfg.n_hosts; i++)
 		if (d->host_why[i])
 			printf("  stays on: %-16s %s\n",
 			       vcp_fleet_cli_cut(f, h[i].name, HOST_W, &hc),
-			       d->host_why[i]);
+			       vcp_esc_msg(d->host_why[i]));
 }
 
 /* The standby loop's decision as advice, when the fleet file has a

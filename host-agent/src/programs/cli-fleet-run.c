@@ -16,6 +16,7 @@
 
 #include "cli-fleet.h"
 #include "errmsg.h"
+#include "esc.h"
 #include "fleetloop.h"
 #include "fleetstate.h"
 #include "fold.h"
@@ -113,9 +114,10 @@ static void loop_log(void *opaque, bool error, const char *line)
 	(void)opaque;
 	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
 	/* folded under the text (names, URIs) on a terminal unless --wide;
-	 * whole where it is kept (the journal, a file): one entry a line */
+	 * whole where it is kept (the journal, a file): one entry a line,
+	 * what came from outside in it escaped */
 	if (asprintf(&text, "%s fleet: %s%s", ts, error ? "error: " : "",
-		     line) < 0)
+		     vcp_esc_msg(line)) < 0)
 		return;
 	lead = strlen(ts) + strlen(" fleet: ");
 	vcp_fold_line(stdout, text, lead, lead,
@@ -245,7 +247,7 @@ int vcp_fleet_cli_cmd_clear(struct fctx *f)
 				err ? err : strerror(-r));
 	else
 		printf("fleet clear: '%s' is on again and may be chosen like any other host\n",
-		       f->o.arg);
+		       vcp_esc(f->o.arg));
 	free(err);
 	vcp_loop_clear(&l);
 	free(lo.errs);

@@ -16,6 +16,7 @@
 #include <json-c/json.h>
 
 #include "cli-fleet.h"
+#include "esc.h"
 #include "fleetpower.h"
 #include "fleetstate.h"
 #include "fleetwatts.h"
@@ -171,7 +172,7 @@ static void status_host_text(const struct fctx *f, size_t i,
 
 	if (!view(f, i)) {
 		printf("  %-16s unreachable: %s\n", host_cell(f, i, &hc),
-		       f->res[i].err ? f->res[i].err : "?");
+		       f->res[i].err ? vcp_esc_msg(f->res[i].err) : "?");
 		return;
 	}
 	char cls[96];
@@ -300,7 +301,8 @@ static const char *sb_label(enum vcp_sb_power p)
 
 static void sb_text(const struct fctx *f, const struct vcp_sb_state *st)
 {
-	printf("standby loop (state %s):\n", vcp_fleet_state_path(f->o.state));
+	printf("standby loop (state %s):\n",
+	       vcp_esc(vcp_fleet_state_path(f->o.state)));
 	for (size_t i = 0; i < st->n_hosts; i++) {
 		const struct vcp_sb_host_state *h = &st->hosts[i];
 		struct cell hc;
@@ -316,9 +318,9 @@ static void sb_text(const struct fctx *f, const struct vcp_sb_state *st)
 		if (h->since != VCP_SB_NO_TIME)
 			printf(" since %s", utc(h->since, ts, sizeof(ts)));
 		if (h->why)
-			printf(": %s", h->why);
+			printf(": %s", vcp_esc_msg(h->why));
 		if (h->last_action && h->power != VCP_SB_ON)
-			printf(" [last: %s]", h->last_action);
+			printf(" [last: %s]", vcp_esc_msg(h->last_action));
 		putchar('\n');
 	}
 }
@@ -480,7 +482,8 @@ static void power_text(const struct fctx *f, const struct vcp_fleet_power *p,
 				       ", in standby by vcpack" :
 				       "");
 		else
-			printf("       - W none: %s\n", power_why(&p[i]));
+			printf("       - W none: %s\n",
+			       vcp_esc_msg(power_why(&p[i])));
 	}
 	printf("power: %.1f W measured on %zu of %zu hosts; %zu without a reading (%zu failed, %zu without a power_command), not counted\n",
 	       s.watts, s.measured, f->cfg.n_hosts, s.none + s.failed, s.failed,

@@ -30,6 +30,7 @@
 
 #include "cli.h"
 #include "cli-fleet.h"
+#include "esc.h"
 #include "fold.h"
 #include "render.h"
 #include "fleet.h"
@@ -352,8 +353,11 @@ static struct vcp_names *names_of(const struct fctx *f, size_t w)
 const char *vcp_fleet_cli_cut(const struct fctx *f, const char *name, size_t w,
 			      struct cell *c)
 {
-	const char *s = vcp_render_cut(names_of(f, w), name);
+	const char *s;
 
+	if (wide(f)) /* whole, escaped (esc.h) */
+		return vcp_esc(name);
+	s = vcp_render_cut(names_of(f, w), name);
 	if (s == name)
 		return name;
 	snprintf(c->s, sizeof(c->s), "%s", s);
@@ -462,7 +466,7 @@ static void tag_line(const struct fctx *f, struct json_object *arr, size_t h,
 	if (!f->json) {
 		printf("  %-16s %-24s %s%s%s\n", host_cell(f, h, &hc),
 		       vm ? vcp_fleet_cli_cut(f, vm, VM_W, &vc) : "-", outcome,
-		       msg ? ": " : "", msg ? msg : "");
+		       msg ? ": " : "", msg ? vcp_esc_msg(msg) : "");
 		return;
 	}
 	o = json_object_new_object();
@@ -552,8 +556,10 @@ static int cmd_tag(struct fctx *f)
 	w.tag = f->o.tag;
 	xml = vcp_tag_format(&w.tag);
 	if (!f->json)
-		printf("fleet tag: %zu VMs match '%s'; %s %s\n", n, f->o.match,
-		       f->o.dry_run ? "would write" : "writing", xml ? xml : "");
+		printf("fleet tag: %zu VMs match '%s'; %s %s\n", n,
+		       vcp_esc(f->o.match),
+		       f->o.dry_run ? "would write" : "writing",
+		       xml ? xml : "");
 	failed = unreachable_lines(f, arr);
 	if (f->o.dry_run) {
 		for (size_t h = 0; h < f->cfg.n_hosts; h++)

@@ -18,6 +18,7 @@
 #include <json-c/json.h>
 
 #include "cli.h"
+#include "esc.h"
 #include "fold.h"
 #include "planner.h"
 #include "render.h"
@@ -205,8 +206,8 @@ static void table(const struct vcp_vm *vms, size_t n,
 	struct vcp_names nm;
 
 	for (size_t i = 0; wide && i < n; i++)
-		if (strlen(vms[i].name) > nw)
-			nw = strlen(vms[i].name);
+		if (vcp_esc_len(vms[i].name) > nw)
+			nw = vcp_esc_len(vms[i].name);
 	vcp_names_init(&nm, VCP_RENDER_NAME_W, wide);
 	for (size_t i = 0; i < n; i++)
 		vcp_names_add(&nm, vms[i].name);
@@ -250,7 +251,7 @@ int vcp_cli_list(int argc, char **argv, const struct vcp_cli_list *l)
 		vcp_cli_json(a);
 	} else if (!r && o.names) {
 		for (size_t i = 0; i < n; i++)
-			puts(vms[i].name);
+			puts(vcp_esc(vms[i].name));
 	} else if (!r) {
 		struct vcp_fold_capture fc;
 

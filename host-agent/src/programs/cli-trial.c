@@ -33,6 +33,7 @@
 #include "cli.h"
 #include "clock.h"
 #include "ctl.h"
+#include "esc.h"
 #include "jsonfile.h"
 #include "cycle.h"
 #include "demand.h"
@@ -583,7 +584,8 @@ static void progress_line(const struct trial *t, size_t i, FILE *out)
 	if (w->usable)
 		fprintf(out, "%.1f W", w->watts);
 	else
-		fprintf(out, "not used (%s)", w->why ? w->why : "?");
+		fprintf(out, "not used (%s)",
+			w->why ? vcp_esc_msg(w->why) : "?");
 	fprintf(out, "; so far");
 	for (int a = VCP_TRIAL_A; a <= VCP_TRIAL_B; a++) {
 		double m = arm_mean(t, i + 1, (enum vcp_trial_arm)a);
@@ -789,8 +791,7 @@ static int analyse(struct trial *t)
 	if (!rep)
 		r = vcp_cli_err(EXIT_PARTIAL, "out of memory");
 	else if (t->h->json)
-		puts(json_object_to_json_string_ext(rep, JSON_C_TO_STRING_PRETTY |
-						    JSON_C_TO_STRING_NOSLASHESCAPE));
+		vcp_cli_json(json_object_get(rep));
 	else
 		report_text(t->h, res);
 	if (rep && !r)

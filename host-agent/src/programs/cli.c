@@ -29,6 +29,7 @@
 #include "ctl.h"
 #include "cycle.h"
 #include "diff.h"
+#include "esc.h"
 #include "explain.h"
 #include "fold.h"
 #include "irqview.h"
@@ -294,8 +295,11 @@ static bool print_cmd_help(const char *cmd)
 
 void vcp_cli_json(struct json_object *o)
 {
-	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-					       JSON_C_TO_STRING_NOSLASHESCAPE));
+	vcp_esc_json_fputs(json_object_to_json_string_ext(
+				   o, JSON_C_TO_STRING_PRETTY |
+					      JSON_C_TO_STRING_NOSLASHESCAPE),
+			   stdout);
+	putchar('\n');
 	json_object_put(o);
 }
 
@@ -347,7 +351,7 @@ static void *watch_open(void *data)
 	if (!done) {
 		fprintf(stderr,
 			"vcpack: libvirt at '%s' did not answer in %u s (VCPACK_CONNECT_TIMEOUT); nothing changed\n",
-			o->uri ? o->uri : "the default URI", o->s);
+			o->uri ? vcp_esc(o->uri) : "the default URI", o->s);
 		_exit(EXIT_PARTIAL);
 	}
 	return NULL;
@@ -520,14 +524,16 @@ static void header_text(const struct ctx *c, const struct vcp_world *w)
 	struct vcp_policy p = policy_now(c);
 	char lb[8];
 
-	printf("host:   %s (%s, driver %s%s)\n", vcp_virt_hostname(c->v),
-	       vcp_virt_uri(c->v), vcp_virt_driver(c->v),
+	printf("host:   %s (%s, driver %s%s)\n",
+	       vcp_esc(vcp_virt_hostname(c->v)), vcp_esc(vcp_virt_uri(c->v)),
+	       vcp_esc(vcp_virt_driver(c->v)),
 	       vcp_virt_is_test_driver(c->v) ?
-	       ": libvirt's test driver, a simulated host" : "");
+		       ": libvirt's test driver, a simulated host" :
+		       "");
 	if (own_test_host(c))
 		put_wrappedf(c, "        ", "(this process's own copy of it: what another vcpack command applied there is not shown)");
 	printf("mode:   %s (%s)\n", vcp_mode_name(c->mode),
-	       c->mode_reason);
+	       vcp_esc_msg(c->mode_reason));
 	if (w->cur_level >= 0)
 		printf("level:  sched_mc_power_savings=%d; ", w->cur_level);
 	else
@@ -535,7 +541,7 @@ static void header_text(const struct ctx *c, const struct vcp_world *w)
 	if (c->daemon_pid > 0 && c->has_daemon_level)
 		printf("level %s, vcpackd's (pid %d): %s\n",
 		       level_name(c->daemon_level, lb, sizeof(lb)),
-		       c->daemon_pid, c->daemon_level_reason);
+		       c->daemon_pid, vcp_esc_msg(c->daemon_level_reason));
 	else
 		printf("policy level %s, this command's reading of the policy (vcpackd's is not shown: %s)%s\n",
 		       level_name(p.level, lb, sizeof(lb)),
@@ -551,7 +557,8 @@ static void header_text(const struct ctx *c, const struct vcp_world *w)
 	else
 		printf("demand: not measured (--sample 0, or not by this driver); policy default_vcpu_demand assumed\n");
 	for (size_t i = 0; i < w->n_issues; i++)
-		printf("issue:  '%s': %s\n", w->issues[i].vm, w->issues[i].msg);
+		printf("issue:  '%s': %s\n", vcp_esc(w->issues[i].vm),
+		       vcp_esc_msg(w->issues[i].msg));
 }
 
 /* Lay vcpackd's figures for one VM over the observed VM. */
@@ -616,6 +623,17 @@ static const char *str_of(struct json_object *o, const char *key)
 	       json_object_get_string(v) : "";
 }
 
+/* str_of() as printed (esc.h): a name, or words (a reason). */
+static const char *shown_of(struct json_object *o, const char *key)
+{
+	return vcp_esc(str_of(o, key));
+}
+
+static const char *words_of(struct json_object *o, const char *key)
+{
+	return vcp_esc_msg(str_of(o, key));
+}
+
 static long long int_of(struct json_object *o, const char *key)
 {
 	struct json_object *v;
@@ -674,17 +692,21 @@ static void daemon_text(const struct ctx *c, struct json_object *st)
 	char when[64];
 
 	if (!st) {
-		printf("vcpackd: not running (no answer on %s)\n", socket_path(c));
+		printf("vcpackd: not running (no answer on %s)\n",
+		       vcp_esc(socket_path(c)));
 		return;
 	}
 	printf("vcpackd: running (pid %lld) on %s%s\n", int_of(st, "pid"),
-	       str_of(st, "uri"),
-	       json_object_get_boolean(json_object_object_get(st, "connected")) ?
-	       "" : ", waiting for libvirt");
+	       shown_of(st, "uri"),
+	       json_object_get_boolean(
+		       json_object_object_get(st, "connected")) ?
+		       "" :
+		       ", waiting for libvirt");
 	if (busy) {
 		when_text(int_of(busy, "since"), when, sizeof(when));
 		printf("         BUSY since %s (%lld s) in %s, %s; what follows is from before\n",
-		       when, int_of(busy, "for_ms") / 1000, str_of(busy, "in"),
+		       when, int_of(busy, "for_ms") / 1000,
+		       words_of(busy, "in"),
 		       json_object_get_boolean(
 			       json_object_object_get(busy, "waiting")) ?
 			       "waiting for libvirt, which has not answered" :
@@ -692,9 +714,9 @@ static void daemon_text(const struct ctx *c, struct json_object *st)
 	}
 	if (!json_object_get_boolean(json_object_object_get(st, "enabled")))
 		printf("         NOT ENABLED: %s (the plan below is what it would do)\n",
-		       str_of(st, "enabled_reason"));
+		       words_of(st, "enabled_reason"));
 	else
-		printf("         %s\n", str_of(st, "enabled_reason"));
+		printf("         %s\n", words_of(st, "enabled_reason"));
 	if (json_object_get_boolean(json_object_object_get(ctl, "paused"))) {
 		when_text(int_of(ctl, "paused_since"), when, sizeof(when));
 		printf("         PAUSED since %s: nothing is re-pinned until 'vcpack resume'\n",
@@ -702,20 +724,22 @@ static void daemon_text(const struct ctx *c, struct json_object *st)
 	}
 	/* the level line above is vcpackd's when it runs for this URI */
 	if (c->daemon_pid != (int)int_of(st, "pid"))
-		printf("         level %s: %s\n", str_of(st, "level"),
-		       str_of(st, "level_reason"));
-	printf("         mode %s: %s\n", str_of(st, "mode"),
-	       str_of(st, "mode_reason"));
+		printf("         level %s: %s\n", shown_of(st, "level"),
+		       words_of(st, "level_reason"));
+	printf("         mode %s: %s\n", shown_of(st, "mode"),
+	       words_of(st, "mode_reason"));
 	if (!last) {
 		printf("         no plan carried out yet\n");
 		return;
 	}
 	when_text(int_of(last, "at"), when, sizeof(when));
 	printf("         %s (planned %s): level %lld, %lld of %lld packages active (%s)\n",
-	       json_object_get_boolean(json_object_object_get(last, "carried_out")) ?
-	       "carrying out" : "would carry out",
+	       json_object_get_boolean(
+		       json_object_object_get(last, "carried_out")) ?
+		       "carrying out" :
+		       "would carry out",
 	       when, int_of(last, "level"), int_of(last, "active"),
-	       int_of(last, "packages"), str_of(last, "level_reason"));
+	       int_of(last, "packages"), words_of(last, "level_reason"));
 }
 
 static struct json_object *daemon_json(struct json_object *st)
@@ -825,7 +849,7 @@ static void power_show(const struct ctx *c, struct vcp_power_probe *p,
 		json_object_object_add(pw, "reason", json_object_new_string(why));
 		json_object_object_add(o, "power", pw);
 	} else if (r < 0) {
-		printf("power:  not measured: %s\n", why);
+		printf("power:  not measured: %s\n", vcp_esc_msg(why));
 	} else if (o) {
 		struct json_object *pw = vcp_power_json(&f);
 
@@ -1181,8 +1205,8 @@ static void plan_summary_text(const struct planned *p)
 	}
 	for (size_t i = 0; i < pl->n_vms; i++)
 		if (pl->vms[i].degraded)
-			printf("warning: '%s': %s\n", pl->vms[i].name,
-			       pl->vms[i].degraded);
+			printf("warning: '%s': %s\n", vcp_esc(pl->vms[i].name),
+			       vcp_esc_msg(pl->vms[i].degraded));
 }
 
 /* numad, tuned, VMs asking for NUMA placement: vcpackd logs the same. */
@@ -1191,7 +1215,7 @@ static void placers_text(const struct planned *p)
 	char *said = vcp_placers_say(&p->placers, p->cy.w.vms, p->cy.w.n_vms);
 
 	if (said && *said)
-		printf("warning: %s\n", said);
+		printf("warning: %s\n", vcp_esc_msg(said));
 	free(said);
 }
 
@@ -1453,8 +1477,8 @@ static size_t put_vcpu_diffs(struct json_object *diffs, size_t i)
 	if (j > i)
 		printf("vCPUs %s pins", v);
 	else
-		printf("%s", str_of(d, "what"));
-	printf(": %s, planned ", str_of(d, "is"));
+		printf("%s", words_of(d, "what"));
+	printf(": %s, planned ", words_of(d, "is"));
 	vcp_render_vcpu_to(stdout, &rows, i, j);
 	putchar('\n');
 	return j;
@@ -1470,7 +1494,7 @@ static size_t verify_line(struct vcp_names *nm, struct json_object *diffs,
 	struct json_object *vm = json_object_object_get(d, "vm");
 
 	if (!strcmp(str_of(d, "what"), "action")) {
-		printf("  planned: %s\n", str_of(d, "planned"));
+		printf("  planned: %s\n", words_of(d, "planned"));
 		return i;
 	}
 	if (vm)
@@ -1480,8 +1504,8 @@ static size_t verify_line(struct vcp_names *nm, struct json_object *diffs,
 		printf("  ");
 	if (diff_vcpu(d) >= 0)
 		return put_vcpu_diffs(diffs, i);
-	printf("%s: %s, planned %s\n", str_of(d, "what"), str_of(d, "is"),
-	       str_of(d, "planned"));
+	printf("%s: %s, planned %s\n", words_of(d, "what"), words_of(d, "is"),
+	       words_of(d, "planned"));
 	return i;
 }
 
@@ -1672,6 +1696,7 @@ static void tag_report(const struct ctx *c, const char *dom,
 		const char *x = xml ? xml : "";
 
 		/* a long name: the tag on a line of its own, as explain */
+		dom = vcp_esc(dom);
 		if (c->wide || strlen(dom) + strlen(x) + 11 <= vcp_width_cols())
 			printf("tagged '%s': %s\n", dom, x);
 		else
@@ -1760,7 +1785,8 @@ static void restore_report(const struct ctx *c,
 			       e->had_record ?
 				       "restored to its original pins" :
 				       "nothing recorded, left as it is",
-			       e->msg ? ": " : "", e->msg ? e->msg : "");
+			       e->msg ? ": " : "",
+			       e->msg ? vcp_esc_msg(e->msg) : "");
 		json_object_object_add(o, "vm", json_object_new_string(e->vm));
 		json_object_object_add(o, "outcome",
 			json_object_new_string(vcp_outcome_name(e->outcome)));
@@ -1954,10 +1980,12 @@ static int control_call(struct ctx *c, struct vcp_req *req, const char *what)
 	} else {
 		ctl = json_object_object_get(st, "control");
 		printf("vcpackd (pid %lld): %s; level %s (%s)%s\n",
-		       int_of(st, "pid"), str_of(st, "enabled_reason"),
-		       str_of(st, "level"), str_of(st, "level_reason"),
-		       json_object_get_boolean(json_object_object_get(ctl, "paused")) ?
-		       "; PAUSED: nothing is re-pinned until 'vcpack resume'" : "");
+		       int_of(st, "pid"), words_of(st, "enabled_reason"),
+		       shown_of(st, "level"), words_of(st, "level_reason"),
+		       json_object_get_boolean(
+			       json_object_object_get(ctl, "paused")) ?
+			       "; PAUSED: nothing is re-pinned until 'vcpack resume'" :
+			       "");
 	}
 	json_object_put(st);
 	return 0;
@@ -2013,9 +2041,10 @@ static int cmd_policy(struct ctx *c, int argc, char **argv)
 	if (c->json) {
 		vcp_cli_json(vcp_policy_to_json(&p));
 	} else if (access(path, F_OK) == 0) {
-		printf("%s: a valid policy\n", path);
+		printf("%s: a valid policy\n", vcp_esc(path));
 	} else {
-		printf("%s: no such file; the built-in defaults apply\n", path);
+		printf("%s: no such file; the built-in defaults apply\n",
+		       vcp_esc(path));
 	}
 	vcp_policy_clear(&p);
 	return 0;
@@ -2036,7 +2065,9 @@ static void put_wrappedf(const struct ctx *c, const char *prefix,
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
-	if (asprintf(&line, "%s%s", prefix, text + strspn(text, " ")) < 0)
+	/* one line: names and libvirt's words in it escaped */
+	if (asprintf(&line, "%s%s", prefix,
+		     vcp_esc_msg(text + strspn(text, " "))) < 0)
 		return;
 	vcp_fold_line(stdout, line, n, n, c->wide ? 0 : vcp_width_cols());
 	free(line);
@@ -2047,13 +2078,12 @@ static void explain_text(const struct ctx *c, struct json_object *o)
 	struct json_object *mv = json_object_object_get(o, "would_move");
 	struct json_object *delay = json_object_object_get(o, "delay");
 	struct json_object *pkg = json_object_object_get(o, "package");
+	const char *vm = shown_of(o, "vm"), *uuid = shown_of(o, "uuid");
 
-	if (c->wide ||
-	    strlen(str_of(o, "vm")) + strlen(str_of(o, "uuid")) + 5 <=
-		    vcp_width_cols())
-		printf("'%s' (%s)\n", str_of(o, "vm"), str_of(o, "uuid"));
+	if (c->wide || strlen(vm) + strlen(uuid) + 5 <= vcp_width_cols())
+		printf("'%s' (%s)\n", vm, uuid);
 	else
-		printf("'%s'\n  (%s)\n", str_of(o, "vm"), str_of(o, "uuid"));
+		printf("'%s'\n  (%s)\n", vm, uuid);
 	put_wrappedf(c, "  class:    ", "%s: %s", str_of(o, "class"),
 		     str_of(o, "class_reason"));
 	put_wrappedf(c, "  demand:   ", "%.2f CPUs over %lld vCPUs%s",

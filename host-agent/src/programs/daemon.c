@@ -44,6 +44,7 @@
 #include "daemonstatus.h"
 #include "declog.h"
 #include "demand.h"
+#include "esc.h"
 #include "hostrec.h"
 #include "hyst.h"
 #include "irq.h"
@@ -139,16 +140,26 @@ struct daemon {
 
 static struct daemon *the_daemon;
 
+/* One log line: what came from outside in it (VM names, URIs, libvirt's
+ * and power commands' words) escaped (esc.h), so that no name ends the
+ * line early, forges another or drives the terminal that shows it. */
 static void vlog(int prio, const char *fmt, va_list ap)
 {
+	char *line = NULL;
+	const char *shown;
+
 	if (prio == LOG_DEBUG && !the_daemon->debug)
 		return;
+	if (vasprintf(&line, fmt, ap) < 0)
+		line = NULL;
+	shown = line ? vcp_esc_msg(line) : "out of memory (a log line lost)";
 	if (the_daemon->log_stderr) {
-		vfprintf(stderr, fmt, ap);
+		fputs(shown, stderr);
 		fputc('\n', stderr);
 	} else {
-		vsyslog(prio, fmt, ap);
+		syslog(prio, "%s", shown);
 	}
+	free(line);
 }
 
 static void log_msg(int prio, const char *fmt, ...)
@@ -1426,7 +1437,9 @@ static int parse_args(struct daemon *d, int argc, char **argv)
 		case 'm':
 			d->force_mode = vcp_mode_parse(optarg);
 			if (d->force_mode == -2) {
-				fprintf(stderr, "vcpackd: --mode '%s' is not one of auto, pin, kernel, scx\n", optarg);
+				fprintf(stderr,
+					"vcpackd: --mode '%s' is not one of auto, pin, kernel, scx\n",
+					vcp_esc(optarg));
 				return 2;
 			}
 			break;
@@ -1438,7 +1451,7 @@ static int parse_args(struct daemon *d, int argc, char **argv)
 		case ':':
 			fprintf(stderr,
 				"vcpackd: missing the argument of option '%s' (see 'vcpackd --help')\n",
-				argv[optind - 1]);
+				vcp_esc(argv[optind - 1]));
 			return 2;
 		default:
 			if (optopt && strncmp(argv[optind - 1], "--", 2))
@@ -1448,12 +1461,13 @@ static int parse_args(struct daemon *d, int argc, char **argv)
 			else
 				fprintf(stderr,
 					"vcpackd: unknown option '%s' (see 'vcpackd --help')\n",
-					argv[optind - 1]);
+					vcp_esc(argv[optind - 1]));
 			return 2;
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "vcpackd: unexpected argument '%s'\n", argv[optind]);
+		fprintf(stderr, "vcpackd: unexpected argument '%s'\n",
+			vcp_esc(argv[optind]));
 		return 2;
 	}
 	return 0;

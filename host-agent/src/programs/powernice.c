@@ -26,6 +26,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "esc.h"
 #include "fold.h"
 #include "kernel.h"
 #include "model.h"
@@ -271,7 +272,8 @@ static int show(const struct vcp_kernel *k, int pid)
 		r = fail(EXIT_FAIL, "cannot read %s of pid %d in cgroup %s: %s",
 			 VCP_KERNEL_CLASS_FILE, pid, cg, strerror(-r));
 	else
-		printf("%d: %s (cgroup %s)\n", pid, vcp_class_name(c), cg);
+		printf("%d: %s (cgroup %s)\n", pid, vcp_class_name(c),
+		       vcp_esc(cg));
 	free(cg);
 	return r;
 }
@@ -326,7 +328,8 @@ static int move(const struct vcp_kernel *k, int pid, enum vcp_class c)
 	else
 		r = join(k, from, base, to, pid, c, &j);
 	if (r == 0)
-		printf("%d: %s (cgroup %s)\n", pid, vcp_class_name(c), to);
+		printf("%d: %s (cgroup %s)\n", pid, vcp_class_name(c),
+		       vcp_esc(to));
 	free(from);
 	free(base);
 	free(to);

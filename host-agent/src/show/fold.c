@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "esc.h"
 #include "render.h"
 
 /* Characters (not bytes) of @s[0..n). */
@@ -242,8 +243,9 @@ int vcp_fold_err(int code, const char *prog, size_t cols, const char *fmt,
 
 	if (vasprintf(&msg, fmt, ap) < 0)
 		msg = NULL;
+	/* one line: names, URIs and libvirt's words in it escaped */
 	vcp_fold_printf(stderr, cols, "%s: %s\n", prog,
-			msg ? msg : "out of memory");
+			msg ? vcp_esc_msg(msg) : "out of memory");
 	free(msg);
 	return code;
 }

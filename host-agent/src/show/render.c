@@ -6,10 +6,12 @@
  */
 #include "render.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "demand.h"
+#include "esc.h"
 #include "fold.h"
 #include "diff.h"
 #include "planner.h"
@@ -22,6 +24,49 @@ static const char *fmt_set(const struct vcp_cpuset *s, char *buf, size_t len)
 	return buf[0] ? buf : "-";
 }
 
+/* A byte of a UTF-8 character after its first */
+static bool utf8_more(const char *s, size_t i)
+{
+	return ((unsigned char)s[i] & 0xc0) == 0x80;
+}
+
+/* The bytes of the unit a cut keeps whole at @s (not its end): an escape
+ * of esc.h ("\\", "\e", "\r", "\n", "\t": 2, "\xNN": 4) or a UTF-8
+ * character. */
+static size_t unit_len(const char *s)
+{
+	size_t n = 1;
+
+	if (s[0] == '\\' && s[1] == 'x' && isxdigit((unsigned char)s[2]) &&
+	    isxdigit((unsigned char)s[3]))
+		return 4;
+	if (s[0] == '\\' && s[1] && strchr("\\ertn", s[1]))
+		return 2;
+	while (s[n] && utf8_more(s, n))
+		n++;
+	return n;
+}
+
+/* Where the unit holding byte @i of @s starts (@i itself when one starts
+ * there; strlen(@s) past the end): units are read from the start, so
+ * "\\\\e" is a backslash and an 'e'. */
+static size_t unit_back(const char *s, size_t i)
+{
+	size_t at = 0;
+
+	while (s[at] && at + unit_len(s + at) <= i)
+		at += unit_len(s + at);
+	return at;
+}
+
+/* Where the unit holding byte @i of @s ends (@i when one starts there). */
+static size_t unit_fwd(const char *s, size_t i)
+{
+	size_t b = unit_back(s, i);
+
+	return b == i || !s[b] ? b : b + unit_len(s + b);
+}
+
 const char *vcp_render_shorten(const char *s, size_t w, char *buf, size_t len)
 {
 	size_t n = strlen(s), head, tail;
@@ -32,11 +77,9 @@ const char *vcp_render_shorten(const char *s, size_t w, char *buf, size_t len)
 	}
 	head = (w - 3 + 1) / 2;
 	tail = n - (w - 3 - head);
-	/* never cut a UTF-8 character in two */
-	while (head > 0 && ((unsigned char)s[head] & 0xc0) == 0x80)
-		head--;
-	while (tail < n && ((unsigned char)s[tail] & 0xc0) == 0x80)
-		tail++;
+	/* never cut a UTF-8 character or an escape in two */
+	head = unit_back(s, head);
+	tail = unit_fwd(s, tail);
 	snprintf(buf, len, "%.*s...%s", (int)head, s, s + tail);
 	return buf;
 }
@@ -52,26 +95,18 @@ size_t vcp_render_rest(size_t used)
 	return cols > 6 ? cols - 6 : 0;
 }
 
-/* A byte of a UTF-8 character after its first */
-static bool utf8_more(const char *s, size_t i)
-{
-	return ((unsigned char)s[i] & 0xc0) == 0x80;
-}
-
 /* @s's bytes [0, @h), [@a, @b) and [@c, end) with "..." between (no
  * middle piece when @a == @b), each piece's ends moved inwards to whole
- * UTF-8 characters. */
+ * UTF-8 characters and escapes. */
 static void put_pieces(const char *s, size_t h, size_t a, size_t b, size_t c,
 		       char *buf, size_t len)
 {
-	while (h > 0 && utf8_more(s, h))
-		h--;
-	while (s[a] && a < b && utf8_more(s, a))
-		a++;
-	while (b > a && utf8_more(s, b))
-		b--;
-	while (s[c] && utf8_more(s, c))
-		c++;
+	h = unit_back(s, h);
+	a = a < b ? unit_fwd(s, a) : a;
+	a = a > b ? b : a;
+	b = unit_back(s, b);
+	b = b < a ? a : b;
+	c = unit_fwd(s, c);
 	if (a == b)
 		snprintf(buf, len, "%.*s...%s", (int)h, s, s + c);
 	else
@@ -144,7 +179,7 @@ static struct vcp_name *name_entry(struct vcp_names *t, const char *name)
 void vcp_names_add(struct vcp_names *t, const char *name)
 {
 	if (!t->wide)
-		name_entry(t, name);
+		name_entry(t, vcp_esc(name));
 }
 
 static bool shown_by_other(const struct vcp_names *t, const struct vcp_name *e,
@@ -192,8 +227,10 @@ static void name_show(struct vcp_names *t, struct vcp_name *e)
 
 const char *vcp_render_cut(struct vcp_names *t, const char *name)
 {
-	struct vcp_name *e = t->wide ? NULL : name_entry(t, name);
+	struct vcp_name *e;
 
+	name = vcp_esc(name);
+	e = t->wide ? NULL : name_entry(t, name);
 	if (!e)
 		return name;
 	for (size_t i = 0; !e->shown && i < t->n; i++)
@@ -313,8 +350,8 @@ static int names_width(const struct vcp_vm *vms, size_t n_vms)
 	size_t w = VCP_RENDER_NAME_W;
 
 	for (size_t i = 0; i < n_vms; i++)
-		if (strlen(vms[i].name) > w)
-			w = strlen(vms[i].name);
+		if (vcp_esc_len(vms[i].name) > w)
+			w = vcp_esc_len(vms[i].name);
 	return (int)w;
 }
 
@@ -529,9 +566,11 @@ static void put_actions(FILE *f, const struct vcp_vm *vms,
 		else
 			put_change(f, x);
 		if (res && i < res->n)
-			fprintf(f, "  [%s]%s%s", vcp_outcome_name(res->e[i].outcome),
+			fprintf(f, "  [%s]%s%s",
+				vcp_outcome_name(res->e[i].outcome),
 				res->e[i].msg ? " " : "",
-				res->e[i].msg ? res->e[i].msg : "");
+				res->e[i].msg ? vcp_esc_msg(res->e[i].msg) :
+						"");
 		fputc('\n', f);
 		i = last;
 	}
