@@ -44,7 +44,7 @@ fleet() { # SECONDS the standby command sleeps
 	cat >"$T_TMP/fleet.json" <<JSON
 {"hosts": [{"uri": "$U_h1", "name": "h1"}, {"uri": "$U_h2", "name": "h2"}],
  "defaults": {"timeout": 5},
- "standby": {"low_hold": 0, "high_hold": 0, "wake_cooldown": 0,
+ "standby": {"low_hold": 0, "high_hold": 0, "wake_cooldown": 0, "woken_grace": 0,
              "wake_deadline": 10, "interval": 5, "min_spare_hosts": 0,
              "hosts": {
   "h1": {"action": "none"},

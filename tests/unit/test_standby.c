@@ -624,12 +624,26 @@ static void test_woken_by_someone_else(void **state)
 	/* vcpack put h2 in standby; it answers again (an operator woke
 	 * it): it is on, its capacity counts, and it can receive */
 	fx_init(&f, HOST("h1", VM("a", 2, 1)) "," HOST("h2", ""));
+	f.cfg.min_spare_hosts = 0; /* h2 could go again */
 	vcp_sb_note_standby(&f.st, 1, 0, "empty: to standby");
+	vcp_sb_note_asleep(&f.st, 1); /* the loop saw it asleep */
 	d = round_at(&f, 60);
 	assert_int_equal(f.st.hosts[1].power, VCP_SB_ON);
-	assert_null(f.st.hosts[1].why);
+	assert_string_equal(
+		f.st.hosts[1].why,
+		"woken by someone else (it answered while in standby)");
 	assert_int_equal(f.st.hosts[1].since, 60);
 	assert_near(d->capacity_on, 20);
+	/* not put back to standby in that round, nor within woken_grace
+	 * (3600 s), although empty and below the band for low_hold */
+	assert_int_equal(d->standby, -1);
+	d = round_at(&f, 60 + 2400);
+	assert_int_equal(d->standby, -1);
+	assert_string_equal(d->host_why[1],
+			    "woken by someone else: left on for woken_grace");
+	/* after it, it may */
+	d = round_at(&f, 60 + 3600);
+	assert_int_equal(d->standby, 1);
 	fx_free(&f);
 }
 
@@ -652,11 +666,12 @@ static void test_state_json(void **state)
 	vcp_sb_note_action(&s, 2, "wake: command exit 0", "on\n");
 	s.below_since = 100;
 	o = vcp_sb_state_to_json(&s);
-	assert_string_equal(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
+	assert_string_equal(
+		json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
 		"{\"version\":1,\"below_since\":100,\"above_since\":null,\"last_wake\":null,"
-		"\"hosts\":[{\"name\":\"h1\",\"power\":\"on\",\"since\":null,\"why\":null,\"capacity\":0,\"packages\":0,\"moves\":[400],\"last_action\":null,\"output\":null},"
-		"{\"name\":\"h2\",\"power\":\"standby\",\"since\":500,\"why\":\"empty: to standby\",\"capacity\":30.5,\"packages\":2,\"moves\":[],\"last_action\":null,\"output\":null},"
-		"{\"name\":\"h3\",\"power\":\"failed\",\"since\":600,\"why\":\"did not answer within the wake deadline\",\"capacity\":0,\"packages\":0,\"moves\":[400],\"last_action\":\"wake: command exit 0\",\"output\":\"on\\n\"}]}");
+		"\"hosts\":[{\"name\":\"h1\",\"power\":\"on\",\"since\":null,\"why\":null,\"seen_asleep\":false,\"capacity\":0,\"packages\":0,\"moves\":[400],\"last_action\":null,\"output\":null},"
+		"{\"name\":\"h2\",\"power\":\"standby\",\"since\":500,\"why\":\"empty: to standby\",\"seen_asleep\":false,\"capacity\":30.5,\"packages\":2,\"moves\":[],\"last_action\":null,\"output\":null},"
+		"{\"name\":\"h3\",\"power\":\"failed\",\"since\":600,\"why\":\"did not answer within the wake deadline\",\"seen_asleep\":false,\"capacity\":0,\"packages\":0,\"moves\":[400],\"last_action\":\"wake: command exit 0\",\"output\":\"on\\n\"}]}");
 	/* read back for a fleet in another order with a new host */
 	assert_int_equal(vcp_sb_state_from_json(o, "st", later, 3, &t, &err), 0);
 	assert_int_equal(t.below_since, 100);

@@ -369,11 +369,18 @@ static const char *name(const struct rnd *rd, size_t i)
 /* The wake action of host @i; true when it ran (the host is waking). */
 static bool wake_action(struct rnd *rd, size_t i, long long t0)
 {
-	int r = power(rd, i, true);
+	int r;
 
+	/* intent first, as for a standby: a loop killed during the command
+	 * leaves it waking (ours), not a host someone else woke */
+	vcp_sb_note_wake(&rd->st, i, t0);
+	save(rd);
+	r = power(rd, i, true);
 	rd->wakes_started++;
 	if (r == -EINTR) {
 		/* asleep still, or waking: the next round's look settles it */
+		vcp_sb_note_standby(&rd->st, i, t0,
+				    "its wake command was killed");
 		say(rd->l, false, "%s: its wake command was killed: left in standby (if it answers, the next round has it on)",
 		    name(rd, i));
 		save(rd);
@@ -386,8 +393,6 @@ static bool wake_action(struct rnd *rd, size_t i, long long t0)
 		save(rd);
 		return false;
 	}
-	vcp_sb_note_wake(&rd->st, i, t0);
-	save(rd);
 	return true;
 }
 
@@ -620,6 +625,7 @@ static void standby_one(struct rnd *rd, const struct vcp_sb_decision *d)
 	save(rd);
 	r = await(l, i, false, t0 + l->cfg->standby.wake_deadline_s);
 	if (r == 1) {
+		vcp_sb_note_asleep(&rd->st, i);
 		say(l, false, "%s: in standby: %s", name(rd, i), why);
 	} else if (r == 0) {
 		vcp_sb_note_failed(&rd->st, i, wall(),

@@ -12,7 +12,8 @@
  * 1. Observations first: a waking host that answers is on (the cool-down
  *    runs from the wake); one that has not answered by the wake deadline
  *    is failed; a host in standby that answers was woken by someone else
- *    and is on. Band timers: since when util is below low / above high.
+ *    and is on (and no candidate for woken_grace: whoever woke it had a
+ *    reason). Band timers: since when util is below low / above high.
  * 2. Wake, before anything else, when the capacity on plus the capacity
  *    waking is below demand (at once), leaves less than min_spare_hosts
  *    of the largest host's capacity spare (at once), or util stayed above
@@ -53,6 +54,8 @@
 #include "planner.h"
 
 #define EPS 1e-9
+/* the why of a host in standby that answered: someone else woke it */
+#define WOKEN_ELSEWHERE "woken by someone else (it answered while in standby)"
 #define VCP_SB_OFFERED 8
 
 struct dctx {
@@ -108,10 +111,17 @@ static void observe(struct dctx *c)
 		struct vcp_sb_host_state *h = &c->st->hosts[i];
 
 		if (sleeping(h->power) && r->hosts[i].reachable) {
+			/* asleep for sure, and not woken by us */
+			bool theirs = h->power == VCP_SB_STANDBY &&
+				      h->seen_asleep;
+
 			h->power = VCP_SB_ON;
 			h->since = r->now;
 			free(h->why);
-			h->why = NULL;
+			/* kept: it is left on for woken_grace */
+			h->why = theirs ? strdup(WOKEN_ELSEWHERE) : NULL;
+		} else if (h->power == VCP_SB_STANDBY) {
+			vcp_sb_note_asleep(c->st, i);
 		} else if (h->power == VCP_SB_WAKING &&
 			   r->now - h->since >= r->cfg->wake_deadline_s) {
 			vcp_sb_note_failed(c->st, i, r->now,
@@ -457,6 +467,10 @@ static const char *not_candidate(const struct dctx *c, size_t i)
 		return "unreachable";
 	if (h->stay_on)
 		return "stay_on";
+	if (s->power == VCP_SB_ON && s->why &&
+	    strcmp(s->why, WOKEN_ELSEWHERE) == 0 &&
+	    c->r->now - s->since < (long long)c->r->cfg->woken_grace_s)
+		return "woken by someone else: left on for woken_grace";
 	/* the fleet file's (the view of a host being drained says false) */
 	if (!c->r->hosts[i].accepts)
 		return "accepts false (maintenance): left as it is";

@@ -47,6 +47,7 @@ struct vcp_sb_cfg {
 	unsigned int host_migrations_per_hour;	/* per host, in or out */
 	unsigned int migrations_per_round;
 	unsigned int wake_cooldown_s;	/* no standby this long after a wake */
+	unsigned int woken_grace_s; /* a host woken by someone else */
 	unsigned int wake_deadline_s;	/* a wake not answered: failed */
 	unsigned int interval_s;	/* how often the loop decides */
 	struct vcp_sb_host_cfg *hosts;	/* parallel to the fleet's hosts */
@@ -91,6 +92,9 @@ struct vcp_sb_host_state {
 	enum vcp_sb_power power;
 	long long since;		/* when it entered @power */
 	char *why;			/* why (for standby and failed) */
+	/* in standby, and seen not answering since (a host that answers
+	 * again then was woken by someone else) */
+	bool seen_asleep;
 	char *last_action;		/* e.g. "standby: command exit 0" */
 	char *output;			/* that action's output, or NULL */
 	double capacity;		/* CPUs, when last seen on */
@@ -168,6 +172,8 @@ void vcp_sb_note_move(struct vcp_sb_state *s, size_t from, size_t to,
 int vcp_sb_note_standby(struct vcp_sb_state *s, size_t host, long long now,
 			const char *why);
 void vcp_sb_note_wake(struct vcp_sb_state *s, size_t host, long long now);
+/* A host in standby seen not answering: asleep for sure. */
+void vcp_sb_note_asleep(struct vcp_sb_state *s, size_t host);
 /* A failed power action or a wake that never answered. */
 int vcp_sb_note_failed(struct vcp_sb_state *s, size_t host, long long now,
 		       const char *why);

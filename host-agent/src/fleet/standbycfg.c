@@ -61,6 +61,7 @@ void vcp_sb_cfg_defaults(struct vcp_sb_cfg *c)
 	c->host_migrations_per_hour = 30;
 	c->migrations_per_round = 8;
 	c->wake_cooldown_s = 900;
+	c->woken_grace_s = 3600;
 	c->wake_deadline_s = 600;
 	c->interval_s = 60;
 }
@@ -255,6 +256,9 @@ static int policy_key(const struct vcp_jkey *c, const char *key,
 				&cfg->host_migrations_per_hour);
 	if (!strcmp(key, "migrations_per_round"))
 		return vcp_jget_uint(c, path, v, 1, 1000, &cfg->migrations_per_round);
+	if (!strcmp(key, "woken_grace"))
+		return vcp_jget_uint(c, path, v, 0, 604800,
+				     &cfg->woken_grace_s);
 	if (!strcmp(key, "wake_cooldown"))
 		return vcp_jget_uint(c, path, v, 0, 86400, &cfg->wake_cooldown_s);
 	if (!strcmp(key, "wake_deadline"))

@@ -75,7 +75,14 @@ static int set(struct vcp_sb_state *s, size_t i, enum vcp_sb_power p,
 	h->why = w;
 	h->power = p;
 	h->since = now;
+	h->seen_asleep = false;
 	return 0;
+}
+
+void vcp_sb_note_asleep(struct vcp_sb_state *s, size_t host)
+{
+	if (s->hosts[host].power == VCP_SB_STANDBY)
+		s->hosts[host].seen_asleep = true;
 }
 
 int vcp_sb_note_drain(struct vcp_sb_state *s, size_t host, long long now)
@@ -173,6 +180,8 @@ static struct json_object *host_json(const struct vcp_sb_host_state *h)
 	json_object_object_add(o, "since", time_json(h->since));
 	json_object_object_add(o, "why", h->why ?
 			       json_object_new_string(h->why) : NULL);
+	json_object_object_add(o, "seen_asleep",
+			       json_object_new_boolean(h->seen_asleep));
 	json_object_object_add(o, "capacity", vcp_json_double3(h->capacity));
 	json_object_object_add(o, "packages", json_object_new_int((int)h->packages));
 	json_object_object_add(o, "moves", m);
@@ -304,7 +313,7 @@ static int host_from(const struct rctx *c, const char *hp,
 		if (strcmp(key, "name") && strcmp(key, "power") &&
 		    strcmp(key, "since") && strcmp(key, "why") &&
 		    strcmp(key, "capacity") && strcmp(key, "moves") &&
-		    strcmp(key, "packages") &&
+		    strcmp(key, "packages") && strcmp(key, "seen_asleep") &&
 		    strcmp(key, "last_action") && strcmp(key, "output"))
 			return vcp_err(c->err, -EINVAL, "%s: %s.%s: unknown key",
 				       c->src, hp, key);
@@ -331,6 +340,16 @@ static int host_from(const struct rctx *c, const char *hp,
 				    c->src, hp, vcp_json_shown(v));
 		else
 			h->packages = (unsigned int)np;
+	}
+	if (r == 0 && json_object_object_get_ex(o, "seen_asleep", &v)) {
+		if (!json_object_is_type(v, json_type_boolean))
+			r = vcp_err(
+				c->err, -EINVAL,
+				"%s: %s.seen_asleep: must be true or false, got %s",
+				c->src, hp, vcp_json_shown(v));
+		else
+			h->seen_asleep = json_object_get_boolean(v) &&
+					 h->power == VCP_SB_STANDBY;
 	}
 	if (r == 0)
 		r = opt_str(c, hp, o, "why", &h->why);
