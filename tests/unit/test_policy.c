@@ -358,7 +358,7 @@ static void test_refusals(void **state)
 static void test_reserved_cpus(void **state)
 {
 	static const char *const bad[] = {
-		"\"0-\"", "\"a\"", "\"3-1\"", "\"2048\"", "5", "[0,1]",
+		"\"0-\"", "\"a\"", "\"3-1\"", "\"16384\"", "5", "[0,1]",
 	};
 	struct vcp_policy p, q, before;
 	struct json_object *o;
@@ -385,8 +385,11 @@ static void test_reserved_cpus(void **state)
 		char text[64];
 
 		snprintf(text, sizeof(text), "{\"reserved_cpus\": %s}", bad[i]);
-		snprintf(want, sizeof(want), SRC ": reserved_cpus: must be a CPU list such as \"0-1,32-33\" (CPUs 0-2047), got %s",
-			 bad[i]);
+		snprintf(
+			want, sizeof(want),
+			SRC
+			": reserved_cpus: must be a CPU list such as \"0-1,32-33\" (CPUs 0-16383), got %s",
+			bad[i]);
 		memset(&p, 0x5a, sizeof(p));
 		before = p;
 		assert_int_equal(vcp_policy_parse(text, SRC, &p, &err), -EINVAL);

@@ -458,8 +458,8 @@ static void test_pins_errors(void **state)
 		     "vcpu 0: bad cpuset '3-1'");
 	pins_refused("<original><vcpu id=\"0\" cpuset=\"1,,2\"/></original>",
 		     "vcpu 0: bad cpuset '1,,2'");
-	pins_refused("<original><vcpu id=\"0\" cpuset=\"4096\"/></original>",
-		     "vcpu 0: bad cpuset '4096'");
+	pins_refused("<original><vcpu id=\"0\" cpuset=\"16384\"/></original>",
+		     "vcpu 0: bad cpuset '16384'");
 	pins_refused("<original><vcpu id=\"0\" cpuset=\"\"/></original>",
 		     "vcpu 0: bad cpuset ''");
 	pins_refused("<original><vcpu id=\"0\"/></original>",

@@ -2,8 +2,12 @@
 /*
  * cpuset.h - fixed-size CPU bitmaps and the kernel's cpu-list syntax.
  *
- * A struct vcp_cpuset is plain data (no allocation), so it can be copied,
- * compared with memcmp() and embedded in the planner's model.
+ * A struct vcp_cpuset is plain data (no allocation), so it can be copied
+ * and embedded in the planner's model; compare sets with
+ * vcp_cpuset_equal(), not memcmp(). It holds CPUs 0 to VCP_MAX_CPUS - 1:
+ * 16,384, libvirt's own limit (a domain's cpumask, the cpumaps its RPC
+ * carries). Operations cost the words up to the highest CPU a set has
+ * held (nw), so a small host's sets stay as fast as they were.
  */
 #ifndef VCP_CPUSET_H
 #define VCP_CPUSET_H
@@ -12,10 +16,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define VCP_MAX_CPUS 2048
+#define VCP_MAX_CPUS 16384
 #define VCP_CPUSET_WORDS (VCP_MAX_CPUS / 64)
 
 struct vcp_cpuset {
+	unsigned int nw; /* words past w[nw - 1] are all zero */
 	uint64_t w[VCP_CPUSET_WORDS];
 };
 
@@ -51,6 +56,9 @@ int vcp_cpuset_parse(const char *str, struct vcp_cpuset *ret);
  * Returns 0 or -ENOBUFS if it did not fit.
  */
 int vcp_cpuset_format(const struct vcp_cpuset *s, char *buf, size_t len);
+/* The cpulist in a malloc'd string of its own length; NULL when out of
+ * memory. */
+char *vcp_cpuset_format_alloc(const struct vcp_cpuset *s);
 
 /* libvirt's cpumap bytes (bit i of byte i/8 is CPU i) to and from a set. */
 void vcp_cpuset_from_map(struct vcp_cpuset *s, const unsigned char *map,

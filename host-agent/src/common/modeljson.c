@@ -137,7 +137,7 @@ static int compact_cpus(const struct compact *k, struct vcp_host *h)
 static int host_compact(struct json_object *o, struct vcp_host *h,
 			char **err)
 {
-	struct compact k = { 0, 0, 1, 1, { { 0 } } };
+	struct compact k = { 0, 0, 1, 1, { 0 } };
 	int r = 0;
 
 	json_object_object_foreach(o, key, v) {

@@ -238,7 +238,7 @@ int vcp_virt_host(struct vcp_virt *v, struct vcp_host **ret, char **ret_err)
 	if (virNodeGetInfo(v->conn, &info) < 0)
 		return fail(ret_err, "Failed to read node info of '%s'", v->uri);
 	return vcp_topology_from_nodeinfo(info.nodes, info.sockets, info.cores,
-					  info.threads, ret);
+					  info.threads, ret, ret_err);
 }
 
 int vcp_virt_host_memory(struct vcp_virt *v, unsigned long long *ret_kib,

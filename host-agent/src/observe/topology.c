@@ -77,6 +77,14 @@ static int finish(struct vcp_host *h, const char *src, struct vcp_host **ret,
 	return 0;
 }
 
+/* The one limit left, said by name. */
+static int too_many_cpus(char **ret_err, unsigned long long n)
+{
+	return vcp_err(ret_err, -E2BIG,
+		       "host has %llu CPUs; vcpack supports at most %d", n,
+		       VCP_MAX_CPUS);
+}
+
 /* ---- libvirt capabilities XML ---- */
 
 static int cmp_str(const void *a, const void *b)
@@ -176,6 +184,21 @@ static size_t caps_count_cpus(xmlNodePtr cells)
 	return n;
 }
 
+/* How many CPUs the cells' highest id says the host has. */
+static unsigned long long caps_width(xmlNodePtr cells)
+{
+	unsigned long long n = 0;
+	xmlNodePtr cell, cpu;
+	int id;
+
+	foreach_named(cell, cells, "cell")
+		foreach_named(cpu, child(cell, "cpus"), "cpu")
+			if (int_attr(cpu, "id", &id) == 0 && id >= 0 &&
+			    (unsigned long long)id + 1 > n)
+				n = (unsigned long long)id + 1;
+	return n;
+}
+
 static int caps_cells(xmlNodePtr cells, struct vcp_host *h, char **ret_err)
 {
 	xmlNodePtr cell, cpu;
@@ -237,6 +260,11 @@ int vcp_topology_from_caps(const char *caps_xml, struct vcp_host **ret,
 	    !cells || !caps_count_cpus(cells)) {
 		xmlFreeDoc(doc);
 		return -ENODATA;
+	}
+	if (caps_width(cells) > VCP_MAX_CPUS) {
+		r = too_many_cpus(ret_err, caps_width(cells));
+		xmlFreeDoc(doc);
+		return r;
 	}
 	h = host_new(caps_count_cpus(cells));
 	r = h ? caps_cells(cells, h, ret_err) : -ENOMEM;
@@ -329,19 +357,19 @@ int vcp_caps_host_cpu(const char *caps_xml, char **ret_xml, char **ret_key,
 
 int vcp_topology_from_nodeinfo(unsigned int nodes, unsigned int sockets,
 			       unsigned int cores, unsigned int threads,
-			       struct vcp_host **ret)
+			       struct vcp_host **ret, char **ret_err)
 {
 	unsigned long long pkgs, total;
 	struct vcp_host *h;
 
-	if (!nodes || !sockets || !cores || !threads || nodes > VCP_MAX_CPUS ||
-	    sockets > VCP_MAX_CPUS || cores > VCP_MAX_CPUS ||
-	    threads > VCP_MAX_CPUS)
+	if (!nodes || !sockets || !cores || !threads)
 		return -EINVAL;
 	pkgs = (unsigned long long)nodes * sockets;
-	total = pkgs * cores * threads;	/* < 2^44: no overflow */
+	if (__builtin_mul_overflow(pkgs, (unsigned long long)cores, &total) ||
+	    __builtin_mul_overflow(total, (unsigned long long)threads, &total))
+		total = ULLONG_MAX;
 	if (total > VCP_MAX_CPUS)
-		return -EINVAL;
+		return too_many_cpus(ret_err, total);
 	h = host_new((size_t)total);
 	if (!h)
 		return -ENOMEM;
@@ -355,7 +383,7 @@ int vcp_topology_from_nodeinfo(unsigned int nodes, unsigned int sockets,
 		cpu->core = (int)(rem % cores);
 		cpu->node = (int)(rem / cores / sockets);
 	}
-	return finish(h, "node info", ret, NULL);
+	return finish(h, "node info", ret, ret_err);
 }
 
 /* ---- sysfs ---- */

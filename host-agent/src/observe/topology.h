@@ -26,11 +26,13 @@ int vcp_topology_from_caps(const char *caps_xml, struct vcp_host **ret,
  * virNodeGetInfo's fields: @nodes, @sockets per node, @cores per socket,
  * @threads per core. CPUs are numbered as Linux enumerates x86: the first
  * thread of every core of every package, then the second threads, ...
- * 0, -EINVAL (a zero count, or more than VCP_MAX_CPUS CPUs) or -ENOMEM.
+ * 0, -EINVAL (a zero count), -E2BIG with a message (more than
+ * VCP_MAX_CPUS CPUs: "host has N CPUs; vcpack supports at most M") or
+ * -ENOMEM.
  */
 int vcp_topology_from_nodeinfo(unsigned int nodes, unsigned int sockets,
 			       unsigned int cores, unsigned int threads,
-			       struct vcp_host **ret);
+			       struct vcp_host **ret, char **ret_err);
 /*
  * sysfs under @root ("/sys" in production): devices/system/cpu/online,
  * cpuN/topology/{physical_package_id,die_id,core_id} (die_id optional),
