@@ -466,6 +466,20 @@ static void test_sysfs_two_node(void **state)
 	vcp_host_free(h);
 }
 
+/* A node's cpulist as long as a 16,384-CPU host's is read whole: the
+ * CPUs at its end are on that node. */
+static void test_sysfs_wide_node_list(void **state)
+{
+	struct vcp_host *h = sysfs_case("wide-node-list");
+
+	assert_int_equal(h->n_cpus, 8);
+	check_pkg(h, 1, 1, 1, "2-3,6-7", 2, 4);
+	check_cpu(h, 2, 1, 0, 1);
+	check_cpu(h, 7, 1, 1, 1);
+	check_cpu(h, 4, 0, 0, 0);
+	vcp_host_free(h);
+}
+
 static void sysfs_error(const char *name, int code, const char *msg)
 {
 	char root[512], want[1024];
@@ -511,6 +525,7 @@ int main(void)
 		cmocka_unit_test(test_sysfs_offline),
 		cmocka_unit_test(test_sysfs_four_pkg),
 		cmocka_unit_test(test_sysfs_two_node),
+		cmocka_unit_test(test_sysfs_wide_node_list),
 		cmocka_unit_test(test_sysfs_errors),
 	};
 

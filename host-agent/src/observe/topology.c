@@ -407,20 +407,35 @@ static int sysfs_fail(char **ret_err, int r, const char *root,
 		    strerror(-r));
 }
 
+/* Longer than every cpulist of VCP_MAX_CPUS CPUs (every other CPU of
+ * 16,384 is 43,596 bytes): a file that fills it is not one. */
+#define CPULIST_BYTES ((size_t)VCP_MAX_CPUS * 6 + 2)
+
 static int sysfs_cpuset(const char *root, const char *rel, bool required,
 			struct vcp_cpuset *ret, char **ret_err)
 {
-	char buf[4096];
-	int r = read_line(root, rel, buf, sizeof(buf));
+	char *buf = malloc(CPULIST_BYTES);
+	int r = buf ? read_line(root, rel, buf, CPULIST_BYTES) : -ENOMEM;
 
 	if (r == -ENOENT && !required)
-		return -ENOENT;
-	if (r < 0)
-		return sysfs_fail(ret_err, r, root, rel);
-	if (vcp_cpuset_parse(buf, ret) < 0)
-		return vcp_err(ret_err, -EINVAL, "'%s/%s' is not a cpu list: '%s'",
-			    root, rel, buf);
-	return 0;
+		r = -ENOENT;
+	else if (r < 0)
+		r = sysfs_fail(ret_err, r, root, rel);
+	else if (strlen(buf) >= CPULIST_BYTES - 2)
+		r = vcp_err(ret_err, -EINVAL,
+			    "'%s/%s' is longer than any cpu list of %d CPUs",
+			    root, rel, VCP_MAX_CPUS);
+	else if ((r = vcp_cpuset_parse(buf, ret)) == -ERANGE)
+		r = vcp_err(
+			ret_err, -E2BIG,
+			"'%s/%s' lists a CPU past the %d vcpack supports: '%.200s'",
+			root, rel, VCP_MAX_CPUS, buf);
+	else if (r < 0)
+		r = vcp_err(ret_err, -EINVAL,
+			    "'%s/%s' is not a cpu list: '%.200s'", root, rel,
+			    buf);
+	free(buf);
+	return r;
 }
 
 /* An integer topology file of CPU @cpu; -ENOENT only when optional. */
