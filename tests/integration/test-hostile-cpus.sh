@@ -129,6 +129,49 @@ for N in 4096 8192; do
 		"$(echo "$js" | jq -r '.hosts[]|select(.name=="wide")|"\(.reachable) \(.packages) \(.awake) \(.vms.pack)"')"
 done
 
+# the longest cpulists: every other CPU of 8,192 (19,924 characters) as
+# each pin of a 4-vCPU VM. --json shows them whole; restore reads back
+# the ~100 KB record of them. A VM of 26 vCPUs pinned so on 16,384 CPUs
+# would need a record over the MiB vcpack reads back: apply leaves it.
+# alt_host FILE CPUS VCPUS PINS [RECORD]: one VM 'alt', every pin PINS
+alt_host() {
+	{
+		printf "<node><cpu><mhz>2400</mhz><model>x86_64</model><active>%d</active><max>%d</max>" "$2" "$2"
+		printf "<nodes>4</nodes><sockets>1</sockets><cores>%d</cores><threads>2</threads></cpu><memory>1073741824</memory>\n" $(($2 / 8))
+		printf "<domain type='test'><name>alt</name><memory unit='MiB'>1024</memory><vcpu>%d</vcpu><cputune>" "$3"
+		i=0
+		while [ $i -lt "$3" ]; do printf "<vcpupin vcpu='%d' cpuset='%s'/>" $i "$4"; i=$((i + 1)); done
+		printf "<emulatorpin cpuset='%s'/></cputune><metadata><v:consolidation xmlns:v='urn:vcpack:metadata:1' class='pack'/>%s</metadata>" "$4" "${5:-}"
+		echo "<os><type>hvm</type></os></domain></node>"
+	} >"$1"
+}
+every_other() { awk -v n="$1" 'BEGIN { for (c = 0; c < n; c += 2) printf "%s%d", (c ? "," : ""), c; print "" }'; }
+ALT=$(every_other 8192)
+t_eq "the list of every other CPU of 8,192 has 19,924 characters" 19924 "${#ALT}"
+alt_host "$T_TMP/alt.xml" 8192 4 "$ALT"
+A() { "$VCPACK" --connect "test://$T_TMP/alt.xml" --sample 0 --daemon-socket "$T_TMP/none.sock" --json "$@"; }
+t_eq "every other CPU: list --json shows the 4 pins whole" "19924 19924 19924 19924" \
+	"$(A list | jq -r '.[0].vcpu_pins|map(length)|join(" ")')"
+t_eq "every other CPU: status --json shows the pins and emulator whole" "19924 19924" \
+	"$(A status | jq -r '.vms[0]|"\(.pins[3]|length) \(.emulator|length)"')"
+t_eq "every other CPU: explain --json shows them whole" 19924 "$(A explain alt | jq -r '.pins_now|length')"
+js=$(A apply)
+t_eq "every other CPU: apply: record and 5 pins done, from the whole list" "6 5" \
+	"$(echo "$js" | jq -r --arg a "$ALT" '"\([.actions[]|select(.outcome=="done")]|length) \([.actions[]|select(.from==$a)]|length)"')"
+REC="<s:original xmlns:s='urn:vcpack:state:1' version='1'><vcpu id='0' cpuset='$ALT'/><vcpu id='1' cpuset='$ALT'/><vcpu id='2' cpuset='$ALT'/><vcpu id='3' cpuset='$ALT'/><emulator cpuset='$ALT'/></s:original>"
+alt_host "$T_TMP/alt-applied.xml" 8192 4 "0-1023,4096-5119" "$REC"
+js=$("$VCPACK" --connect "test://$T_TMP/alt-applied.xml" --daemon-socket "$T_TMP/none.sock" --json restore 2>&1)
+t_eq "every other CPU: restore reads the ~100 KB record back" "done true null" \
+	"$(echo "$js" | jq -r '.restored[0]|"\(.outcome) \(.had_record) \(.message)"')"
+alt_host "$T_TMP/alt26.xml" 16384 26 "$(every_other 16384)"
+js=$("$VCPACK" --connect "test://$T_TMP/alt26.xml" --sample 0 --daemon-socket "$T_TMP/none.sock" --json apply 2>"$T_TMP/alt26.err")
+t_eq "26 vCPUs on every other CPU of 16,384: apply exits 1" 1 $?
+t_eq "26 vCPUs: no record written, no pin changed" "failed 0" \
+	"$(echo "$js" | jq -r '"\(.actions[]|select(.action=="save-original")|.outcome) \([.actions[]|select(.outcome=="done")]|length)"')"
+t_match "26 vCPUs: the record's size named" "record over the 1048576 bytes vcpack reads back; left as it is" \
+	"$(echo "$js" | jq -r '.actions[]|select(.action=="save-original")|.message')"
+t_match "26 vCPUs: and on stderr" "^vcpack: The original pins of 'alt' would take a record over" "$(cat "$T_TMP/alt26.err")"
+
 # past 16,384 CPUs (libvirt's own limit for a cpumask; the test driver
 # still reports such a host): the limit by name, everywhere
 H=$T_TMP/host16392.xml

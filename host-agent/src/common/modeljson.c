@@ -483,11 +483,11 @@ static const char *const placement_names[] = {
 
 static struct json_object *cpulist_json(const struct vcp_cpuset *s)
 {
-	char buf[8192];
+	char *text = vcp_cpuset_format_alloc(s);
+	struct json_object *o = text ? json_object_new_string(text) : NULL;
 
-	if (vcp_cpuset_format(s, buf, sizeof(buf)) < 0)
-		return NULL;
-	return json_object_new_string(buf);
+	free(text);
+	return o;
 }
 
 static struct json_object *pkg_json(const struct vcp_plan *plan,

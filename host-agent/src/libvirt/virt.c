@@ -969,6 +969,11 @@ int vcp_virt_set_saved(struct vcp_virt *v, const char *name,
 	char *xml = vcp_saved_pins_format(s);
 	int r;
 
+	if (!xml && errno == EFBIG)
+		return set_err(
+			ret_err, -EFBIG,
+			"The original pins of '%s' would take a record over the %u bytes vcpack reads back; left as it is",
+			name, VCP_STATE_MAX_BYTES);
 	if (!xml)
 		return -ENOMEM;
 	r = set_meta(v, name, xml, VCP_STATE_KEY, VCP_STATE_NS, false, ret_err);
