@@ -6,7 +6,8 @@
 # vcpackd pass (apply, level 0 puts the pins back, level 2 finds them
 # back where they were, restore on exit) and fleet status show and write
 # the real CPUs; a host past the 16,384 CPUs vcpack (and libvirt) takes
-# is refused by every command with the limit said by name.
+# is refused by every command with the limit said by name, except
+# restore, which puts its VMs back all the same.
 B=$1
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -174,25 +175,33 @@ t_match "26 vCPUs: and on stderr" "^vcpack: The original pins of 'alt' would tak
 
 # past 16,384 CPUs (libvirt's own limit for a cpumask; the test driver
 # still reports such a host): the limit by name, everywhere
+# but restore still puts VMs back (libvirt pins to no CPU past 16,383)
 H=$T_TMP/host16392.xml
-wide_host "$H" 2 4098 no
+RECORD="<s:original xmlns:s='urn:vcpack:state:1' version='1'><vcpu id='0' cpuset='16383'/><vcpu id='1' cpuset='16376-16383'/><emulator cpuset='8000-16383'/></s:original>" \
+	CPUS=0-1023 wide_host "$H" 2 4098 no
 U="test://$H"
 MSG="host has 16392 CPUs; vcpack supports at most 16384"
-for cmd in list status plan apply restore; do
+for cmd in list status plan apply; do
 	out=$("$VCPACK" --connect "$U" --sample 0 --daemon-socket "$T_TMP/none.sock" $cmd 2>&1)
 	t_eq "16,392 CPUs: $cmd exits 1" 1 $?
 	t_match "$cmd names the limit" "^vcpack: .*$MSG" "$out"
 done
+js=$("$VCPACK" --connect "$U" --daemon-socket "$T_TMP/none.sock" --json restore 2>&1)
+t_eq "16,392 CPUs: restore exits 0" 0 $?
+t_eq "16,392 CPUs: restore puts the 3 VMs back to their records" "3 3" \
+	"$(echo "$js" | jq -r '"\([.restored[]|select(.outcome=="done")]|length) \([.restored[]|select(.had_record)]|length)"')"
 printf '{"hosts": [{"name": "huge", "uri": "%s"}]}\n' "$U" >"$T_TMP/fleet-huge.json"
 out=$("$VCPACK" fleet --hosts "$T_TMP/fleet-huge.json" --wide status 2>&1)
 t_match "16,392 CPUs: fleet status names the limit for the host" "huge .*$MSG" "$out"
 t_enabled "$T_TMP/state-huge.json"
 "$B/vcpackd" --log-stderr --connect "$U" --socket "$T_TMP/huge.sock" --state "$T_TMP/state-huge.json" \
-	--policy "$T_TMP/policy.json" >"$T_TMP/huge.log" 2>&1 &
+	--policy "$T_TMP/policy.json" --restore-on-exit >"$T_TMP/huge.log" 2>&1 &
 DPID=$!
 T_PIDS="$T_PIDS $DPID"
 wait_log "$T_TMP/huge.log" "$MSG"
 t_eq "16,392 CPUs: vcpackd logs the limit by name" 0 $?
 kill "$DPID"; wait "$DPID" 2>/dev/null
+t_match "16,392 CPUs: vcpackd --restore-on-exit restores the 3 VMs" \
+	"restored 3 VMs to their original pins \(0 failed\)" "$(cat "$T_TMP/huge.log")"
 
 t_done

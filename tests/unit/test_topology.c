@@ -321,16 +321,27 @@ static void test_nodeinfo_wide(void **state)
 	assert_int_equal(vcp_topology_from_nodeinfo(2, 1, 8192, 1, &h, &err),
 			 0);
 	assert_int_equal(h->n_cpus, 16384);
+	assert_int_equal(h->too_wide, 0);
+	assert_int_equal(vcp_host_fits(h, &err), 0);
 	vcp_host_free(h);
 	h = NULL;
 	assert_null(err);
+	/* wider: the CPUs below the limit, enough to restore pins; anything
+	 * else asks vcp_host_fits, which names the limit */
 	assert_int_equal(vcp_topology_from_nodeinfo(2, 1, 8193, 1, &h, &err),
-			 -E2BIG);
-	assert_null(h);
+			 0);
+	assert_int_equal(h->n_cpus, 16384);
+	assert_int_equal(h->max_cpus, 16386);
+	assert_int_equal(h->too_wide, 16386);
+	check_pkg(h, 1, 1, 1, "8193-16383", 8191, 8191);
+	assert_int_equal(vcp_host_fits(h, &err), -E2BIG);
 	assert_string_equal(
 		err, "host has 16386 CPUs; vcpack supports at most 16384");
 	free(err);
 	err = NULL;
+	vcp_host_free(h);
+	h = NULL;
+	/* past 2^20 CPUs not even that */
 	assert_int_equal(vcp_topology_from_nodeinfo(65536, 65536, 65536, 1, &h,
 						    &err),
 			 -E2BIG);
@@ -361,6 +372,7 @@ static void test_caps_wide(void **state)
 	assert_int_equal(h->n_cpus, 2);
 	assert_int_equal(h->max_cpus, 8192);
 	check_pkg(h, 1, 1, 0, "8191", 1, 1);
+	assert_int_equal(vcp_host_fits(h, &err), 0);
 	vcp_host_free(h);
 	h = NULL;
 	assert_int_equal(
@@ -368,10 +380,25 @@ static void test_caps_wide(void **state)
 			CELL("'0'",
 			     "<cpu id='0' socket_id='0' core_id='0'/><cpu id='16399' socket_id='1' core_id='0'/>"),
 			&h, &err),
+		0);
+	assert_int_equal(h->n_cpus, 1);
+	assert_int_equal(h->max_cpus, 16400);
+	assert_int_equal(vcp_host_fits(h, &err), -E2BIG);
+	assert_string_equal(
+		err, "host has 16400 CPUs; vcpack supports at most 16384");
+	free(err);
+	err = NULL;
+	vcp_host_free(h);
+	h = NULL;
+	assert_int_equal(
+		vcp_topology_from_caps(
+			CELL("'0'",
+			     "<cpu id='0' socket_id='0' core_id='0'/><cpu id='1048576' socket_id='1' core_id='0'/>"),
+			&h, &err),
 		-E2BIG);
 	assert_null(h);
 	assert_string_equal(
-		err, "host has 16400 CPUs; vcpack supports at most 16384");
+		err, "host has 1048577 CPUs; vcpack supports at most 16384");
 	free(err);
 }
 

@@ -307,10 +307,21 @@ static unsigned int live_only(const struct vcp_virt *v, bool vcpu_pin)
 	return VIR_DOMAIN_AFFECT_LIVE;
 }
 
+/*
+ * The bytes of a cpumap for a host of @max_cpus: no more than a set holds
+ * (VCP_MAX_CPUS, libvirt's own limit, whose RPC carries 2,048 bytes a
+ * cpumap), so a wider host's pins are read and written too.
+ */
+static int cpumap_len(unsigned int max_cpus)
+{
+	return VIR_CPU_MAPLEN(
+		(int)(max_cpus < VCP_MAX_CPUS ? max_cpus : VCP_MAX_CPUS));
+}
+
 static int read_pins(virDomainPtr dom, struct vcp_vm *vm, unsigned int maxcpus,
 		     char **ret_err)
 {
-	int maplen = VIR_CPU_MAPLEN((int)maxcpus);
+	int maplen = cpumap_len(maxcpus);
 	unsigned char *maps = calloc(vm->n_vcpus ? vm->n_vcpus : 1,
 				     (size_t)maplen);
 	int n;
@@ -816,7 +827,7 @@ static int pin(struct vcp_virt *v, const char *name, int vcpu,
 	       const struct vcp_cpuset *set, unsigned int max_cpus,
 	       char **ret_err)
 {
-	int maplen = VIR_CPU_MAPLEN((int)max_cpus);
+	int maplen = cpumap_len(max_cpus);
 	unsigned char *map = calloc(1, (size_t)maplen);
 	virDomainPtr d;
 	int r = 0;

@@ -85,6 +85,11 @@ static int too_many_cpus(char **ret_err, unsigned long long n)
 		       VCP_MAX_CPUS);
 }
 
+int vcp_host_fits(const struct vcp_host *h, char **ret_err)
+{
+	return h->too_wide ? too_many_cpus(ret_err, h->too_wide) : 0;
+}
+
 /* ---- libvirt capabilities XML ---- */
 
 static int cmp_str(const void *a, const void *b)
@@ -151,11 +156,13 @@ static int caps_cpu(xmlNodePtr n, int node, struct vcp_host *h,
 	int id, r;
 
 	r = int_attr(n, "id", &id);
-	if (r < 0 || id < 0 || id >= VCP_MAX_CPUS)
+	if (r < 0 || id < 0)
 		return vcp_err(ret_err, -EINVAL, "capabilities: cell %d has a cpu with a bad or missing id",
 			    node);
 	if ((unsigned int)id + 1 > h->max_cpus)
 		h->max_cpus = (unsigned int)id + 1;
+	if (id >= VCP_MAX_CPUS)
+		return 0; /* a too wide host: see vcp_host_fits */
 	r = int_attr(n, "socket_id", &c.package);
 	if (r == -ENOENT)
 		return 0;	/* listed without topology: offline */
@@ -261,12 +268,14 @@ int vcp_topology_from_caps(const char *caps_xml, struct vcp_host **ret,
 		xmlFreeDoc(doc);
 		return -ENODATA;
 	}
-	if (caps_width(cells) > VCP_MAX_CPUS) {
+	if (caps_width(cells) > VCP_TOPOLOGY_MAX_WIDE) {
 		r = too_many_cpus(ret_err, caps_width(cells));
 		xmlFreeDoc(doc);
 		return r;
 	}
 	h = host_new(caps_count_cpus(cells));
+	if (h && caps_width(cells) > VCP_MAX_CPUS)
+		h->too_wide = caps_width(cells);
 	r = h ? caps_cells(cells, h, ret_err) : -ENOMEM;
 	xmlFreeDoc(doc);
 	if (r == 0 && !h->n_cpus)
@@ -368,13 +377,17 @@ int vcp_topology_from_nodeinfo(unsigned int nodes, unsigned int sockets,
 	if (__builtin_mul_overflow(pkgs, (unsigned long long)cores, &total) ||
 	    __builtin_mul_overflow(total, (unsigned long long)threads, &total))
 		total = ULLONG_MAX;
-	if (total > VCP_MAX_CPUS)
+	if (total > VCP_TOPOLOGY_MAX_WIDE)
 		return too_many_cpus(ret_err, total);
-	h = host_new((size_t)total);
+	h = host_new(total > VCP_MAX_CPUS ? VCP_MAX_CPUS : (size_t)total);
 	if (!h)
 		return -ENOMEM;
+	if (total > VCP_MAX_CPUS) {
+		h->too_wide = total;
+		h->max_cpus = (unsigned int)total;
+	}
 	/* Linux x86: thread 0 of every core of every package, then 1, ... */
-	for (unsigned int id = 0; id < total; id++) {
+	for (unsigned int id = 0; id < total && id < VCP_MAX_CPUS; id++) {
 		unsigned int rem = id % (unsigned int)(pkgs * cores);
 		struct vcp_cpu *cpu = &h->cpus[h->n_cpus++];
 
