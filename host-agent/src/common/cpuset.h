@@ -56,6 +56,10 @@ int vcp_cpuset_parse(const char *str, struct vcp_cpuset *ret);
  * Returns 0 or -ENOBUFS if it did not fit.
  */
 int vcp_cpuset_format(const struct vcp_cpuset *s, char *buf, size_t len);
+/* Bytes that hold any cpulist of VCP_MAX_CPUS CPUs, a newline and the
+ * NUL (every other CPU of 16,384 is 43,596 characters): a file line that
+ * fills a buffer this long is no cpulist. */
+#define VCP_CPULIST_MAX ((size_t)VCP_MAX_CPUS * 6 + 2)
 /* The cpulist in a malloc'd string of its own length; NULL when out of
  * memory. */
 char *vcp_cpuset_format_alloc(const struct vcp_cpuset *s);

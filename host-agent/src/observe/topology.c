@@ -420,21 +420,17 @@ static int sysfs_fail(char **ret_err, int r, const char *root,
 		    strerror(-r));
 }
 
-/* Longer than every cpulist of VCP_MAX_CPUS CPUs (every other CPU of
- * 16,384 is 43,596 bytes): a file that fills it is not one. */
-#define CPULIST_BYTES ((size_t)VCP_MAX_CPUS * 6 + 2)
-
 static int sysfs_cpuset(const char *root, const char *rel, bool required,
 			struct vcp_cpuset *ret, char **ret_err)
 {
-	char *buf = malloc(CPULIST_BYTES);
-	int r = buf ? read_line(root, rel, buf, CPULIST_BYTES) : -ENOMEM;
+	char *buf = malloc(VCP_CPULIST_MAX);
+	int r = buf ? read_line(root, rel, buf, VCP_CPULIST_MAX) : -ENOMEM;
 
 	if (r == -ENOENT && !required)
 		r = -ENOENT;
 	else if (r < 0)
 		r = sysfs_fail(ret_err, r, root, rel);
-	else if (strlen(buf) >= CPULIST_BYTES - 2)
+	else if (strlen(buf) >= VCP_CPULIST_MAX - 2)
 		r = vcp_err(ret_err, -EINVAL,
 			    "'%s/%s' is longer than any cpu list of %d CPUs",
 			    root, rel, VCP_MAX_CPUS);
