@@ -15,6 +15,15 @@ void vcp_cpuset_zero(struct vcp_cpuset *s)
 	memset(s, 0, sizeof(*s));
 }
 
+void vcp_cpuset_copy(struct vcp_cpuset *dst, const struct vcp_cpuset *src)
+{
+	if (dst->nw > src->nw)
+		memset(&dst->w[src->nw], 0,
+		       (dst->nw - src->nw) * sizeof(dst->w[0]));
+	memcpy(dst->w, src->w, src->nw * sizeof(dst->w[0]));
+	dst->nw = src->nw;
+}
+
 static unsigned int max_nw(const struct vcp_cpuset *a,
 			   const struct vcp_cpuset *b)
 {

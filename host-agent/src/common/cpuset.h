@@ -25,6 +25,9 @@ struct vcp_cpuset {
 };
 
 void vcp_cpuset_zero(struct vcp_cpuset *s);
+/* *dst = *src for a @dst already a set (zeroed or calloc'd): copies only
+ * the words either has used, where hot loops copy many sets. */
+void vcp_cpuset_copy(struct vcp_cpuset *dst, const struct vcp_cpuset *src);
 void vcp_cpuset_set(struct vcp_cpuset *s, unsigned int cpu);
 void vcp_cpuset_clear(struct vcp_cpuset *s, unsigned int cpu);
 bool vcp_cpuset_test(const struct vcp_cpuset *s, unsigned int cpu);
