@@ -128,6 +128,9 @@ for N in 4096 8192; do
 	t_eq "$N CPUs: fleet status exits 0" 0 $?
 	t_eq "$N CPUs: fleet status: reachable, 4 packages, 1 awake, 3 pack VMs" "true 4 1 3" \
 		"$(echo "$js" | jq -r '.hosts[]|select(.name=="wide")|"\(.reachable) \(.packages) \(.awake) \(.vms.pack)"')"
+	out=$("$VCPACK" fleet --hosts "$T_TMP/fleet$N.json" plan 2>&1)
+	t_eq "$N CPUs: fleet plan exits 0" 0 $?
+	t_match "$N CPUs: fleet plan plans the wide host" "^  wide +1\.50 " "$out"
 done
 
 # the longest cpulists: every other CPU of 8,192 (19,924 characters) as
