@@ -4,8 +4,9 @@
  * (cpuset.c), as read from sysfs, cgroupfs, policy files and saved
  * records: a list that parses prints to a list that parses to the same
  * set, and printing that again gives the same text; a refusal leaves the
- * output untouched. The input's bytes are also read as a libvirt cpumap,
- * which must survive set -> map -> set.
+ * output untouched; vcp_cpuset_format_alloc gives the same text in a
+ * string of its own length. The input's bytes are also read as a
+ * libvirt cpumap, which must survive set -> map -> set.
  */
 #include <errno.h>
 
@@ -16,6 +17,7 @@ static void list(const char *s)
 {
 	static char buf[VCP_MAX_CPUS * 6], again[VCP_MAX_CPUS * 6];
 	struct vcp_cpuset a, b, mark;
+	char *text;
 	int r;
 
 	memset(&mark, 0xa5, sizeof(mark));
@@ -27,6 +29,9 @@ static void list(const char *s)
 		return;
 	}
 	FUZZ_CHECK(vcp_cpuset_format(&a, buf, sizeof(buf)) == 0);
+	text = vcp_cpuset_format_alloc(&a);
+	FUZZ_CHECK(text && !strcmp(text, buf));
+	free(text);
 	FUZZ_CHECK(vcp_cpuset_parse(buf, &b) == 0);
 	FUZZ_CHECK(vcp_cpuset_equal(&a, &b));
 	FUZZ_CHECK(vcp_cpuset_format(&b, again, sizeof(again)) == 0);

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -30,6 +31,11 @@ static void test_parse_format(void **state)
 	roundtrip("3,1,2,0", "0-3", 4);
 	roundtrip("0-7\n", "0-7", 8);
 	roundtrip("2047", "2047", 1);
+	/* hosts of up to 16,384 CPUs: libvirt's own cpumask limit */
+	roundtrip("8191", "8191", 1);
+	roundtrip("2048,8190-8191", "2048,8190-8191", 3);
+	roundtrip("16383", "16383", 1);
+	roundtrip("0-16383", "0-16383", 16384);
 	roundtrip("63-65", "63-65", 3);
 }
 
@@ -44,7 +50,9 @@ static void test_parse_errors(void **state)
 	assert_int_equal(vcp_cpuset_parse("1,,2", &s), -EINVAL);
 	assert_int_equal(vcp_cpuset_parse("1-", &s), -EINVAL);
 	assert_int_equal(vcp_cpuset_parse("-1", &s), -EINVAL);
-	assert_int_equal(vcp_cpuset_parse("2048", &s), -ERANGE);
+	assert_int_equal(vcp_cpuset_parse("16384", &s), -ERANGE);
+	assert_int_equal(vcp_cpuset_parse("0-16384", &s), -ERANGE);
+	assert_int_equal(vcp_cpuset_parse("8191,99999", &s), -ERANGE);
 	assert_int_equal(vcp_cpuset_parse("0-99999999999999999999", &s), -ERANGE);
 	assert_int_equal(vcp_cpuset_parse("0-3,", &s), -EINVAL);
 	assert_int_equal(vcp_cpuset_parse("0-3\nrubbish", &s), -EINVAL);
@@ -118,6 +126,59 @@ static void test_foreach_and_maps(void **state)
 	assert_int_equal(vcp_cpuset_count(&t), 1);
 }
 
+/* The largest sets: every other CPU of 16,384, formatted whole. */
+static void test_wide_sets(void **state)
+{
+	struct vcp_cpuset s, t;
+	unsigned char map[2048];
+	char *text, *p;
+	int cpu, n = 0;
+
+	vcp_cpuset_zero(&s);
+	for (unsigned int c = 0; c < 16384; c += 2)
+		vcp_cpuset_set(&s, c);
+	assert_int_equal(vcp_cpuset_count(&s), 8192);
+	assert_int_equal(vcp_cpuset_last(&s), 16382);
+	assert_int_equal(vcp_cpuset_next(&s, 8191), 8192);
+	text = vcp_cpuset_format_alloc(&s);
+	assert_non_null(text);
+	/* 5 one-digit, 45 two-, 450 three-, 4500 four-, 3192 five-digit
+	 * numbers and 8191 commas */
+	assert_int_equal(strlen(text), 5 + 90 + 1350 + 18000 + 15960 + 8191);
+	assert_memory_equal(text, "0,2,4,", 6);
+	p = strrchr(text, ',');
+	assert_string_equal(p, ",16382");
+	assert_int_equal(vcp_cpuset_parse(text, &t), 0);
+	assert_true(vcp_cpuset_equal(&s, &t));
+	free(text);
+	vcp_cpuset_foreach(cpu, &t)
+		n++;
+	assert_int_equal(n, 8192);
+	/* libvirt's cpumap of a 16,384-CPU host: 2,048 bytes */
+	vcp_cpuset_zero(&s);
+	vcp_cpuset_set(&s, 8191);
+	vcp_cpuset_set(&s, 16383);
+	vcp_cpuset_to_map(&s, map, sizeof(map));
+	assert_int_equal(map[1023], 0x80);
+	assert_int_equal(map[2047], 0x80);
+	vcp_cpuset_from_map(&t, map, sizeof(map));
+	assert_true(vcp_cpuset_equal(&s, &t));
+	/* clearing the high CPU leaves a set equal to one never holding it */
+	vcp_cpuset_clear(&t, 16383);
+	vcp_cpuset_zero(&s);
+	vcp_cpuset_set(&s, 8191);
+	assert_true(vcp_cpuset_equal(&s, &t));
+	assert_true(vcp_cpuset_subset(&t, &s) && vcp_cpuset_subset(&s, &t));
+	assert_int_equal(vcp_cpuset_last(&t), 8191);
+	text = vcp_cpuset_format_alloc(&t);
+	assert_string_equal(text, "8191");
+	free(text);
+	vcp_cpuset_zero(&t);
+	text = vcp_cpuset_format_alloc(&t);
+	assert_string_equal(text, "");
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -126,6 +187,7 @@ int main(void)
 		cmocka_unit_test(test_format_small_buffer),
 		cmocka_unit_test(test_algebra),
 		cmocka_unit_test(test_foreach_and_maps),
+		cmocka_unit_test(test_wide_sets),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

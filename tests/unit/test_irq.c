@@ -338,6 +338,44 @@ static void test_kernel_write(void **state)
 	tmp_remove(&t);
 }
 
+/* A 16,384-CPU host's longest affinity lists (every other CPU, 43,596
+ * characters): written to the kernel, kept in the record of what vcpack
+ * changed and read back whole. */
+static void test_wide_lists(void **state)
+{
+	struct vcp_irq_saved one = { .irq = 24 }, *s = NULL;
+	struct vcp_cpuset odd, now;
+	char path[PATH_MAX], *buf = malloc(65536);
+	size_t ns = 0;
+	struct tmp t;
+
+	vcp_cpuset_zero(&odd);
+	for (unsigned int c = 1; c < 16384; c += 2)
+		vcp_cpuset_set(&odd, c);
+	tmp_copy(&t, "two-pkg");
+	assert_int_equal(vcp_kernel_set_irq_affinity(t.root, 24, &odd), 0);
+	snprintf(path, sizeof(path), "%s/proc/irq/24/smp_affinity_list",
+		 t.root);
+	assert_non_null(buf);
+	assert_int_equal(vcp_read_line(path, buf, 65536), 0);
+	assert_int_equal(strlen(buf), 43596);
+	assert_int_equal(vcp_cpuset_parse(buf, &now), 0);
+	assert_true(vcp_cpuset_equal(&now, &odd));
+	/* already so: nothing written, still equal */
+	assert_int_equal(vcp_kernel_set_irq_affinity(t.root, 24, &odd), 0);
+	one.orig = odd;
+	one.set = set_of("0-3");
+	assert_int_equal(vcp_irq_saved_store(t.root, &one, 1), 0);
+	assert_int_equal(vcp_irq_saved_load(t.root, &s, &ns), 0);
+	assert_int_equal(ns, 1);
+	assert_int_equal(s[0].irq, 24);
+	assert_true(vcp_cpuset_equal(&s[0].orig, &odd));
+	assert_true(vcp_cpuset_equal(&s[0].set, &one.set));
+	free(s);
+	free(buf);
+	tmp_remove(&t);
+}
+
 /* ---- irqbalance ---- */
 
 static void test_irqbalance(void **state)
@@ -373,6 +411,7 @@ int main(void)
 		cmocka_unit_test(test_idle_cpus),
 		cmocka_unit_test(test_plan),
 		cmocka_unit_test(test_apply_restore),
+		cmocka_unit_test(test_wide_lists),
 		cmocka_unit_test(test_kernel_write),
 		cmocka_unit_test(test_irqbalance),
 	};

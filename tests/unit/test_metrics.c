@@ -120,6 +120,37 @@ static void test_power(void **state)
 	free(text);
 }
 
+/* A wide host's packages: cpuidle per package for every one of 70, not
+ * the first 64. */
+static void test_cpuidle_packages(void **state)
+{
+	struct vcp_pwr_cpu c[70];
+	struct vcp_pwr_snap s = { .cpus = c,
+				  .n_cpus = 70,
+				  .n_idle = 1,
+				  .pmu_err = -ENOENT,
+				  .zones_err = -ENOENT };
+	struct vcp_metrics_in in = { .level = -1, .snap = &s };
+	char *text;
+
+	memset(c, 0, sizeof(c));
+	for (int i = 0; i < 70; i++) {
+		c[i].cpu = i;
+		c[i].package = i;
+		c[i].time_us[0] = 2000000;
+		c[i].usage[0] = 7;
+	}
+	snprintf(s.idle_names[0], sizeof(s.idle_names[0]), "C6");
+	assert_int_equal(vcp_metrics_render(&in, &text), 0);
+	has(text,
+	    "vcpack_cpuidle_residency_seconds_total{package=\"0\",state=\"C6\"} 2");
+	has(text,
+	    "vcpack_cpuidle_residency_seconds_total{package=\"69\",state=\"C6\"} 2");
+	has(text,
+	    "vcpack_cpuidle_entries_total{package=\"69\",state=\"C6\"} 7");
+	free(text);
+}
+
 static void test_write(void **state)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -242,6 +273,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_vms),
 		cmocka_unit_test(test_power),
+		cmocka_unit_test(test_cpuidle_packages),
 		cmocka_unit_test(test_write),
 		cmocka_unit_test(test_pub),
 		cmocka_unit_test(test_pub_not_here),

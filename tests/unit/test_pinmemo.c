@@ -94,6 +94,40 @@ static void test_restate(void **state)
 	vcp_pin_memo_free(m);
 }
 
+/* Every other CPU of 16,384: set @s to the even (@odd false) or odd
+ * ones, the longest cpulists a host has. */
+static void every_other(struct vcp_cpuset *s, bool odd)
+{
+	vcp_cpuset_zero(s);
+	for (unsigned int c = odd; c < 16384; c += 2)
+		vcp_cpuset_set(s, c);
+}
+
+/* Pins past any fixed buffer are told apart: someone moving a vCPU from
+ * the even CPUs to the odd ones is news. */
+static void test_restate_long(void **state)
+{
+	struct vcp_pin_memo *m;
+	struct vcp_vm vm;
+	const char *names[2];
+	struct vcp_action a = { .kind = VCP_ACT_PIN_VCPU, .vm = 0, .vcpu = 0 };
+	struct vcp_outcome_entry e = { .action = 0, .outcome = VCP_DONE };
+	struct vcp_actions acts = { &a, 1 };
+	struct vcp_apply_result res = { &e, 1, 1, 0, false };
+
+	assert_int_equal(vcp_pin_memo_new(&m), 0);
+	vm_init(&vm, "a");
+	every_other(&a.to, false);
+	assert_int_equal(vcp_pin_memo_record(m, &vm, 1, &acts, &res), 0);
+	every_other(&vm.vcpu_pins[0], false);
+	assert_int_equal(vcp_pin_memo_check(m, &vm, 1, false, names, 2), 0);
+	every_other(&vm.vcpu_pins[0], true);
+	assert_int_equal(vcp_pin_memo_check(m, &vm, 1, false, names, 2), 1);
+	assert_string_equal(names[0], "a");
+	vcp_vm_clear(&vm);
+	vcp_pin_memo_free(m);
+}
+
 static void test_respect(void **state)
 {
 	struct vcp_pin_memo *m;
@@ -189,6 +223,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_restate),
+		cmocka_unit_test(test_restate_long),
 		cmocka_unit_test(test_respect),
 		cmocka_unit_test(test_memory_refused),
 		cmocka_unit_test(test_forget_unlisted),

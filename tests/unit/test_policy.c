@@ -364,7 +364,7 @@ static void test_reserved_cpus(void **state)
 		"\"0-\"",
 		"\"a\"",
 		"\"3-1\"",
-		"\"2048\"",
+		"\"16384\"",
 		"5",
 		"[0,1]",
 		/* as strict as the times: no white space anywhere */
@@ -395,14 +395,30 @@ static void test_reserved_cpus(void **state)
 	assert_true(vcp_cpuset_equal(&q.reserved_cpus, &p.reserved_cpus));
 	vcp_policy_clear(&q);
 	json_object_put(o);
+	/* every other CPU of 16,384 (43,596 characters) round-trips whole */
+	vcp_cpuset_zero(&p.reserved_cpus);
+	for (unsigned int cpu = 0; cpu < 16384; cpu += 2)
+		vcp_cpuset_set(&p.reserved_cpus, cpu);
+	o = vcp_policy_to_json(&p);
+	assert_non_null(json_object_object_get(o, "reserved_cpus"));
+	assert_int_equal(strlen(json_object_get_string(
+				 json_object_object_get(o, "reserved_cpus"))),
+			 43596);
+	assert_int_equal(vcp_policy_from_json(o, SRC, &q, &err), 0);
+	assert_true(vcp_cpuset_equal(&q.reserved_cpus, &p.reserved_cpus));
+	vcp_policy_clear(&q);
+	json_object_put(o);
 	parse_ok("{\"reserved_cpus\": \"\"}", &p);
 	assert_true(vcp_cpuset_empty(&p.reserved_cpus));
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		char text[64];
 
 		snprintf(text, sizeof(text), "{\"reserved_cpus\": %s}", bad[i]);
-		snprintf(want, sizeof(want), SRC ": reserved_cpus: must be a CPU list such as \"0-1,32-33\" (CPUs 0-2047), got %s",
-			 bad[i]);
+		snprintf(
+			want, sizeof(want),
+			SRC
+			": reserved_cpus: must be a CPU list such as \"0-1,32-33\" (CPUs 0-16383), got %s",
+			bad[i]);
 		memset(&p, 0x5a, sizeof(p));
 		before = p;
 		assert_int_equal(vcp_policy_parse(text, SRC, &p, &err), -EINVAL);

@@ -458,8 +458,8 @@ static void test_pins_errors(void **state)
 		     "vcpu 0: bad cpuset '3-1'");
 	pins_refused("<original><vcpu id=\"0\" cpuset=\"1,,2\"/></original>",
 		     "vcpu 0: bad cpuset '1,,2'");
-	pins_refused("<original><vcpu id=\"0\" cpuset=\"4096\"/></original>",
-		     "vcpu 0: bad cpuset '4096'");
+	pins_refused("<original><vcpu id=\"0\" cpuset=\"16384\"/></original>",
+		     "vcpu 0: bad cpuset '16384'");
 	pins_refused("<original><vcpu id=\"0\" cpuset=\"\"/></original>",
 		     "vcpu 0: bad cpuset ''");
 	pins_refused("<original><vcpu id=\"0\"/></original>",
@@ -523,12 +523,45 @@ static void test_pins_size(void **state)
 	memset(big, '\n', len);
 	memcpy(big, head, strlen(head));
 	big[len] = '\0';
-	pins_refused(big, "record is 65546 bytes, over the 65536 limit");
+	pins_refused(big, "record is 1048586 bytes, over the 1048576 limit");
 	big[VCP_STATE_MAX_BYTES] = '\0';
 	assert_int_equal(vcp_saved_pins_parse(big, &s, NULL), 0);
 	assert_int_equal(s.n_vcpus, 1);
 	vcp_saved_pins_clear(&s);
 	free(big);
+}
+
+/* A record of pins as wide as a 16,384-CPU host has is read back whole;
+ * one past what vcpack reads back is not written (errno EFBIG). */
+static void test_pins_wide(void **state)
+{
+	struct vcp_cpuset v[26];
+	struct vcp_saved_pins s = { .n_vcpus = 4, .vcpu = v };
+	struct vcp_saved_pins back = { 0 };
+	char *x;
+
+	for (unsigned int i = 0; i < 26; i++) {
+		vcp_cpuset_zero(&v[i]);
+		for (unsigned int c = i % 2; c < 16384; c += 2)
+			vcp_cpuset_set(&v[i], c);
+	}
+	s.emulator = v[1];
+	s.has_emulator = true;
+	x = vcp_saved_pins_format(&s);
+	assert_non_null(x);
+	assert_true(strlen(x) > 200000);
+	assert_int_equal(vcp_saved_pins_parse(x, &back, NULL), 0);
+	assert_int_equal(back.n_vcpus, 4);
+	for (unsigned int i = 0; i < 4; i++)
+		assert_true(vcp_cpuset_equal(&back.vcpu[i], &v[i]));
+	assert_true(vcp_cpuset_equal(&back.emulator, &v[1]));
+	vcp_saved_pins_clear(&back);
+	free(x);
+	/* 26 such lists: over a MiB */
+	s.n_vcpus = 26;
+	errno = 0;
+	assert_null(vcp_saved_pins_format(&s));
+	assert_int_equal(errno, EFBIG);
 }
 
 static void test_pins_format(void **state)
@@ -740,6 +773,7 @@ int main(void)
 		cmocka_unit_test(test_pins_errors),
 		cmocka_unit_test(test_pins_size),
 		cmocka_unit_test(test_pins_format),
+		cmocka_unit_test(test_pins_wide),
 		cmocka_unit_test(test_examples),
 		cmocka_unit_test(test_host_rec),
 	};

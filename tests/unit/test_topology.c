@@ -233,12 +233,14 @@ static void test_caps_errors(void **state)
 		   "capabilities: cpu 0 has a bad die_id");
 	caps_error(CELL("'0'", "<cpu socket_id='0' core_id='0'/>"),
 		   "capabilities: cell 0 has a cpu with a bad or missing id");
-	caps_error(CELL("'0'", "<cpu id='4096' socket_id='0' core_id='0'/>"),
+	caps_error(CELL("'0'", "<cpu id='-1' socket_id='0' core_id='0'/>"),
 		   "capabilities: cell 0 has a cpu with a bad or missing id");
 	caps_error(CELL("'a'", "<cpu id='0' socket_id='0' core_id='0'/>"),
 		   "capabilities: a cell has a bad or missing id");
-	caps_error(CELL("'0'", "<cpu id='0' socket_id='0' core_id='0'/><cpu id='0' socket_id='0' core_id='1'/>"),
-		   "capabilities XML lists a CPU twice or one numbered 2048 or more");
+	caps_error(
+		CELL("'0'",
+		     "<cpu id='0' socket_id='0' core_id='0'/><cpu id='0' socket_id='0' core_id='1'/>"),
+		"capabilities XML lists a CPU twice or one numbered 16384 or more");
 }
 
 /* ---- node info ---- */
@@ -247,7 +249,7 @@ static void test_nodeinfo_smt(void **state)
 {
 	struct vcp_host *h = NULL;
 
-	assert_int_equal(vcp_topology_from_nodeinfo(1, 2, 2, 2, &h), 0);
+	assert_int_equal(vcp_topology_from_nodeinfo(1, 2, 2, 2, &h, NULL), 0);
 	assert_int_equal(h->n_cpus, 8);
 	assert_int_equal(h->n_packages, 2);
 	assert_int_equal(h->n_nodes, 1);
@@ -263,7 +265,7 @@ static void test_nodeinfo_nodes(void **state)
 {
 	struct vcp_host *h = NULL;
 
-	assert_int_equal(vcp_topology_from_nodeinfo(2, 2, 2, 2, &h), 0);
+	assert_int_equal(vcp_topology_from_nodeinfo(2, 2, 2, 2, &h, NULL), 0);
 	assert_int_equal(h->n_cpus, 16);
 	assert_int_equal(h->n_packages, 4);
 	assert_int_equal(h->n_nodes, 2);
@@ -273,7 +275,7 @@ static void test_nodeinfo_nodes(void **state)
 	check_pkg(h, 3, 3, 1, "6-7,14-15", 2, 4);
 	vcp_host_free(h);
 	h = NULL;
-	assert_int_equal(vcp_topology_from_nodeinfo(1, 1, 4, 1, &h), 0);
+	assert_int_equal(vcp_topology_from_nodeinfo(1, 1, 4, 1, &h, NULL), 0);
 	assert_int_equal(h->n_packages, 1);
 	assert_int_equal(h->threads_per_core, 1);
 	check_pkg(h, 0, 0, 0, "0-3", 4, 4);
@@ -284,17 +286,120 @@ static void test_nodeinfo_bad(void **state)
 {
 	struct vcp_host *h = NULL;
 
-	assert_int_equal(vcp_topology_from_nodeinfo(0, 1, 1, 1, &h), -EINVAL);
-	assert_int_equal(vcp_topology_from_nodeinfo(1, 1, 0, 1, &h), -EINVAL);
-	assert_int_equal(vcp_topology_from_nodeinfo(1, 1, 1, 0, &h), -EINVAL);
-	assert_int_equal(vcp_topology_from_nodeinfo(1, 2, 1025, 1, &h),
+	assert_int_equal(vcp_topology_from_nodeinfo(0, 1, 1, 1, &h, NULL),
 			 -EINVAL);
-	assert_int_equal(vcp_topology_from_nodeinfo(65536, 65536, 65536,
-						    65536, &h), -EINVAL);
+	assert_int_equal(vcp_topology_from_nodeinfo(1, 1, 0, 1, &h, NULL),
+			 -EINVAL);
+	assert_int_equal(vcp_topology_from_nodeinfo(1, 1, 1, 0, &h, NULL),
+			 -EINVAL);
 	assert_null(h);
-	assert_int_equal(vcp_topology_from_nodeinfo(1, 2, 1024, 1, &h), 0);
-	assert_int_equal(h->n_cpus, 2048);
+}
+
+/* Hosts past 2,048 CPUs load, up to libvirt's own 16,384; past that the
+ * limit is said by name. */
+static void test_nodeinfo_wide(void **state)
+{
+	struct vcp_host *h = NULL;
+	char *err = NULL;
+
+	assert_int_equal(vcp_topology_from_nodeinfo(1, 2, 1025, 1, &h, &err),
+			 0);
+	assert_int_equal(h->n_cpus, 2050);
+	assert_int_equal(h->max_cpus, 2050);
+	check_pkg(h, 1, 1, 0, "1025-2049", 1025, 1025);
 	vcp_host_free(h);
+	h = NULL;
+	assert_int_equal(vcp_topology_from_nodeinfo(2, 1, 2048, 2, &h, &err),
+			 0);
+	assert_int_equal(h->n_cpus, 8192);
+	assert_int_equal(h->n_packages, 2);
+	assert_int_equal(h->threads_per_core, 2);
+	check_pkg(h, 1, 1, 1, "2048-4095,6144-8191", 2048, 4096);
+	check_cpu(h, 8191, 1, 2047, 1);
+	vcp_host_free(h);
+	h = NULL;
+	assert_int_equal(vcp_topology_from_nodeinfo(2, 1, 8192, 1, &h, &err),
+			 0);
+	assert_int_equal(h->n_cpus, 16384);
+	assert_int_equal(h->too_wide, 0);
+	assert_int_equal(vcp_host_fits(h, &err), 0);
+	vcp_host_free(h);
+	h = NULL;
+	assert_null(err);
+	/* wider: the CPUs below the limit, enough to restore pins; anything
+	 * else asks vcp_host_fits, which names the limit */
+	assert_int_equal(vcp_topology_from_nodeinfo(2, 1, 8193, 1, &h, &err),
+			 0);
+	assert_int_equal(h->n_cpus, 16384);
+	assert_int_equal(h->max_cpus, 16386);
+	assert_int_equal(h->too_wide, 16386);
+	check_pkg(h, 1, 1, 1, "8193-16383", 8191, 8191);
+	assert_int_equal(vcp_host_fits(h, &err), -E2BIG);
+	assert_string_equal(
+		err, "host has 16386 CPUs; vcpack supports at most 16384");
+	free(err);
+	err = NULL;
+	vcp_host_free(h);
+	h = NULL;
+	/* past 2^20 CPUs not even that */
+	assert_int_equal(vcp_topology_from_nodeinfo(65536, 65536, 65536, 1, &h,
+						    &err),
+			 -E2BIG);
+	assert_string_equal(
+		err,
+		"host has 281474976710656 CPUs; vcpack supports at most 16384");
+	free(err);
+	err = NULL;
+	/* 2^64: no overflow to a small count */
+	assert_int_equal(vcp_topology_from_nodeinfo(65536, 65536, 65536, 65536,
+						    &h, &err),
+			 -E2BIG);
+	free(err);
+	assert_null(h);
+}
+
+static void test_caps_wide(void **state)
+{
+	struct vcp_host *h = NULL;
+	char *err = NULL;
+
+	assert_int_equal(
+		vcp_topology_from_caps(
+			CELL("'0'",
+			     "<cpu id='0' socket_id='0' core_id='0'/><cpu id='8191' socket_id='1' core_id='0'/>"),
+			&h, &err),
+		0);
+	assert_int_equal(h->n_cpus, 2);
+	assert_int_equal(h->max_cpus, 8192);
+	check_pkg(h, 1, 1, 0, "8191", 1, 1);
+	assert_int_equal(vcp_host_fits(h, &err), 0);
+	vcp_host_free(h);
+	h = NULL;
+	assert_int_equal(
+		vcp_topology_from_caps(
+			CELL("'0'",
+			     "<cpu id='0' socket_id='0' core_id='0'/><cpu id='16399' socket_id='1' core_id='0'/>"),
+			&h, &err),
+		0);
+	assert_int_equal(h->n_cpus, 1);
+	assert_int_equal(h->max_cpus, 16400);
+	assert_int_equal(vcp_host_fits(h, &err), -E2BIG);
+	assert_string_equal(
+		err, "host has 16400 CPUs; vcpack supports at most 16384");
+	free(err);
+	err = NULL;
+	vcp_host_free(h);
+	h = NULL;
+	assert_int_equal(
+		vcp_topology_from_caps(
+			CELL("'0'",
+			     "<cpu id='0' socket_id='0' core_id='0'/><cpu id='1048576' socket_id='1' core_id='0'/>"),
+			&h, &err),
+		-E2BIG);
+	assert_null(h);
+	assert_string_equal(
+		err, "host has 1048577 CPUs; vcpack supports at most 16384");
+	free(err);
 }
 
 /* ---- sysfs ---- */
@@ -388,6 +493,20 @@ static void test_sysfs_two_node(void **state)
 	vcp_host_free(h);
 }
 
+/* A node's cpulist as long as a 16,384-CPU host's is read whole: the
+ * CPUs at its end are on that node. */
+static void test_sysfs_wide_node_list(void **state)
+{
+	struct vcp_host *h = sysfs_case("wide-node-list");
+
+	assert_int_equal(h->n_cpus, 8);
+	check_pkg(h, 1, 1, 1, "2-3,6-7", 2, 4);
+	check_cpu(h, 2, 1, 0, 1);
+	check_cpu(h, 7, 1, 1, 1);
+	check_cpu(h, 4, 0, 0, 0);
+	vcp_host_free(h);
+}
+
 static void sysfs_error(const char *name, int code, const char *msg)
 {
 	char root[512], want[1024];
@@ -426,11 +545,14 @@ int main(void)
 		cmocka_unit_test(test_nodeinfo_smt),
 		cmocka_unit_test(test_nodeinfo_nodes),
 		cmocka_unit_test(test_nodeinfo_bad),
+		cmocka_unit_test(test_nodeinfo_wide),
+		cmocka_unit_test(test_caps_wide),
 		cmocka_unit_test(test_sysfs_one_pkg),
 		cmocka_unit_test(test_sysfs_two_pkg_smt),
 		cmocka_unit_test(test_sysfs_offline),
 		cmocka_unit_test(test_sysfs_four_pkg),
 		cmocka_unit_test(test_sysfs_two_node),
+		cmocka_unit_test(test_sysfs_wide_node_list),
 		cmocka_unit_test(test_sysfs_errors),
 	};
 

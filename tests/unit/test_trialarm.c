@@ -173,7 +173,9 @@ static void test_from_plan(void **state)
 	vcp_arm_state_clear(&s);
 	assert_int_equal(vcp_arm_from_plan(plan, w.vms, w.n_vms, 0, &s), 0);
 	assert_int_equal(s.level, 2);
-	assert_true(vcp_cpuset_equal(&s.vms[0].vcpu_pins[0], &(struct vcp_cpuset){ { 0xf } }));
+	assert_true(vcp_cpuset_equal(&s.vms[0].vcpu_pins[0],
+				     &(struct vcp_cpuset){ .nw = 1,
+							   .w = { 0xf } }));
 	assert_true(s.vms[2].leave);	/* unmanaged in the plan */
 	vcp_arm_state_clear(&s);
 	assert_int_equal(vcp_arm_from_plan(plan, w.vms, w.n_vms, -1, &s), 0);

@@ -15,21 +15,39 @@ void vcp_cpuset_zero(struct vcp_cpuset *s)
 	memset(s, 0, sizeof(*s));
 }
 
+void vcp_cpuset_copy(struct vcp_cpuset *dst, const struct vcp_cpuset *src)
+{
+	if (dst->nw > src->nw)
+		memset(&dst->w[src->nw], 0,
+		       (dst->nw - src->nw) * sizeof(dst->w[0]));
+	memcpy(dst->w, src->w, src->nw * sizeof(dst->w[0]));
+	dst->nw = src->nw;
+}
+
+static unsigned int max_nw(const struct vcp_cpuset *a,
+			   const struct vcp_cpuset *b)
+{
+	return a->nw > b->nw ? a->nw : b->nw;
+}
+
 void vcp_cpuset_set(struct vcp_cpuset *s, unsigned int cpu)
 {
-	if (cpu < VCP_MAX_CPUS)
-		s->w[cpu / 64] |= UINT64_C(1) << (cpu % 64);
+	if (cpu >= VCP_MAX_CPUS)
+		return;
+	s->w[cpu / 64] |= UINT64_C(1) << (cpu % 64);
+	if (cpu / 64 >= s->nw)
+		s->nw = cpu / 64 + 1;
 }
 
 void vcp_cpuset_clear(struct vcp_cpuset *s, unsigned int cpu)
 {
-	if (cpu < VCP_MAX_CPUS)
+	if (cpu / 64 < s->nw)
 		s->w[cpu / 64] &= ~(UINT64_C(1) << (cpu % 64));
 }
 
 bool vcp_cpuset_test(const struct vcp_cpuset *s, unsigned int cpu)
 {
-	if (cpu >= VCP_MAX_CPUS)
+	if (cpu / 64 >= s->nw)
 		return false;
 	return s->w[cpu / 64] & (UINT64_C(1) << (cpu % 64));
 }
@@ -38,14 +56,14 @@ unsigned int vcp_cpuset_count(const struct vcp_cpuset *s)
 {
 	unsigned int n = 0;
 
-	for (size_t i = 0; i < VCP_CPUSET_WORDS; i++)
+	for (size_t i = 0; i < s->nw; i++)
 		n += (unsigned int)__builtin_popcountll(s->w[i]);
 	return n;
 }
 
 bool vcp_cpuset_empty(const struct vcp_cpuset *s)
 {
-	for (size_t i = 0; i < VCP_CPUSET_WORDS; i++)
+	for (size_t i = 0; i < s->nw; i++)
 		if (s->w[i])
 			return false;
 	return true;
@@ -53,13 +71,16 @@ bool vcp_cpuset_empty(const struct vcp_cpuset *s)
 
 bool vcp_cpuset_equal(const struct vcp_cpuset *a, const struct vcp_cpuset *b)
 {
-	return memcmp(a, b, sizeof(*a)) == 0;
+	for (size_t i = 0; i < max_nw(a, b); i++)
+		if (a->w[i] != b->w[i])
+			return false;
+	return true;
 }
 
 bool vcp_cpuset_subset(const struct vcp_cpuset *sub,
 		       const struct vcp_cpuset *super)
 {
-	for (size_t i = 0; i < VCP_CPUSET_WORDS; i++)
+	for (size_t i = 0; i < sub->nw; i++)
 		if (sub->w[i] & ~super->w[i])
 			return false;
 	return true;
@@ -68,7 +89,7 @@ bool vcp_cpuset_subset(const struct vcp_cpuset *sub,
 bool vcp_cpuset_intersects(const struct vcp_cpuset *a,
 			   const struct vcp_cpuset *b)
 {
-	for (size_t i = 0; i < VCP_CPUSET_WORDS; i++)
+	for (size_t i = 0; i < a->nw && i < b->nw; i++)
 		if (a->w[i] & b->w[i])
 			return true;
 	return false;
@@ -76,25 +97,26 @@ bool vcp_cpuset_intersects(const struct vcp_cpuset *a,
 
 void vcp_cpuset_or(struct vcp_cpuset *dst, const struct vcp_cpuset *src)
 {
-	for (size_t i = 0; i < VCP_CPUSET_WORDS; i++)
+	for (size_t i = 0; i < src->nw; i++)
 		dst->w[i] |= src->w[i];
+	dst->nw = max_nw(dst, src);
 }
 
 void vcp_cpuset_and(struct vcp_cpuset *dst, const struct vcp_cpuset *src)
 {
-	for (size_t i = 0; i < VCP_CPUSET_WORDS; i++)
+	for (size_t i = 0; i < dst->nw; i++)
 		dst->w[i] &= src->w[i];
 }
 
 void vcp_cpuset_andnot(struct vcp_cpuset *dst, const struct vcp_cpuset *src)
 {
-	for (size_t i = 0; i < VCP_CPUSET_WORDS; i++)
+	for (size_t i = 0; i < dst->nw && i < src->nw; i++)
 		dst->w[i] &= ~src->w[i];
 }
 
 int vcp_cpuset_next(const struct vcp_cpuset *s, unsigned int from)
 {
-	for (size_t i = from / 64; i < VCP_CPUSET_WORDS; i++) {
+	for (size_t i = from / 64; i < s->nw; i++) {
 		uint64_t w = s->w[i];
 
 		if (i == from / 64)
@@ -107,7 +129,7 @@ int vcp_cpuset_next(const struct vcp_cpuset *s, unsigned int from)
 
 int vcp_cpuset_last(const struct vcp_cpuset *s)
 {
-	for (size_t i = VCP_CPUSET_WORDS; i-- > 0;)
+	for (size_t i = s->nw; i-- > 0;)
 		if (s->w[i])
 			return (int)(i * 64 + 63 - (size_t)__builtin_clzll(s->w[i]));
 	return -1;
@@ -199,6 +221,20 @@ int vcp_cpuset_format(const struct vcp_cpuset *s, char *buf, size_t len)
 		cpu = vcp_cpuset_next(s, (unsigned int)end + 1);
 	}
 	return 0;
+}
+
+char *vcp_cpuset_format_alloc(const struct vcp_cpuset *s)
+{
+	/* each CPU's number (at most as wide as the highest) and a comma */
+	int width = snprintf(NULL, 0, "%d,", VCP_MAX_CPUS - 1);
+	size_t len = (size_t)vcp_cpuset_count(s) * (size_t)width + 1;
+	char *buf = malloc(len);
+
+	if (buf && vcp_cpuset_format(s, buf, len) < 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
 }
 
 void vcp_cpuset_from_map(struct vcp_cpuset *s, const unsigned char *map,

@@ -2,8 +2,12 @@
 /*
  * cpuset.h - fixed-size CPU bitmaps and the kernel's cpu-list syntax.
  *
- * A struct vcp_cpuset is plain data (no allocation), so it can be copied,
- * compared with memcmp() and embedded in the planner's model.
+ * A struct vcp_cpuset is plain data (no allocation), so it can be copied
+ * and embedded in the planner's model; compare sets with
+ * vcp_cpuset_equal(), not memcmp(). It holds CPUs 0 to VCP_MAX_CPUS - 1:
+ * 16,384, libvirt's own limit (a domain's cpumask, the cpumaps its RPC
+ * carries). Operations cost the words up to the highest CPU a set has
+ * held (nw), so a small host's sets stay as fast as they were.
  */
 #ifndef VCP_CPUSET_H
 #define VCP_CPUSET_H
@@ -12,14 +16,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define VCP_MAX_CPUS 2048
+#define VCP_MAX_CPUS 16384
 #define VCP_CPUSET_WORDS (VCP_MAX_CPUS / 64)
 
 struct vcp_cpuset {
+	unsigned int nw; /* words past w[nw - 1] are all zero */
 	uint64_t w[VCP_CPUSET_WORDS];
 };
 
 void vcp_cpuset_zero(struct vcp_cpuset *s);
+/* *dst = *src for a @dst already a set (zeroed or calloc'd): copies only
+ * the words either has used, where hot loops copy many sets. */
+void vcp_cpuset_copy(struct vcp_cpuset *dst, const struct vcp_cpuset *src);
 void vcp_cpuset_set(struct vcp_cpuset *s, unsigned int cpu);
 void vcp_cpuset_clear(struct vcp_cpuset *s, unsigned int cpu);
 bool vcp_cpuset_test(const struct vcp_cpuset *s, unsigned int cpu);
@@ -51,6 +59,13 @@ int vcp_cpuset_parse(const char *str, struct vcp_cpuset *ret);
  * Returns 0 or -ENOBUFS if it did not fit.
  */
 int vcp_cpuset_format(const struct vcp_cpuset *s, char *buf, size_t len);
+/* Bytes that hold any cpulist of VCP_MAX_CPUS CPUs, a newline and the
+ * NUL (every other CPU of 16,384 is 43,596 characters): a file line that
+ * fills a buffer this long is no cpulist. */
+#define VCP_CPULIST_MAX ((size_t)VCP_MAX_CPUS * 6 + 2)
+/* The cpulist in a malloc'd string of its own length; NULL when out of
+ * memory. */
+char *vcp_cpuset_format_alloc(const struct vcp_cpuset *s);
 
 /* libvirt's cpumap bytes (bit i of byte i/8 is CPU i) to and from a set. */
 void vcp_cpuset_from_map(struct vcp_cpuset *s, const unsigned char *map,

@@ -87,6 +87,10 @@ struct vcp_host {
 	/* The highest CPU number the host has (online or not) plus one:
 	 * the length libvirt's cpumaps need. */
 	unsigned int max_cpus;
+	/* 0, or how many CPUs a host wider than VCP_MAX_CPUS has: then cpus[]
+	 * holds only those numbered below VCP_MAX_CPUS (all libvirt pins
+	 * to), enough to restore pins and nothing else (vcp_host_fits). */
+	unsigned long long too_wide;
 	enum vcp_mode mode;
 };
 

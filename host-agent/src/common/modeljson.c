@@ -137,7 +137,7 @@ static int compact_cpus(const struct compact *k, struct vcp_host *h)
 static int host_compact(struct json_object *o, struct vcp_host *h,
 			char **err)
 {
-	struct compact k = { 0, 0, 1, 1, { { 0 } } };
+	struct compact k = { 0, 0, 1, 1, { 0 } };
 	int r = 0;
 
 	json_object_object_foreach(o, key, v) {
@@ -483,11 +483,11 @@ static const char *const placement_names[] = {
 
 static struct json_object *cpulist_json(const struct vcp_cpuset *s)
 {
-	char buf[8192];
+	char *text = vcp_cpuset_format_alloc(s);
+	struct json_object *o = text ? json_object_new_string(text) : NULL;
 
-	if (vcp_cpuset_format(s, buf, sizeof(buf)) < 0)
-		return NULL;
-	return json_object_new_string(buf);
+	free(text);
+	return o;
 }
 
 static struct json_object *pkg_json(const struct vcp_plan *plan,

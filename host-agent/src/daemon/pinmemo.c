@@ -56,32 +56,38 @@ static struct memo *find(const struct vcp_pin_memo *m, const char *name)
 	return NULL;
 }
 
-/* "0-3;0-3|0-7": @pins (n_vcpus sets) and @emu as one string. */
+/* "0-3;0-3|0-7": @pins (n_vcpus sets) and @emu as one string, each list
+ * whole however long (two pinnings differ in their key). */
 static char *key_of(const struct vcp_cpuset *pins, unsigned int n_vcpus,
 		    const struct vcp_cpuset *emu)
 {
 	size_t cap = 64, len = 0;
-	char *s = malloc(cap), buf[8192];
+	char *s = malloc(cap);
 
 	for (unsigned int i = 0; s && i <= n_vcpus; i++) {
 		const struct vcp_cpuset *set = i < n_vcpus ? &pins[i] : emu;
-		size_t l;
+		char *text = vcp_cpuset_format_alloc(set);
+		size_t l = text ? strlen(text) + 2 : 0;
 
-		if (vcp_cpuset_format(set, buf, sizeof(buf)) < 0)
-			buf[0] = '\0';
-		l = strlen(buf) + 2;
-		if (len + l >= cap) {
+		if (text && len + l >= cap) {
 			char *t = realloc(s, cap = 2 * (len + l));
 
 			if (!t) {
+				free(text);
 				free(s);
 				return NULL;
 			}
 			s = t;
 		}
-		len += (size_t)snprintf(s + len, cap - len, "%s%s", buf,
+		if (!text) {
+			free(s);
+			return NULL;
+		}
+		len += (size_t)snprintf(s + len, cap - len, "%s%s", text,
 					i + 1 < n_vcpus ? ";" :
-					i < n_vcpus ? "|" : "");
+					i < n_vcpus	? "|" :
+							  "");
+		free(text);
 	}
 	return s;
 }

@@ -422,20 +422,24 @@ int vcp_irq_list(const char *root, struct vcp_irq **ret, size_t *ret_n)
 
 /* ---- what vcpack changed ---- */
 
+/* "IRQ ORIG SET": the lists as long as they are. */
 static int parse_saved_line(char *line, struct vcp_irq_saved *s)
 {
-	char orig[4096], set[4096];
+	char *orig = NULL, *set = NULL;
 	unsigned int irq;
-	int n = 0;
+	int n = 0, r = 0;
 
-	if (sscanf(line, "%u %4095s %4095s %n", &irq, orig, set, &n) != 3 ||
+	if (sscanf(line, "%u %ms %ms %n", &irq, &orig, &set, &n) != 3 ||
 	    line[n] != '\0')
-		return -EBADMSG;
-	s->irq = irq;
-	if (vcp_cpuset_parse(orig, &s->orig) < 0 ||
-	    vcp_cpuset_parse(set, &s->set) < 0)
-		return -EBADMSG;
-	return 0;
+		r = -EBADMSG;
+	if (r == 0 && (vcp_cpuset_parse(orig, &s->orig) < 0 ||
+		       vcp_cpuset_parse(set, &s->set) < 0))
+		r = -EBADMSG;
+	if (r == 0)
+		s->irq = irq;
+	free(orig);
+	free(set);
+	return r;
 }
 
 int vcp_irq_saved_parse(const char *text, struct vcp_irq_saved **ret,
@@ -495,15 +499,20 @@ int vcp_irq_saved_load(const char *root, struct vcp_irq_saved **ret,
 
 static int write_saved(FILE *f, const struct vcp_irq_saved *s, size_t n)
 {
-	char a[4096], b[4096];
+	int r = 0;
 
-	for (size_t i = 0; i < n; i++) {
-		if (vcp_cpuset_format(&s[i].orig, a, sizeof(a)) < 0 ||
-		    vcp_cpuset_format(&s[i].set, b, sizeof(b)) < 0)
-			return -ENOBUFS;
-		fprintf(f, "%u %s %s\n", s[i].irq, a, b);
+	for (size_t i = 0; r == 0 && i < n; i++) {
+		char *a = vcp_cpuset_format_alloc(&s[i].orig);
+		char *b = vcp_cpuset_format_alloc(&s[i].set);
+
+		if (a && b)
+			fprintf(f, "%u %s %s\n", s[i].irq, a, b);
+		else
+			r = -ENOMEM;
+		free(a);
+		free(b);
 	}
-	return 0;
+	return r;
 }
 
 int vcp_irq_saved_store(const char *root, const struct vcp_irq_saved *s,

@@ -942,20 +942,25 @@ static bool on_procfs(const char *path)
 int vcp_kernel_set_irq_affinity(const char *root, unsigned int irq,
 				const struct vcp_cpuset *cpus)
 {
-	char rel[64], *dir, *path = NULL, *marker = NULL, cur[8192], want[8192];
+	char rel[64], *dir, *path = NULL, *marker = NULL, *cur, *want;
 	struct vcp_cpuset now;
 	int r;
 
 	if (!root || !*root || vcp_cpuset_empty(cpus))
 		return -EINVAL;
-	if (vcp_cpuset_format(cpus, want, sizeof(want) - 1) < 0)
-		return -EINVAL;
+	/* any list whole: a 16,384-CPU host's run to 43,596 characters */
+	want = malloc(VCP_CPULIST_MAX);
+	cur = malloc(VCP_CPULIST_MAX);
+	if (!want || !cur ||
+	    vcp_cpuset_format(cpus, want, VCP_CPULIST_MAX - 1) < 0) {
+		free(want);
+		free(cur);
+		return -ENOMEM;
+	}
 	snprintf(rel, sizeof(rel), "/proc/irq/%u", irq);
 	dir = join(root, rel);
-	if (!dir)
-		return -ENOMEM;
-	path = join(dir, "smp_affinity_list");
-	marker = join(dir, "vcp-managed");
+	path = dir ? join(dir, "smp_affinity_list") : NULL;
+	marker = dir ? join(dir, "vcp-managed") : NULL;
 	r = path && marker ? 0 : -ENOMEM;
 	if (r == 0)
 		r = vcp_read_line(path, cur, sizeof(cur));
@@ -972,5 +977,7 @@ out:
 	free(marker);
 	free(path);
 	free(dir);
+	free(cur);
+	free(want);
 	return r;
 }

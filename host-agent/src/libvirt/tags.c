@@ -726,8 +726,11 @@ char *vcp_saved_pins_format(const struct vcp_saved_pins *s)
 	if (fclose(f) != 0)
 		r = -EIO;
 	free(buf);
+	if (r == 0 && len > VCP_STATE_MAX_BYTES)
+		r = -EFBIG; /* restore could not read it back */
 	if (r < 0) {
 		free(out);
+		errno = -r;
 		return NULL;
 	}
 	return out;

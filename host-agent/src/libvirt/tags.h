@@ -56,7 +56,10 @@ char *vcp_tag_format(const struct vcp_tag *tag);
 
 #define VCP_STATE_NS "urn:vcpack:state:1"
 #define VCP_STATE_KEY "vcpack-state"
-#define VCP_STATE_MAX_BYTES (VCP_TAG_MAX_BYTES * 16)
+/* A record's pins may be as long as a 16,384-CPU host's cpulists (43,596
+ * bytes each): a MiB holds 24 such; a larger record is neither written
+ * nor read. */
+#define VCP_STATE_MAX_BYTES (1u << 20)
 
 struct vcp_saved_pins {
 	unsigned int n_vcpus;
@@ -82,7 +85,8 @@ void vcp_saved_pins_clear(struct vcp_saved_pins *s);
  */
 int vcp_saved_pins_parse(const char *xml, struct vcp_saved_pins *ret,
 			 char **ret_err);
-/* The element text for virDomainSetMetadata; malloc'd, NULL on failure. */
+/* The element text for virDomainSetMetadata; malloc'd, NULL on failure
+ * (errno EFBIG: over VCP_STATE_MAX_BYTES, which the parser would refuse). */
 char *vcp_saved_pins_format(const struct vcp_saved_pins *s);
 /*
  * Can @s be restored exactly on @vm and @host? One set per vCPU of the

@@ -281,7 +281,7 @@ int vcp_virt_host(struct vcp_virt *v, struct vcp_host **ret, char **ret_err)
 	if (virNodeGetInfo(v->conn, &info) < 0)
 		return fail(ret_err, "Failed to read node info of '%s'", v->uri);
 	return vcp_topology_from_nodeinfo(info.nodes, info.sockets, info.cores,
-					  info.threads, ret);
+					  info.threads, ret, ret_err);
 }
 
 int vcp_virt_host_memory(struct vcp_virt *v, unsigned long long *ret_kib,
@@ -350,10 +350,21 @@ static unsigned int live_only(const struct vcp_virt *v, bool vcpu_pin)
 	return VIR_DOMAIN_AFFECT_LIVE;
 }
 
+/*
+ * The bytes of a cpumap for a host of @max_cpus: no more than a set holds
+ * (VCP_MAX_CPUS, libvirt's own limit, whose RPC carries 2,048 bytes a
+ * cpumap), so a wider host's pins are read and written too.
+ */
+static int cpumap_len(unsigned int max_cpus)
+{
+	return VIR_CPU_MAPLEN(
+		(int)(max_cpus < VCP_MAX_CPUS ? max_cpus : VCP_MAX_CPUS));
+}
+
 static int read_pins(virDomainPtr dom, struct vcp_vm *vm, unsigned int maxcpus,
 		     char **ret_err)
 {
-	int maplen = VIR_CPU_MAPLEN((int)maxcpus);
+	int maplen = cpumap_len(maxcpus);
 	unsigned char *maps = calloc(vm->n_vcpus ? vm->n_vcpus : 1,
 				     (size_t)maplen);
 	int n;
@@ -925,7 +936,7 @@ static int pin(struct vcp_virt *v, const char *name, int vcpu,
 	       const struct vcp_cpuset *set, unsigned int max_cpus,
 	       char **ret_err)
 {
-	int maplen = VIR_CPU_MAPLEN((int)max_cpus);
+	int maplen = cpumap_len(max_cpus);
 	unsigned char *map = calloc(1, (size_t)maplen);
 	virDomainPtr d;
 	int r = 0;
@@ -1087,6 +1098,11 @@ int vcp_virt_set_saved(struct vcp_virt *v, const char *name,
 	char *xml = vcp_saved_pins_format(s);
 	int r;
 
+	if (!xml && errno == EFBIG)
+		return set_err(
+			ret_err, -EFBIG,
+			"The original pins of '%s' would take a record over the %u bytes vcpack reads back; left as it is",
+			name, VCP_STATE_MAX_BYTES);
 	if (!xml)
 		return -ENOMEM;
 	r = set_meta(v, name, xml, VCP_STATE_KEY, VCP_STATE_NS, false, ret_err);

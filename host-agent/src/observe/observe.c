@@ -13,6 +13,7 @@
 
 #include "demand.h"
 #include "kernel.h"
+#include "topology.h"
 
 void vcp_world_clear(struct vcp_world *w)
 {
@@ -70,16 +71,20 @@ static void read_classes(const struct vcp_kernel *k, struct vcp_world *w)
 	}
 }
 
-int vcp_observe(struct vcp_virt *v, const struct vcp_kernel *k,
-		enum vcp_mode mode, unsigned int sample_ms,
-		struct vcp_world *ret, char **ret_err)
+static int observe(struct vcp_virt *v, const struct vcp_kernel *k,
+		   enum vcp_mode mode, unsigned int sample_ms, bool any_width,
+		   struct vcp_world *ret, char **ret_err)
 {
 	struct vcp_world w = { .cur_level = -1 };
 	int r;
 
 	r = vcp_virt_host(v, &w.host, ret_err);
-	if (r < 0)
+	if (r == 0 && !any_width)
+		r = vcp_host_fits(w.host, ret_err);
+	if (r < 0) {
+		vcp_world_clear(&w);
 		return r;
+	}
 	w.host->mode = mode;
 	r = vcp_virt_list_vms(v, w.host, &w.vms, &w.n_vms, &w.issues,
 			      &w.n_issues, ret_err);
@@ -96,4 +101,18 @@ int vcp_observe(struct vcp_virt *v, const struct vcp_kernel *k,
 	}
 	*ret = w;
 	return 0;
+}
+
+int vcp_observe(struct vcp_virt *v, const struct vcp_kernel *k,
+		enum vcp_mode mode, unsigned int sample_ms,
+		struct vcp_world *ret, char **ret_err)
+{
+	return observe(v, k, mode, sample_ms, false, ret, ret_err);
+}
+
+int vcp_observe_to_restore(struct vcp_virt *v, const struct vcp_kernel *k,
+			   enum vcp_mode mode, struct vcp_world *ret,
+			   char **ret_err)
+{
+	return observe(v, k, mode, 0, true, ret, ret_err);
 }

@@ -36,5 +36,13 @@ void vcp_world_clear(struct vcp_world *w);
 int vcp_observe(struct vcp_virt *v, const struct vcp_kernel *k,
 		enum vcp_mode mode, unsigned int sample_ms,
 		struct vcp_world *ret, char **ret_err);
+/*
+ * vcp_observe refuses a host wider than VCP_MAX_CPUS (-E2BIG, naming
+ * the limit); this one, for putting VMs back, takes it with the CPUs
+ * below the limit (host->too_wide set), which is all libvirt pins to.
+ */
+int vcp_observe_to_restore(struct vcp_virt *v, const struct vcp_kernel *k,
+			   enum vcp_mode mode, struct vcp_world *ret,
+			   char **ret_err);
 
 #endif

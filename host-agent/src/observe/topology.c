@@ -77,6 +77,19 @@ static int finish(struct vcp_host *h, const char *src, struct vcp_host **ret,
 	return 0;
 }
 
+/* The one limit left, said by name. */
+static int too_many_cpus(char **ret_err, unsigned long long n)
+{
+	return vcp_err(ret_err, -E2BIG,
+		       "host has %llu CPUs; vcpack supports at most %d", n,
+		       VCP_MAX_CPUS);
+}
+
+int vcp_host_fits(const struct vcp_host *h, char **ret_err)
+{
+	return h->too_wide ? too_many_cpus(ret_err, h->too_wide) : 0;
+}
+
 /* ---- libvirt capabilities XML ---- */
 
 static int cmp_str(const void *a, const void *b)
@@ -143,11 +156,13 @@ static int caps_cpu(xmlNodePtr n, int node, struct vcp_host *h,
 	int id, r;
 
 	r = int_attr(n, "id", &id);
-	if (r < 0 || id < 0 || id >= VCP_MAX_CPUS)
+	if (r < 0 || id < 0)
 		return vcp_err(ret_err, -EINVAL, "capabilities: cell %d has a cpu with a bad or missing id",
 			    node);
 	if ((unsigned int)id + 1 > h->max_cpus)
 		h->max_cpus = (unsigned int)id + 1;
+	if (id >= VCP_MAX_CPUS)
+		return 0; /* a too wide host: see vcp_host_fits */
 	r = int_attr(n, "socket_id", &c.package);
 	if (r == -ENOENT)
 		return 0;	/* listed without topology: offline */
@@ -173,6 +188,21 @@ static size_t caps_count_cpus(xmlNodePtr cells)
 	foreach_named(cell, cells, "cell")
 		foreach_named(cpu, child(cell, "cpus"), "cpu")
 			n++;
+	return n;
+}
+
+/* How many CPUs the cells' highest id says the host has. */
+static unsigned long long caps_width(xmlNodePtr cells)
+{
+	unsigned long long n = 0;
+	xmlNodePtr cell, cpu;
+	int id;
+
+	foreach_named(cell, cells, "cell")
+		foreach_named(cpu, child(cell, "cpus"), "cpu")
+			if (int_attr(cpu, "id", &id) == 0 && id >= 0 &&
+			    (unsigned long long)id + 1 > n)
+				n = (unsigned long long)id + 1;
 	return n;
 }
 
@@ -238,7 +268,14 @@ int vcp_topology_from_caps(const char *caps_xml, struct vcp_host **ret,
 		xmlFreeDoc(doc);
 		return -ENODATA;
 	}
+	if (caps_width(cells) > VCP_TOPOLOGY_MAX_WIDE) {
+		r = too_many_cpus(ret_err, caps_width(cells));
+		xmlFreeDoc(doc);
+		return r;
+	}
 	h = host_new(caps_count_cpus(cells));
+	if (h && caps_width(cells) > VCP_MAX_CPUS)
+		h->too_wide = caps_width(cells);
 	r = h ? caps_cells(cells, h, ret_err) : -ENOMEM;
 	xmlFreeDoc(doc);
 	if (r == 0 && !h->n_cpus)
@@ -329,24 +366,28 @@ int vcp_caps_host_cpu(const char *caps_xml, char **ret_xml, char **ret_key,
 
 int vcp_topology_from_nodeinfo(unsigned int nodes, unsigned int sockets,
 			       unsigned int cores, unsigned int threads,
-			       struct vcp_host **ret)
+			       struct vcp_host **ret, char **ret_err)
 {
 	unsigned long long pkgs, total;
 	struct vcp_host *h;
 
-	if (!nodes || !sockets || !cores || !threads || nodes > VCP_MAX_CPUS ||
-	    sockets > VCP_MAX_CPUS || cores > VCP_MAX_CPUS ||
-	    threads > VCP_MAX_CPUS)
+	if (!nodes || !sockets || !cores || !threads)
 		return -EINVAL;
 	pkgs = (unsigned long long)nodes * sockets;
-	total = pkgs * cores * threads;	/* < 2^44: no overflow */
-	if (total > VCP_MAX_CPUS)
-		return -EINVAL;
-	h = host_new((size_t)total);
+	if (__builtin_mul_overflow(pkgs, (unsigned long long)cores, &total) ||
+	    __builtin_mul_overflow(total, (unsigned long long)threads, &total))
+		total = ULLONG_MAX;
+	if (total > VCP_TOPOLOGY_MAX_WIDE)
+		return too_many_cpus(ret_err, total);
+	h = host_new(total > VCP_MAX_CPUS ? VCP_MAX_CPUS : (size_t)total);
 	if (!h)
 		return -ENOMEM;
+	if (total > VCP_MAX_CPUS) {
+		h->too_wide = total;
+		h->max_cpus = (unsigned int)total;
+	}
 	/* Linux x86: thread 0 of every core of every package, then 1, ... */
-	for (unsigned int id = 0; id < total; id++) {
+	for (unsigned int id = 0; id < total && id < VCP_MAX_CPUS; id++) {
 		unsigned int rem = id % (unsigned int)(pkgs * cores);
 		struct vcp_cpu *cpu = &h->cpus[h->n_cpus++];
 
@@ -355,7 +396,7 @@ int vcp_topology_from_nodeinfo(unsigned int nodes, unsigned int sockets,
 		cpu->core = (int)(rem % cores);
 		cpu->node = (int)(rem / cores / sockets);
 	}
-	return finish(h, "node info", ret, NULL);
+	return finish(h, "node info", ret, ret_err);
 }
 
 /* ---- sysfs ---- */
@@ -382,17 +423,28 @@ static int sysfs_fail(char **ret_err, int r, const char *root,
 static int sysfs_cpuset(const char *root, const char *rel, bool required,
 			struct vcp_cpuset *ret, char **ret_err)
 {
-	char buf[4096];
-	int r = read_line(root, rel, buf, sizeof(buf));
+	char *buf = malloc(VCP_CPULIST_MAX);
+	int r = buf ? read_line(root, rel, buf, VCP_CPULIST_MAX) : -ENOMEM;
 
 	if (r == -ENOENT && !required)
-		return -ENOENT;
-	if (r < 0)
-		return sysfs_fail(ret_err, r, root, rel);
-	if (vcp_cpuset_parse(buf, ret) < 0)
-		return vcp_err(ret_err, -EINVAL, "'%s/%s' is not a cpu list: '%s'",
-			    root, rel, buf);
-	return 0;
+		r = -ENOENT;
+	else if (r < 0)
+		r = sysfs_fail(ret_err, r, root, rel);
+	else if (strlen(buf) >= VCP_CPULIST_MAX - 2)
+		r = vcp_err(ret_err, -EINVAL,
+			    "'%s/%s' is longer than any cpu list of %d CPUs",
+			    root, rel, VCP_MAX_CPUS);
+	else if ((r = vcp_cpuset_parse(buf, ret)) == -ERANGE)
+		r = vcp_err(
+			ret_err, -E2BIG,
+			"'%s/%s' lists a CPU past the %d vcpack supports: '%.200s'",
+			root, rel, VCP_MAX_CPUS, buf);
+	else if (r < 0)
+		r = vcp_err(ret_err, -EINVAL,
+			    "'%s/%s' is not a cpu list: '%.200s'", root, rel,
+			    buf);
+	free(buf);
+	return r;
 }
 
 /* An integer topology file of CPU @cpu; -ENOENT only when optional. */

@@ -23,14 +23,25 @@
 int vcp_topology_from_caps(const char *caps_xml, struct vcp_host **ret,
 			   char **ret_err);
 /*
+ * A host wider than VCP_MAX_CPUS (up to VCP_TOPOLOGY_MAX_WIDE CPUs) loads
+ * from capabilities or node info with only its CPUs below VCP_MAX_CPUS
+ * and host->too_wide set: enough to restore a VM's recorded pins (libvirt
+ * pins to no CPU past 16,383). Everything else asks first: 0, or -E2BIG
+ * with "host has N CPUs; vcpack supports at most 16384".
+ */
+#define VCP_TOPOLOGY_MAX_WIDE (1u << 20)
+int vcp_host_fits(const struct vcp_host *h, char **ret_err);
+/*
  * virNodeGetInfo's fields: @nodes, @sockets per node, @cores per socket,
  * @threads per core. CPUs are numbered as Linux enumerates x86: the first
  * thread of every core of every package, then the second threads, ...
- * 0, -EINVAL (a zero count, or more than VCP_MAX_CPUS CPUs) or -ENOMEM.
+ * 0, -EINVAL (a zero count), -E2BIG with a message (more than
+ * VCP_TOPOLOGY_MAX_WIDE CPUs: "host has N CPUs; vcpack supports at most
+ * M"; past VCP_MAX_CPUS see vcp_host_fits) or -ENOMEM.
  */
 int vcp_topology_from_nodeinfo(unsigned int nodes, unsigned int sockets,
 			       unsigned int cores, unsigned int threads,
-			       struct vcp_host **ret);
+			       struct vcp_host **ret, char **ret_err);
 /*
  * sysfs under @root ("/sys" in production): devices/system/cpu/online,
  * cpuN/topology/{physical_package_id,die_id,core_id} (die_id optional),

@@ -316,7 +316,7 @@ static int ctx_init(struct ctx *c)
 
 	for (size_t i = 0; i < c->n_vms; i++)
 		nv += c->vms[i].n_vcpus;
-	c->cpu_pkg = malloc(VCP_MAX_CPUS * sizeof(*c->cpu_pkg));
+	c->cpu_pkg = malloc(maxc * sizeof(*c->cpu_pkg)); /* ids < max_cpus */
 	c->cpu_core = calloc(maxc, sizeof(*c->cpu_core));
 	c->threads = calloc(h->n_cpus ? h->n_cpus : 1, sizeof(*c->threads));
 	c->cores = calloc(h->n_cpus ? h->n_cpus : 1, sizeof(*c->cores));
@@ -327,7 +327,7 @@ static int ctx_init(struct ctx *c)
 	if (!c->cpu_pkg || !c->cpu_core || !c->threads || !c->cores ||
 	    !c->pk || !c->it || !c->order || !c->vcpu_core)
 		return -ENOMEM;
-	for (size_t i = 0; i < VCP_MAX_CPUS; i++)
+	for (size_t i = 0; i < maxc; i++)
 		c->cpu_pkg[i] = -1;
 	for (size_t p = 0; p < h->n_packages; p++) {
 		const struct vcp_package *pkg = &h->packages[p];
@@ -997,8 +997,8 @@ static int resolve(struct ctx *c, int *ret_level, const char **ret_why)
 static void fill_all(struct vcp_vm_plan *vp, const struct vcp_cpuset *s)
 {
 	for (unsigned int i = 0; i < vp->n_vcpus; i++)
-		vp->vcpu_pins[i] = *s;
-	vp->emulator_pins = *s;
+		vcp_cpuset_copy(&vp->vcpu_pins[i], s);
+	vcp_cpuset_copy(&vp->emulator_pins, s);
 }
 
 static void out_spread(const struct ctx *c, const struct item *it,
@@ -1019,7 +1019,7 @@ static void out_spread(const struct ctx *c, const struct item *it,
 		vcp_cpuset_or(&vp->emulator_pins, &c->pk[co->pkg].shared);
 	}
 	if (vcp_cpuset_empty(&vp->emulator_pins))
-		vp->emulator_pins = own;
+		vcp_cpuset_copy(&vp->emulator_pins, &own);
 	vp->placement = VCP_PLACE_EXCLUSIVE;
 	vp->package = it->pkg;
 	vp->demand = it->n_vcpus;
@@ -1047,10 +1047,14 @@ static void out_vm(const struct ctx *c, const struct item *it,
 		vp->placement = VCP_PLACE_UNMANAGED;
 		vp->restore = c->hands_off && vm->managed && vm->has_saved;
 		for (unsigned int i = 0; vm->vcpu_pins && i < it->n_vcpus; i++)
-			vp->vcpu_pins[i] = vp->restore && vm->orig_pins ?
-					   vm->orig_pins[i] : vm->vcpu_pins[i];
-		vp->emulator_pins = vp->restore && vm->has_orig_emulator ?
-				    vm->orig_emulator : vm->emulator_pins;
+			vcp_cpuset_copy(&vp->vcpu_pins[i],
+					vp->restore && vm->orig_pins ?
+						&vm->orig_pins[i] :
+						&vm->vcpu_pins[i]);
+		vcp_cpuset_copy(&vp->emulator_pins,
+				vp->restore && vm->has_orig_emulator ?
+					&vm->orig_emulator :
+					&vm->emulator_pins);
 		vp->package = it->cur_pkg;
 		return;
 	case K_SPREAD:

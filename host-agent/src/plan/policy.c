@@ -501,7 +501,7 @@ struct json_object *vcp_policy_to_json(const struct vcp_policy *p)
 	struct json_object *o = json_object_new_object();
 	struct json_object *prio = json_object_new_object();
 	struct json_object *ws = json_object_new_array();
-	char buf[8192];
+	char *text;
 
 	for (int i = 0; i < VCP_PRIO__COUNT; i++)
 		json_object_object_add(prio, vcp_priority_name(i),
@@ -532,9 +532,12 @@ struct json_object *vcp_policy_to_json(const struct vcp_policy *p)
 			       vcp_json_double3(p->max_vcpu_delay));
 	json_object_object_add(o, "foreign_pins", json_object_new_string(
 			       p->respect_foreign_pins ? "respect" : "restate"));
-	if (vcp_cpuset_format(&p->reserved_cpus, buf, sizeof(buf)) == 0)
+	/* whole, however long (every other CPU of 16,384: 43,596 bytes) */
+	text = vcp_cpuset_format_alloc(&p->reserved_cpus);
+	if (text)
 		json_object_object_add(o, "reserved_cpus",
-				       json_object_new_string(buf));
+				       json_object_new_string(text));
+	free(text);
 	json_object_object_add(o, "irq_affinity", json_object_new_string(
 			       p->irq_affinity ? "on" : "off"));
 	json_object_object_add(o, "require_trial",

@@ -22,6 +22,7 @@
 #include "fold.h"
 #include "planner.h"
 #include "render.h"
+#include "topology.h"
 #include "virt.h"
 
 struct lopts {
@@ -84,6 +85,8 @@ static int gather(struct vcp_virt *v, const struct lopts *o,
 
 	if (o->active) {
 		r = vcp_virt_host(v, &host, &err);
+		if (r == 0)
+			r = vcp_host_fits(host, &err);
 		if (r == 0)
 			r = vcp_virt_list_vms(v, host, &run, &n_run, &is, &n_is,
 					      &err);

@@ -450,6 +450,22 @@ static int observe(struct ctx *c, struct vcp_world *w, unsigned int sample_ms,
 	return 0;
 }
 
+/* As observe(), also of a host wider than vcpack plans for. */
+static int observe_to_restore(struct ctx *c, struct vcp_world *w)
+{
+	char *err = NULL;
+	int r = vcp_observe_to_restore(c->v, c->k, c->mode, w, &err);
+
+	if (r < 0) {
+		vcp_cli_err(0, "%s", err ? err : strerror(-r));
+		free(err);
+		return EXIT_PARTIAL;
+	}
+	for (size_t i = 0; !c->watching && i < w->n_issues; i++)
+		vcp_cli_err(0, "'%s': %s", w->issues[i].vm, w->issues[i].msg);
+	return 0;
+}
+
 /* The policy with the schedule window of this moment applied. */
 static struct vcp_policy policy_now(const struct ctx *c)
 {
@@ -1914,7 +1930,7 @@ static int cmd_restore(struct ctx *c, int argc, char **argv)
 		return vcp_cli_err(EXIT_USAGE, "refusing to restore: vcpackd (pid %d) manages this host and would restate its plan; 'vcpack pause' first (or stop vcpackd), then restore",
 				   pid);
 	if (!r)
-		r = observe(c, &w, 0, true);
+		r = observe_to_restore(c, &w);
 	/* DOMAINs as virsh takes them: an ID or UUID becomes its name */
 	for (int a = 1; !r && a < argc; a++) {
 		char *name = NULL, *err = NULL;

@@ -1258,7 +1258,8 @@ static void restore_all(struct daemon *d)
 	struct vcp_restore_result res = { 0 };
 	char *err = NULL;
 
-	if (!d->v || vcp_observe(d->v, d->k, d->mode, 0, &w, &err) < 0) {
+	if (!d->v ||
+	    vcp_observe_to_restore(d->v, d->k, d->mode, &w, &err) < 0) {
 		log_msg(LOG_ERR, "restore on exit failed: %s",
 			err ? err : "not connected");
 		free(err);

@@ -10,6 +10,7 @@
 #include "explain.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cpuset.h"
@@ -25,15 +26,17 @@ static struct json_object *str(const char *s)
 static struct json_object *cpus_json(const struct vcp_cpuset *pins,
 				     unsigned int n)
 {
+	struct json_object *o;
 	struct vcp_cpuset all;
-	char buf[1024];
+	char *text;
 
 	vcp_cpuset_zero(&all);
 	for (unsigned int i = 0; i < n; i++)
 		vcp_cpuset_or(&all, &pins[i]);
-	if (vcp_cpuset_format(&all, buf, sizeof(buf)) < 0)
-		return NULL;
-	return json_object_new_string(buf);
+	text = vcp_cpuset_format_alloc(&all); /* whole, however long */
+	o = text ? json_object_new_string(text) : NULL;
+	free(text);
+	return o;
 }
 
 static const char *issue_of(const struct vcp_world *w, const char *name)

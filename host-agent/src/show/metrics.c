@@ -99,10 +99,13 @@ static void cpuidle(FILE *f, const struct vcp_pwr_snap *s)
 		"Time the package's CPUs spent in the cpuidle state, summed over its CPUs (the OS view).");
 	struct fam u = FAM(f, "vcpack_cpuidle_entries_total", "counter",
 		"Entries into the cpuidle state, summed over the package's CPUs.");
-	int pkgs[64];
+	int *pkgs = malloc((s->n_cpus ? s->n_cpus : 1) * sizeof(*pkgs));
 	size_t n = 0;
 
-	for (size_t c = 0; c < s->n_cpus && n < 64; c++) {
+	if (!pkgs)
+		return; /* out of memory: the family stays empty */
+	/* every package, however many a wide host has */
+	for (size_t c = 0; c < s->n_cpus; c++) {
 		size_t k;
 
 		for (k = 0; k < n && pkgs[k] != s->cpus[c].package; k++)
@@ -126,6 +129,7 @@ static void cpuidle(FILE *f, const struct vcp_pwr_snap *s)
 						    s->idle_names[k], NULL };
 				sample(pass ? &u : &t, pass ? (double)v : v / 1e6, l);
 			}
+	free(pkgs);
 }
 
 static void sources(FILE *f, const struct vcp_pwr_snap *s)

@@ -591,13 +591,14 @@ void vcp_render_actions_fit(FILE *f, const struct vcp_vm *vms,
 	put_actions(f, vms, acts, res, wide, true);
 }
 
+/* Whole, however long (--json is never cut); NULL only out of memory. */
 struct json_object *vcp_render_cpuset_json(const struct vcp_cpuset *s)
 {
-	char buf[4096];
+	char *text = vcp_cpuset_format_alloc(s);
+	struct json_object *o = text ? json_object_new_string(text) : NULL;
 
-	if (vcp_cpuset_format(s, buf, sizeof(buf)) < 0)
-		return json_object_new_string("");
-	return json_object_new_string(buf);
+	free(text);
+	return o;
 }
 
 struct json_object *vcp_render_map_json(const struct vcp_host *host,
