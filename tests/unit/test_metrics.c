@@ -88,9 +88,12 @@ static void test_vms(void **state)
 static void test_power(void **state)
 {
 	struct vcp_pwr_zone z[] = {
-		{ "intel-rapl:0", "package-0", VCP_ZONE_PACKAGE, 0, 5000000, 0, 0 },
-		{ "intel-rapl:0:0", "dram", VCP_ZONE_DRAM, 0, 0, 0, -EACCES },
-		{ "intel-rapl:1", "psys", VCP_ZONE_PSYS, -1, 7000000, 0, 0 },
+		{ "intel-rapl:0", "package-0", VCP_ZONE_PACKAGE, 0, 5000000, 0,
+		  0, "" },
+		{ "intel-rapl:0:0", "dram", VCP_ZONE_DRAM, 0, 0, 0, -EACCES,
+		  "" },
+		{ "intel-rapl:1", "psys", VCP_ZONE_PSYS, -1, 7000000, 0, 0,
+		  "" },
 	};
 	struct vcp_pwr_snap s = { .zones = z, .n_zones = 3, .pmu_err = -ENOENT,
 				  .cpuidle_err = -ENOENT };

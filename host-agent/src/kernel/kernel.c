@@ -15,6 +15,7 @@
 #include "kernel.h"
 
 #include "scx.h"
+#include "rdfile.h"
 #include "sysfile.h"
 
 #include <dirent.h>
@@ -201,8 +202,7 @@ static int find_cpu_mount(struct vcp_kernel *k)
 
 	if (!path)
 		return -ENOMEM;
-	f = fopen(path, "re");
-	r = f ? 0 : -errno;
+	r = vcp_fopen_regular(path, &f);
 	free(path);
 	if (r < 0)
 		return r;
@@ -315,12 +315,13 @@ static int cgroup_of(const struct vcp_kernel *k, const char *who,
 	}
 	if (!path)
 		return -ENOMEM;
-	f = fopen(path, "re");
-	if (!f)
-		r = errno == ESRCH ? -ENOENT : -errno;
+	r = vcp_fopen_regular(path, &f);
+	if (r == -ESRCH)
+		r = -ENOENT;
 	free(path);
-	if (!f)
+	if (r < 0)
 		return r;
+	r = -ENOENT;
 	while (r == -ENOENT && getline(&line, &cap, f) >= 0) {
 		p = cpu_line_path(k, line);
 		if (p) {
