@@ -139,6 +139,12 @@ t_eq "wrong --power-root: exit 2" 2 $?
 t_match "wrong --power-root: named" "power-root '.*no-such-dir': no such directory \(a wrong --power-root" "$out"
 t_nomatch "wrong --power-root: not called a guest" "guest" "$out"
 
+out=$(timeout 20 "$B/vcpackd" --foreground --connect "$TWO" --socket "$T_TMP/run/w.sock" \
+	--state "$T_TMP/w.state" --metrics-dir "$T_TMP/m" \
+	--power-root "$T_TMP/no-such-dir" 2>&1)
+t_eq "vcpackd, wrong --power-root: exit 2" 2 $?
+t_match "vcpackd, wrong --power-root: named as such" "Refusing --power-root '.*no-such-dir'" "$out"
+
 # ---- garbage counters: refused and named, the total says what it lacks ----
 G=$T_TMP/garbage
 cp -r "$P/intel-2s" "$G"

@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "metrics.h"
+#include "rdfile.h"
 #include "metricspub.h"
 #include "policy.h"
 #include "virt.h"
@@ -120,6 +121,45 @@ static void test_power(void **state)
 	assert_null(strstr(text, "vcpack_host_power_watts"));
 	assert_null(strstr(text, "vcpack_package_awake{"));
 	assert_null(strstr(text, "vcpack_level"));
+	free(text);
+}
+
+/* A CPU whose cpuidle files failed: its package's counters get no
+ * sample (a smaller sum would read as a counter reset), and the CPUs
+ * and zones that could not be read are named. */
+static void test_unreadable(void **state)
+{
+	struct vcp_pwr_zone z[] = {
+		{ "intel-rapl:1", "package-1", VCP_ZONE_PACKAGE, 1, 0, 0,
+		  -VCP_ENOTREG,
+		  "class/powercap/intel-rapl:1/energy_uj: not a regular file (a FIFO)" },
+	};
+	struct vcp_pwr_cpu c[3] = {
+		{ .cpu = 0, .package = 0, .time_us = { 1000000 } },
+		{ .cpu = 1, .package = 1, .time_us = { 2000000 } },
+		{ .cpu = 2, .package = 1, .err = -VCP_ENOTREG },
+	};
+	struct vcp_pwr_snap s = { .zones = z,
+				  .n_zones = 1,
+				  .cpus = c,
+				  .n_cpus = 3,
+				  .n_idle = 1,
+				  .pmu_err = -ENOENT };
+	struct vcp_metrics_in in = { .level = -1, .snap = &s };
+	char *text;
+
+	strcpy(s.idle_names[0], "C1");
+	strcpy(s.cpuidle_why,
+	       "devices/system/cpu/cpu2/cpuidle/state0/time: not a regular file (a FIFO)");
+	assert_int_equal(vcp_metrics_render(&in, &text), 0);
+	has(text,
+	    "vcpack_cpuidle_residency_seconds_total{package=\"0\",state=\"C1\"} 1");
+	assert_null(strstr(
+		text, "vcpack_cpuidle_residency_seconds_total{package=\"1\""));
+	has(text,
+	    "vcpack_cpuidle_cpus_unreadable{reason=\"devices/system/cpu/cpu2/cpuidle/state0/time: not a regular file (a FIFO)\"} 1");
+	has(text,
+	    "vcpack_power_zone_unreadable{zone=\"intel-rapl:1\",name=\"package-1\",reason=\"class/powercap/intel-rapl:1/energy_uj: not a regular file (a FIFO)\"} 1");
 	free(text);
 }
 
@@ -245,6 +285,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_vms),
 		cmocka_unit_test(test_power),
+		cmocka_unit_test(test_unreadable),
 		cmocka_unit_test(test_write),
 		cmocka_unit_test(test_pub),
 		cmocka_unit_test(test_pub_not_here),

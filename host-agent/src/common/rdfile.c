@@ -111,6 +111,18 @@ int vcp_read_small(const char *path, char *buf, size_t len, bool whole,
 	return 0;
 }
 
+bool vcp_is_dir(const char *path, int *ret_err)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0) {
+		*ret_err = -errno;
+		return false;
+	}
+	*ret_err = S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+	return *ret_err == 0;
+}
+
 const char *vcp_read_why(const char *path, int err, char *buf, size_t len)
 {
 	struct stat st;

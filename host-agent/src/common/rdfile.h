@@ -42,6 +42,10 @@ int vcp_fopen_regular(const char *path, FILE **ret);
 int vcp_read_small(const char *path, char *buf, size_t len, bool whole,
 		   char **ret_err);
 
+/* Is @path a directory? false and -errno in *ret_err (-ENOTDIR when
+ * it is something else). */
+bool vcp_is_dir(const char *path, int *ret_err);
+
 /* What @m is, for a message: "a FIFO", "a directory", ... */
 const char *vcp_file_kind(mode_t m);
 

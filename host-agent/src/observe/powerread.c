@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -996,16 +995,13 @@ int vcp_power_reader_open(const char *root, const struct vcp_power_ops *ops,
 			  struct vcp_power_reader **ret)
 {
 	struct vcp_power_reader *r;
-	struct stat st;
 	int e;
 
 	if (strlen(root) >= sizeof(r->root))
 		return -ENAMETOOLONG;
 	/* a wrong root is no guest: say so rather than "no counters" */
-	if (stat(root, &st) < 0)
-		return -errno;
-	if (!S_ISDIR(st.st_mode))
-		return -ENOTDIR;
+	if (!vcp_is_dir(root, &e))
+		return e;
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
