@@ -169,4 +169,29 @@ echo -5 >"$G/t1/vcpack-counters/clock_ns"
 out=$(timeout 20 "$VCPACK" --wide --connect "$TWO" --sample 0 \
 	--power-root "$G/t0,$G/t1" status 2>&1)
 t_match "negative clock: refused, named" "clock_ns: not a clock .*'-5'" "$out"
+# ---- a long trial --sample on a counter that wraps fast: capped, said ----
+C=$T_TMP/cap
+cp -r "$P/intel-2s/t0" "$C"
+rm -f "$C/vcpack-counters/clock_ns"
+for z in "$C"/class/powercap/*; do
+	echo 1000000000 >"$z/max_energy_range_uj"	# 1000 J: 1 s at 1000 W
+	echo '!watts 20' >"$z/energy_uj"
+done
+out=$(timeout 60 "$VCPACK" --connect "$TWO" --sample 0 --policy "$T_TMP/policy.json" \
+	--power-root "$C" trial --rounds 2 --window 2 --settle 0 --sample 0.8 \
+	--state "$T_TMP/cap.json" 2>&1)
+t_eq "trial, --sample past the wrap time: runs (exit 0)" 0 $?
+t_match "trial, --sample past the wrap time: capped, said" \
+	"--sample 0.8 s capped at 0.5 s: the energy counter of zone intel-rapl:0 wraps in 1 s at 1000 W" "$out"
+t_match "trial, --sample capped: every window measured" "window 5/5 as-found +[0-9.]+ W" "$out"
+
+# ---- kernel mode: the level knob a FIFO under --root: apply does not hang ----
+K=$T_TMP/kr
+cp -r "$top/tests/data/kroot/v1" "$K"
+rm -f "$K/sys/devices/system/cpu/sched_mc_power_savings"
+mkfifo "$K/sys/devices/system/cpu/sched_mc_power_savings"
+timeout 20 "$VCPACK" --connect "$TWO" --sample 0 --root "$K" --mode kernel \
+	--policy "$T_TMP/policy.json" apply >/dev/null 2>&1
+rc=$?
+t_eq "kernel mode, level knob a FIFO: apply does not hang" no "$([ $rc -eq 124 ] && echo yes || echo no)"
 t_done

@@ -322,7 +322,8 @@ static int pick_zones(struct trial *t, char *why, size_t len)
 /*
  * Two reads further apart than a counter's wrap time (its range at
  * VCP_PWR_ZONE_MAX_W) may straddle two wraps, which no arithmetic can
- * tell from one: cap --sample at the shortest wrap time, and say so.
+ * tell from one (the window's arithmetic refuses them): cap --sample at
+ * half the shortest wrap time (a read may come late), and say so.
  */
 static void cap_sample(struct trial *t)
 {
@@ -337,13 +338,14 @@ static void cap_sample(struct trial *t)
 			k = z;
 		}
 	}
-	if (!t->n_zones || t->o.sample_s <= wrap)
+	if (!t->n_zones || t->o.sample_s <= wrap / 2)
 		return;
 	vcp_cli_err(
 		0,
 		"--sample %g s capped at %g s: the energy counter of zone %s wraps in %g s at %.0f W, and two wraps between reads cannot be told from one",
-		t->o.sample_s, wrap, t->zones[k].id, wrap, VCP_PWR_ZONE_MAX_W);
-	t->o.sample_s = wrap;
+		t->o.sample_s, wrap / 2, t->zones[k].id, wrap,
+		VCP_PWR_ZONE_MAX_W);
+	t->o.sample_s = wrap / 2;
 }
 
 /* One read of the chosen zones into @out[zone] at @k. */
