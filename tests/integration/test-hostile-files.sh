@@ -103,6 +103,25 @@ while kill -0 "$DPID" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); 
 t_eq "vcpackd, energy_uj a FIFO: SIGTERM ends it within 5 s" gone \
 	"$(kill -0 "$DPID" 2>/dev/null && echo running || echo gone)"
 
+# ---- vcpackd: a fixture clock that is no clock: named in the log ----
+cp -r "$P/intel-2s/t0" "$T_TMP/badclock"
+echo -5 >"$T_TMP/badclock/vcpack-counters/clock_ns"
+mkdir -p "$T_TMP/m2"
+"$B/vcpackd" --foreground --connect "$TWO" --socket "$T_TMP/run/c.sock" \
+	--state "$T_TMP/c.state" --policy "$T_TMP/policy.json" \
+	--metrics-dir "$T_TMP/m2" --power-root "$T_TMP/badclock" >"$T_TMP/vcpackd-c.log" 2>&1 &
+DPID=$!
+T_PIDS="$T_PIDS $DPID"
+i=0
+until grep -q "Power counters not read" "$T_TMP/vcpackd-c.log" || [ $i -gt 300 ]; do sleep 0.1; i=$((i + 1)); done
+t_match "vcpackd, clock_ns '-5': named in the log" \
+	"Power counters not read: .*badclock/vcpack-counters/clock_ns: not a clock .*'-5'" \
+	"$(cat "$T_TMP/vcpackd-c.log")"
+t_match "vcpackd, clock_ns '-5': metrics still written (VMs)" "^vcpack_vm_class" \
+	"$(cat "$T_TMP/m2/vcpack.prom" 2>/dev/null)"
+kill -TERM "$DPID"
+wait "$DPID" 2>/dev/null
+
 # ---- the host root (--root): /proc and /sys files as FIFOs ----
 R=$T_TMP/root
 cp -a "$top/tests/data/irq/two-pkg" "$R"

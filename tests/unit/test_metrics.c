@@ -244,6 +244,61 @@ static void test_pub(void **state)
 			 -ENOENT);
 }
 
+/* vcpackd's energy totals across reads further apart than the
+ * counter's wrap time (262 s here): it may have wrapped twice, so the
+ * energy between is not counted (it used to be folded in as one wrap)
+ * and the zone is named as unreadable for that read; the total does
+ * not go down and counts on from the next read. */
+static void test_pub_long_gap(void **state)
+{
+	const char *tmp = getenv("TMPDIR");
+	char dir[512], link[600], path[600], cmd[2048], *text;
+	struct vcp_metrics_pub *p;
+
+	snprintf(dir, sizeof(dir), "%s/vcp-pub-XXXXXX", tmp ? tmp : "/tmp");
+	assert_non_null(mkdtemp(dir));
+	snprintf(link, sizeof(link), "%s/pw", dir);
+	snprintf(path, sizeof(path), "%s/vcpack.prom", dir);
+	snprintf(
+		cmd, sizeof(cmd),
+		"cp -r " VCP_SRCDIR
+		"/tests/data/power/intel-2s/t1 %s/late && echo 301000000000 >%s/late/vcpack-counters/clock_ns",
+		dir, dir);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(
+		symlink(VCP_SRCDIR "/tests/data/power/intel-2s/t0", link), 0);
+	assert_int_equal(vcp_metrics_pub_new(dir, link, false, &p), 0);
+	assert_int_equal(vcp_metrics_pub_sample(p, NULL), 0);
+	unlink(link);
+	snprintf(cmd, sizeof(cmd), "%s/late", dir);
+	assert_int_equal(symlink(cmd, link), 0);
+	assert_int_equal(vcp_metrics_pub_sample(p, NULL), 0);
+	text = slurp(path);
+	assert_non_null(strstr(
+		text,
+		"vcpack_power_zone_unreadable{zone=\"intel-rapl:1\",name=\"package-1\",reason=\"energy_uj: read 300 s after the last read, longer than the counter's wrap time (262 s at 1000 W)"));
+	assert_null(strstr(
+		text,
+		"vcpack_energy_joules_total{package=\"1\",zone=\"package\"}"));
+	assert_null(strstr(text, "\nvcpack_host_power_watts "));
+	assert_non_null(strstr(
+		text, "vcpack_power_zone_lacking{zone=\"intel-rapl:1\""));
+	free(text);
+	/* the next read, 1 s later: the total is where it was */
+	snprintf(cmd, sizeof(cmd),
+		 "echo 302000000000 >%s/late/vcpack-counters/clock_ns", dir);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(vcp_metrics_pub_sample(p, NULL), 0);
+	text = slurp(path);
+	has(text,
+	    "vcpack_energy_joules_total{package=\"1\",zone=\"package\"} 262113.32885");
+	assert_null(strstr(text, "vcpack_power_zone_unreadable"));
+	free(text);
+	vcp_metrics_pub_free(p);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 /* A host that is not this machine (the test driver, a remote URI):
  * the VMs and the level, and none of this machine's counters. */
 static void test_pub_not_here(void **state)
@@ -287,6 +342,7 @@ int main(void)
 		cmocka_unit_test(test_power),
 		cmocka_unit_test(test_unreadable),
 		cmocka_unit_test(test_write),
+		cmocka_unit_test(test_pub_long_gap),
 		cmocka_unit_test(test_pub),
 		cmocka_unit_test(test_pub_not_here),
 	};

@@ -535,7 +535,10 @@ static void publish(struct daemon *d, const struct vcp_sample *s)
 {
 	int r = d->metrics ? vcp_metrics_pub_sample(d->metrics, s) : 0;
 
-	if (r < 0 && r != d->metrics_err)
+	if (r < 0 && r != d->metrics_err && vcp_metrics_pub_why(d->metrics))
+		log_msg(LOG_ERR, "Power counters not read: %s",
+			vcp_metrics_pub_why(d->metrics));
+	else if (r < 0 && r != d->metrics_err)
 		log_msg(LOG_ERR, "Failed to write metrics to '%s': %s",
 			d->metrics_dir, strerror(-r));
 	d->metrics_err = r;
