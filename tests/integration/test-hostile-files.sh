@@ -69,6 +69,9 @@ for f in class/powercap/intel-rapl:1/energy_uj \
 			"$(timeout 20 "$VCPACK" --connect "$TWO" --sample 0 \
 				--power-root "$FT/t0,$FT/t1" metrics 2>&1)"
 		;;
+	*/online|*/cpumask)
+		t_match "status, $f a FIFO: named as why the source is unavailable" \
+			"unavailable: .*$f: not a regular file \(a FIFO\)" "$out";;
 	esac
 	out=$(timeout 20 "$VCPACK" --wide --connect "$TWO" --sample 0 \
 		--policy "$T_TMP/policy.json" --power-root "$FT/t2" trial --rounds 2 --window 1 --settle 0 \

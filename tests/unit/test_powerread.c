@@ -450,6 +450,32 @@ static void test_fifo(void **state)
 	vcp_pwr_snap_clear(&s);
 	vcp_power_reader_close(r);
 	rm_copy(root);
+
+	/* a source's own file: the source is unavailable, the file named */
+	fifo_copy("intel-2s", 1, "devices/system/cpu/online", root,
+		  sizeof(root));
+	assert_int_equal(vcp_power_reader_open(root, NULL, &r), 0);
+	assert_int_equal(vcp_power_read(r, &s), 0);
+	assert_int_equal(s.cpuidle_err, -VCP_ENOTREG);
+	assert_string_equal(
+		s.cpuidle_why,
+		"devices/system/cpu/online: not a regular file (a FIFO)");
+	vcp_pwr_snap_clear(&s);
+	vcp_power_reader_close(r);
+	rm_copy(root);
+	fifo_copy("intel-2s", 1, "bus/event_source/devices/cstate_pkg/cpumask",
+		  root, sizeof(root));
+	assert_int_equal(vcp_power_file_ops_new(root, &fops), 0);
+	assert_int_equal(vcp_power_reader_open(root, fops, &r), 0);
+	assert_int_equal(vcp_power_read(r, &s), 0);
+	assert_int_equal(s.pmu_err, -VCP_ENOTREG);
+	assert_string_equal(
+		s.pmu_why,
+		"bus/event_source/devices/cstate_pkg/cpumask: not a regular file (a FIFO)");
+	vcp_pwr_snap_clear(&s);
+	vcp_power_reader_close(r);
+	vcp_power_file_ops_free(fops);
+	rm_copy(root);
 }
 
 /* The real-sysfs path (files kept open, pread) parses as the fixture

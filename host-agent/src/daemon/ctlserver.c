@@ -70,8 +70,8 @@ static void drop(struct vcp_ctl_server *s, struct vcp_conn *c)
 	vcp_conn_table_drop(&s->t, c);
 	if (s->full) {		/* a place is free: accept again */
 		s->full = false;
-		s->listen_src = g_unix_fd_add(s->listen_fd, G_IO_IN,
-					      on_accept, s);
+		s->listen_src =
+			g_unix_fd_add(s->listen_fd, G_IO_IN, on_accept, s);
 	}
 }
 
@@ -180,8 +180,9 @@ static unsigned int wanted(const struct vcp_conn *c)
 static void watch(struct vcp_conn *c)
 {
 	c->watching = wanted(c);
-	c->src = g_unix_fd_add(c->fd, (GIOCondition)c->watching | G_IO_HUP |
-			       G_IO_ERR, on_client, c);
+	c->src = g_unix_fd_add(c->fd,
+			       (GIOCondition)c->watching | G_IO_HUP | G_IO_ERR,
+			       on_client, c);
 }
 
 static gboolean on_client(gint fd, GIOCondition cond, gpointer data)

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rdfile.h"
+
 void vcp_pwr_snap_clear(struct vcp_pwr_snap *s)
 {
 	if (!s)
@@ -505,6 +507,27 @@ static void awake_fig(struct vcp_pwr_pkg_figs *p,
 	}
 }
 
+/* The file that made each unavailable source so, from the later read
+ * first. */
+static void src_whys(const struct vcp_pwr_snap *a, const struct vcp_pwr_snap *b,
+		     struct vcp_pwr_figs *f)
+{
+	const struct vcp_pwr_snap *s[2] = { b, a };
+
+	for (int i = 1; i >= 0; i--) {
+		for (size_t k = 0; f->energy_err && k < s[i]->n_zones; k++)
+			if (s[i]->zones[k].why[0])
+				memcpy(f->src_why[0], s[i]->zones[k].why,
+				       sizeof(f->src_why[0]));
+		if (f->pmu_err && s[i]->pmu_why[0])
+			memcpy(f->src_why[1], s[i]->pmu_why,
+			       sizeof(f->src_why[1]));
+		if (f->cpuidle_err && s[i]->cpuidle_why[0])
+			memcpy(f->src_why[2], s[i]->cpuidle_why,
+			       sizeof(f->src_why[2]));
+	}
+}
+
 int vcp_power_figures(const struct vcp_pwr_snap *a,
 		      const struct vcp_pwr_snap *b,
 		      const struct vcp_pwr_thresholds *th,
@@ -528,6 +551,7 @@ int vcp_power_figures(const struct vcp_pwr_snap *a,
 	}
 	res_figs(a, b, &f);
 	idle_figs(a, b, &f, ns);
+	src_whys(a, b, &f);
 	for (size_t i = 0; i < f.n_pkgs; i++) {
 		uncore_figs(b, &f.pkgs[i]);
 		awake_fig(&f.pkgs[i], th);
@@ -554,6 +578,9 @@ const char *vcp_power_why(const char *source, int err, char *buf, size_t len)
 	case -ERANGE:
 		snprintf(buf, len, "%s: a counter went backwards with no known range",
 			 source);
+		break;
+	case -VCP_ENOTREG:
+		snprintf(buf, len, "%s: a file is not a regular file", source);
 		break;
 	default:
 		snprintf(buf, len, "%s: %s", source, strerror(-err));

@@ -88,12 +88,13 @@ struct vcp_pwr_snap {
 	struct vcp_pwr_tsc *tsc;
 	size_t n_tsc;
 	int pmu_err;		/* -ENOENT: no cstate PMU; -EACCES/-EPERM */
+	char pmu_why[192]; /* the file that failed, and why, or "" */
 	struct vcp_pwr_cpu *cpus;
 	size_t n_cpus;
 	char idle_names[VCP_PWR_MAX_STATES][16];	/* "POLL", "C1", .. */
 	unsigned int n_idle;
 	int cpuidle_err;	/* -ENOENT: no cpuidle */
-	char cpuidle_why[192]; /* the first CPU whose cpuidle failed, why */
+	char cpuidle_why[192]; /* why cpuidle, or the first CPU's, failed */
 	struct vcp_pwr_uncore *uncore;
 	size_t n_uncore;
 };
@@ -170,6 +171,9 @@ struct vcp_pwr_figs {
 	size_t n_lacking;
 	unsigned int n_idle_bad; /* CPUs without a cpuidle figure */
 	char idle_why[192]; /* the first one's why */
+	/* per source (energy, residency, cpuidle): the file that made it
+	 * unavailable, and why ("" when absent, root-only or unknown) */
+	char src_why[3][192];
 	struct vcp_pwr_pkg_figs *pkgs;	/* sorted by package id */
 	size_t n_pkgs;
 	double host_joules;	/* sum of the package zones (+ dram), NaN */

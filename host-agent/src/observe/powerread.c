@@ -72,6 +72,9 @@ struct vcp_power_reader {
 	unsigned int n_idle;
 	struct uncore_src *unc;
 	size_t n_unc;
+	char last_why[192]; /* the last file that failed, and why */
+	char pmu_why[192]; /* why the residency counters are not read */
+	char cpuidle_why[192]; /* why cpuidle is not read */
 };
 
 /* A reason into @buf, cut at @len: the file is named first, so a cut
@@ -326,13 +329,23 @@ void vcp_power_file_ops_free(struct vcp_power_ops *ops)
 
 /* ---- small readers ---- */
 
+static void why_rel(struct vcp_power_reader *r, const char *rel, int e,
+		    const char *text, char *why, size_t len);
+
+/* The first line of ROOT/@rel; a failure other than absence is kept in
+ * r->last_why ("REL: reason"). */
 static int rd(struct vcp_power_reader *r, const char *rel, char *buf,
 	      size_t len)
 {
 	char path[PATH_MAX + 256];
+	int e;
 
 	snprintf(path, sizeof(path), "%s/%s", r->root, rel);
-	return r->ops->read_line(r->ops->data, path, buf, len);
+	e = r->ops->read_line(r->ops->data, path, buf, len);
+	if (e < 0 && e != -ENOENT)
+		why_rel(r, rel, e == -EINVAL ? -EIO : e, "", r->last_why,
+			sizeof(r->last_why));
+	return e;
 }
 
 /* Why reading ROOT/@rel failed (@text: what it held, for -EINVAL),
@@ -408,7 +421,12 @@ static int rd_cpus(struct vcp_power_reader *r, const char *rel,
 	char buf[8192];
 	int e = rd(r, rel, buf, sizeof(buf));
 
-	return e < 0 ? e : vcp_cpuset_parse(buf, ret);
+	if (e == 0)
+		e = vcp_cpuset_parse(buf, ret);
+	if (e == -EINVAL || e == -ERANGE)
+		say(r->last_why, sizeof(r->last_why),
+		    "%s: not a CPU list: '%.40s'", rel, buf);
+	return e;
 }
 
 /* ---- residency counters (perf cstate PMUs) ---- */
@@ -482,10 +500,15 @@ static int event_config(struct vcp_power_reader *r, const char *pmu,
 		return e;
 	snprintf(rel, sizeof(rel), PMU_DIR "/%s/events/%s", pmu, event);
 	e = rd(r, rel, buf, sizeof(buf));
+	if (e == 0)
+		e = parse_event(buf, ret_config);
+	if (e == -EINVAL)
+		say(r->last_why, sizeof(r->last_why),
+		    "%s: not an event ('event=0xNN'): '%s'", rel, buf);
 	if (e < 0)
 		return e;
 	*ret_type = (uint32_t)type;
-	return parse_event(buf, ret_config);
+	return 0;
 }
 
 static struct res_src *res_for(struct vcp_power_reader *r, int package,
@@ -625,7 +648,7 @@ static void close_counters(struct vcp_power_reader *r)
 static int open_residency(struct vcp_power_reader *r)
 {
 	struct vcp_cpuset pc, cc;
-	int ep = open_pmu(r, "cstate_pkg", false, &pc);
+	int ep = (r->last_why[0] = '\0', open_pmu(r, "cstate_pkg", false, &pc));
 	int ec = ep == -ENOMEM ? ep : open_pmu(r, "cstate_core", true, &cc);
 
 	if (ep == -ENOMEM || ec == -ENOMEM) {
@@ -635,6 +658,7 @@ static int open_residency(struct vcp_power_reader *r)
 	if ((ep < 0 && ep != -ENOENT) || (ec < 0 && ec != -ENOENT) ||
 	    (ep == -ENOENT && ec == -ENOENT)) {
 		r->pmu_err = ep != -ENOENT ? ep : ec;
+		memcpy(r->pmu_why, r->last_why, sizeof(r->pmu_why));
 		close_counters(r);
 		return 0;
 	}
@@ -673,6 +697,7 @@ static int read_res(struct vcp_power_reader *r, struct vcp_pwr_snap *s)
 					      &t->count);
 	}
 	s->pmu_err = r->pmu_err;
+	memcpy(s->pmu_why, r->pmu_why, sizeof(s->pmu_why));
 	return 0;
 }
 
@@ -838,11 +863,13 @@ static int open_cpuidle(struct vcp_power_reader *r)
 {
 	struct vcp_cpuset online;
 	char rel[128];
-	int e = rd_cpus(r, CPU_DIR "/online", &online);
+	int e = (r->last_why[0] = '\0', rd_cpus(r, CPU_DIR "/online", &online));
 
 	r->cpuidle_err = e;
-	if (e < 0)
+	if (e < 0) {
+		memcpy(r->cpuidle_why, r->last_why, sizeof(r->cpuidle_why));
 		return 0;
+	}
 	r->cpus = calloc(vcp_cpuset_count(&online) + 1, sizeof(*r->cpus));
 	if (!r->cpus)
 		return -ENOMEM;
@@ -907,8 +934,10 @@ static void read_cpu(struct vcp_power_reader *r, size_t idx,
 static int read_cpuidle(struct vcp_power_reader *r, struct vcp_pwr_snap *s)
 {
 	s->cpuidle_err = r->cpuidle_err;
-	if (r->cpuidle_err)
+	if (r->cpuidle_err) {
+		memcpy(s->cpuidle_why, r->cpuidle_why, sizeof(s->cpuidle_why));
 		return 0;
+	}
 	s->cpus = calloc(r->n_cpus, sizeof(*s->cpus));
 	if (!s->cpus)
 		return -ENOMEM;

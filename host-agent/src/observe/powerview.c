@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "clock.h"
+#include "rdfile.h"
 
 static int open_one(const char *root, struct vcp_power_probe *p, int i)
 {
@@ -137,13 +138,33 @@ const char *vcp_power_missing(enum vcp_power_source what, int err, char *buf,
 
 	if (!err)
 		return NULL;
-	if (err == -ENOENT)
+	if (err == -VCP_ENOTREG)
+		snprintf(buf, len, "%s: a file of it is not a regular file",
+			 names[what]);
+	else if (err == -ENOENT)
 		snprintf(buf, len, "%s: %s", names[what], absent[what]);
 	else if (err == -EACCES || err == -EPERM)
 		snprintf(buf, len, "%s: %s", names[what], denied[what]);
 	else
 		snprintf(buf, len, "%s: %s", names[what], strerror(-err));
 	return buf;
+}
+
+/* Why source @i is unavailable: the file that made it so where the
+ * reader named one (not for absent or root-only sources), else
+ * vcp_power_missing()'s sentence. */
+static const char *missing(const struct vcp_pwr_figs *f, int i, int err,
+			   char *buf, size_t len)
+{
+	static const char *const names[] = { "energy", "C-state residency",
+					     "cpuidle" };
+
+	if (err && err != -ENOENT && err != -EACCES && err != -EPERM &&
+	    f->src_why[i][0]) {
+		snprintf(buf, len, "%s: %s", names[i], f->src_why[i]);
+		return buf;
+	}
+	return vcp_power_missing(i, err, buf, len);
 }
 
 /* ---- text ---- */
@@ -229,7 +250,7 @@ void vcp_power_text(FILE *out, const struct vcp_pwr_figs *f)
 		fprintf(out, "  %u energy zone%s appeared or vanished between the reads (left out)\n",
 			f->n_changed, f->n_changed == 1 ? "" : "s");
 	for (int i = 0; i < 3; i++)
-		if (vcp_power_missing(i, errs[i], buf, sizeof(buf)))
+		if (missing(f, i, errs[i], buf, sizeof(buf)))
 			fprintf(out, "  unavailable: %s\n", buf);
 }
 
@@ -313,7 +334,7 @@ struct json_object *vcp_power_json(const struct vcp_pwr_figs *f)
 	for (int i = 0; i < 3; i++) {
 		struct json_object *e;
 
-		if (!vcp_power_missing(i, errs[i], buf, sizeof(buf)))
+		if (!missing(f, i, errs[i], buf, sizeof(buf)))
 			continue;
 		e = json_object_new_object();
 		json_object_object_add(e, "source", json_object_new_string(src[i]));

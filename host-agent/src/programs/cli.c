@@ -570,8 +570,10 @@ static void daemon_text(const struct ctx *c, struct json_object *st)
 	}
 	printf("vcpackd: running (pid %lld) on %s%s\n", int_of(st, "pid"),
 	       str_of(st, "uri"),
-	       json_object_get_boolean(json_object_object_get(st, "connected")) ?
-	       "" : ", waiting for libvirt");
+	       json_object_get_boolean(
+		       json_object_object_get(st, "connected")) ?
+		       "" :
+		       ", waiting for libvirt");
 	if (!json_object_get_boolean(json_object_object_get(st, "enabled")))
 		printf("         NOT ENABLED: %s (the plan below is what it would do)\n",
 		       str_of(st, "enabled_reason"));
@@ -824,8 +826,10 @@ static int cmd_status(struct ctx *c, int argc, char **argv)
 		argc -= 1 + (argc > 2);
 	}
 	if (argc > 1)
-		return vcp_cli_err(EXIT_USAGE, "status takes only --watch [SECONDS], got '%s'",
-			       argv[1]);
+		return vcp_cli_err(
+			EXIT_USAGE,
+			"status takes only --watch [SECONDS], got '%s'",
+			argv[1]);
 	r = setup(c, true);
 	if (r)
 		return r;

@@ -848,8 +848,10 @@ static int serve(struct daemon *d)
 {
 	struct rlimit rl = { 0 };
 	struct vcp_ctl_server_conf conf = {
-		.idle_ms = CTL_IDLE_MS, .handle = answer,
-		.note = on_server_note, .opaque = d,
+		.idle_ms = CTL_IDLE_MS,
+		.handle = answer,
+		.note = on_server_note,
+		.opaque = d,
 	};
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
