@@ -161,6 +161,11 @@ t_eq "wrong --power-root: exit 2" 2 $?
 t_match "wrong --power-root: named" "power-root '.*no-such-dir': no such directory \(a wrong --power-root" "$out"
 t_nomatch "wrong --power-root: not called a guest" "guest" "$out"
 
+out=$(timeout 20 "$VCPACK" --connect "$TWO" --sample 0 --policy "$T_TMP/policy.json" \
+	--power-root "$T_TMP/no-such-dir" trial --state "$T_TMP/w.json" 2>&1)
+t_eq "trial, wrong --power-root: exit 2" 2 $?
+t_match "trial, wrong --power-root: named as such" \
+	"power-root '.*no-such-dir': no such directory \(a wrong --power-root" "$out"
 out=$(timeout 20 "$B/vcpackd" --foreground --connect "$TWO" --socket "$T_TMP/run/w.sock" \
 	--state "$T_TMP/w.state" --metrics-dir "$T_TMP/m" \
 	--power-root "$T_TMP/no-such-dir" 2>&1)

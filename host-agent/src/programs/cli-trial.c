@@ -267,6 +267,14 @@ static int open_power(struct trial *t, char *why, size_t len)
 	if (t->h->power_root && vcp_power_file_ops_new(root, &t->fops) < 0)
 		return -ENOMEM;
 	r = vcp_power_reader_open(root, t->fops, &t->pr);
+	if ((r == -ENOENT || r == -ENOTDIR) && t->h->power_root) {
+		snprintf(
+			why, len,
+			"--power-root '%s': %s (a wrong --power-root, not a host without counters)",
+			root,
+			r == -ENOENT ? "no such directory" : "not a directory");
+		return -EINVAL;
+	}
 	if (r < 0)
 		snprintf(why, len, "reading the power counters under %s: %s",
 			 root, strerror(-r));
