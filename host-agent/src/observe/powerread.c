@@ -372,7 +372,7 @@ static void why_rel(struct vcp_power_reader *r, const char *rel, int e,
 static int rd_u64_why(struct vcp_power_reader *r, const char *rel,
 		      uint64_t *ret, char *why, size_t len)
 {
-	char buf[32];
+	char buf[32] = "";
 	uint64_t v;
 	int e = rd(r, rel, buf, sizeof(buf));
 
@@ -418,7 +418,7 @@ static int package_of(struct vcp_power_reader *r, int cpu)
 static int rd_cpus(struct vcp_power_reader *r, const char *rel,
 		   struct vcp_cpuset *ret)
 {
-	char buf[8192];
+	char buf[8192] = "";
 	int e = rd(r, rel, buf, sizeof(buf));
 
 	if (e == 0)
@@ -490,7 +490,7 @@ static int event_config(struct vcp_power_reader *r, const char *pmu,
 			const char *event, uint32_t *ret_type,
 			uint64_t *ret_config)
 {
-	char rel[160], buf[64];
+	char rel[160], buf[64] = "";
 	uint64_t type;
 	int e;
 
@@ -648,8 +648,11 @@ static void close_counters(struct vcp_power_reader *r)
 static int open_residency(struct vcp_power_reader *r)
 {
 	struct vcp_cpuset pc, cc;
-	int ep = (r->last_why[0] = '\0', open_pmu(r, "cstate_pkg", false, &pc));
-	int ec = ep == -ENOMEM ? ep : open_pmu(r, "cstate_core", true, &cc);
+	int ep, ec;
+
+	r->last_why[0] = '\0';
+	ep = open_pmu(r, "cstate_pkg", false, &pc);
+	ec = ep == -ENOMEM ? ep : open_pmu(r, "cstate_core", true, &cc);
 
 	if (ep == -ENOMEM || ec == -ENOMEM) {
 		close_counters(r);
@@ -863,7 +866,10 @@ static int open_cpuidle(struct vcp_power_reader *r)
 {
 	struct vcp_cpuset online;
 	char rel[128];
-	int e = (r->last_why[0] = '\0', rd_cpus(r, CPU_DIR "/online", &online));
+	int e;
+
+	r->last_why[0] = '\0';
+	e = rd_cpus(r, CPU_DIR "/online", &online);
 
 	r->cpuidle_err = e;
 	if (e < 0) {
@@ -894,18 +900,21 @@ static int open_cpuidle(struct vcp_power_reader *r)
 static int idle_value(struct vcp_power_reader *r, size_t i, int cpu,
 		      uint64_t *ret, char *why, size_t len)
 {
-	char rel[128], buf[32];
+	char rel[128], buf[32] = "";
 	uint64_t v;
 	int e;
 
-	idle_rel(rel, sizeof(rel), cpu, (unsigned int)(i / 2 % r->n_idle),
-		 (int)(i % 2));
-	if (r->idle_fds[i] < 0)
+	if (r->idle_fds[i] < 0) {
+		idle_rel(rel, sizeof(rel), cpu,
+			 (unsigned int)(i / 2 % r->n_idle), (int)(i % 2));
 		return rd_u64_why(r, rel, ret, *why ? NULL : why, len);
+	}
 	e = r->ops->read_fd(r->ops->data, r->idle_fds[i], buf, sizeof(buf));
 	if (e == 0)
 		e = vcp_parse_u64(buf, &v);
 	if (e < 0) {
+		idle_rel(rel, sizeof(rel), cpu,
+			 (unsigned int)(i / 2 % r->n_idle), (int)(i % 2));
 		if (!*why)
 			why_rel(r, rel, e, buf, why, len);
 		return e == -ERANGE ? -EINVAL : e;
