@@ -133,8 +133,8 @@ static bool strict_mode(const char **what)
 	 * read leaves the defaults, and a named one that is missing is
 	 * not even mentioned. */
 	if (r < 0 && r != -ENOENT)
-		fprintf(stderr, "vcpack: hook: ignoring policy '%s': %s\n", path,
-			err ? err : strerror(-r));
+		fprintf(stderr, "vcpack: hook: ignoring policy '%s': %s\n",
+			path, err ? err : strerror(-r));
 	strict = p.strict_tags && enabled(&p);
 	*what = !p.strict_tags ? "strict_tags is off" : "vcpack is not enabled";
 	vcp_policy_clear(&p);
@@ -154,8 +154,9 @@ static int cannot_judge(const char *name, const char *why)
 	fprintf(stderr,
 		"vcpack: cannot check the vcpack tag of VM '%s': %s; %s%s%s\n",
 		name, why,
-		strict ? "refusing to start it (strict_tags in the vcpack policy)" :
-			 "it starts untouched by vcpack (",
+		strict ?
+			"refusing to start it (strict_tags in the vcpack policy)" :
+			"it starts untouched by vcpack (",
 		strict ? "" : what, strict ? "" : ")");
 	return strict ? 1 : 0;
 }
@@ -235,8 +236,9 @@ static int check_tag(const char *name)
 	fprintf(stderr,
 		"vcpack: VM '%s' has a bad vcpack tag (%s); %s%s%s. Fix it with: virsh metadata %s --uri %s --key vcpack --set '<consolidation priority=\"normal\"/>' --config\n",
 		name, err ? err : "invalid",
-		strict ? "refusing to start it (strict_tags in the vcpack policy)" :
-			 "it starts untouched by vcpack (",
+		strict ?
+			"refusing to start it (strict_tags in the vcpack policy)" :
+			"it starts untouched by vcpack (",
 		strict ? "" : what, strict ? "" : ")",
 		sh_quote(name, quoted, sizeof(quoted)), VCP_TAG_NS);
 	free(err);

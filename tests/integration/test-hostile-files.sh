@@ -192,6 +192,17 @@ m=$(timeout 20 "$VCPACK" --connect "$TWO" --sample 0 \
 	--power-root "$G/t0,$G/t1" metrics 2>/dev/null)
 t_match "above range, metrics: the zone lacking, named" \
 	'vcpack_power_zone_lacking\{zone="intel-rapl:1",name="package-1",reason=".*above the counter.s range.*"\} 1' "$m"
+# reads 300 s apart on a 262 kJ counter: it may have wrapped twice
+W=$T_TMP/wrap2
+cp -r "$P/intel-2s" "$W"
+echo 301000000000 >"$W/t1/vcpack-counters/clock_ns"
+txt=$(timeout 20 "$VCPACK" --wide --connect "$TWO" --sample 0 \
+	--power-root "$W/t0,$W/t1" status 2>/dev/null)
+t_match "reads past the wrap time: each zone lacking, why" \
+	"lacking: zone intel-rapl:1 \(package-1\): the reads are 300 s apart, longer than the counter wraps at 1000 W \(262 s\)" "$txt"
+t_match "reads past the wrap time: no energy figure, why" \
+	"unavailable: energy: zone intel-rapl:0: the reads are 300 s apart" "$txt"
+t_nomatch "reads past the wrap time: no host total" "host: [0-9.]+ W" "$txt"
 echo -5 >"$G/t1/vcpack-counters/clock_ns"
 out=$(timeout 20 "$VCPACK" --wide --connect "$TWO" --sample 0 \
 	--power-root "$G/t0,$G/t1" status 2>&1)

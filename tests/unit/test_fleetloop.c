@@ -229,14 +229,16 @@ static void test_wake_two(void **st)
 	/* h1 on and busy; h2 and h3 in standby by vcpack; three spare
 	 * hosts wanted: both woken; their wake commands succeed and the
 	 * test driver answers at once */
-	snprintf(text, sizeof(text),
-		 "{\"hosts\": [{\"uri\": \"test:///default\", \"name\": \"h1\"},"
-		 " {\"uri\": \"test://%s/empty.xml\", \"name\": \"h2\"},"
-		 " {\"uri\": \"test:///default\", \"name\": \"h3\"}],"
-		 " \"standby\": {\"min_spare_hosts\": 3,"
-		 "  \"host_defaults\": {\"action\": \"command\","
-		 "   \"standby_command\": [\"false\"],"
-		 "   \"wake_command\": [\"echo\", \"on\"]}}}", dir);
+	snprintf(
+		text, sizeof(text),
+		"{\"hosts\": [{\"uri\": \"test:///default\", \"name\": \"h1\"},"
+		" {\"uri\": \"test://%s/empty.xml\", \"name\": \"h2\"},"
+		" {\"uri\": \"test:///default\", \"name\": \"h3\"}],"
+		" \"standby\": {\"min_spare_hosts\": 3,"
+		"  \"host_defaults\": {\"action\": \"command\","
+		"   \"standby_command\": [\"false\"],"
+		"   \"wake_command\": [\"echo\", \"on\"]}}}",
+		dir);
 	if (vcp_fleet_cfg_parse(text, "f.json", &c, &err))
 		fail_msg("%s", err);
 	assert_int_equal(vcp_sb_state_init(names, 3, &s), 0);

@@ -410,6 +410,9 @@ static void test_lacking(void **state)
 	assert_non_null(
 		strstr(f.lacking[0].why, "may have wrapped more than once"));
 	assert_int_equal(f.energy_err, -ERANGE);
+	/* the energy source says why it has no figure, a zone named */
+	assert_non_null(strstr(f.src_why[0],
+			       "zone intel-rapl:0: the reads are 300 s apart"));
 	vcp_pwr_figs_clear(&f);
 	vcp_pwr_snap_clear(&a);
 	vcp_pwr_snap_clear(&b);

@@ -205,11 +205,14 @@ static void test_reply_parse(void **state)
 	free(err);
 }
 
-#define STATUS_HEAD "{\"pid\":42,\"uri\":\"test:///default\",\"connected\":true,\"mode\":\"pin\",\"replans\":7,"
+#define STATUS_HEAD \
+	"{\"pid\":42,\"uri\":\"test:///default\",\"connected\":true,\"mode\":\"pin\",\"replans\":7,"
 
 static void test_status_good(void **state)
 {
-	struct json_object *o = fields(STATUS_HEAD "\"last\":{\"at\":100,\"level\":1,\"active\":2,\"vms\":[{\"name\":\"a\",\"demand\":[0.5,null],\"delay\":0.25,\"relieved\":true},{\"name\":\"b\",\"demand\":[],\"delay\":null,\"relieved\":false}]}}");
+	struct json_object *o = fields(
+		STATUS_HEAD
+		"\"last\":{\"at\":100,\"level\":1,\"active\":2,\"vms\":[{\"name\":\"a\",\"demand\":[0.5,null],\"delay\":0.25,\"relieved\":true},{\"name\":\"b\",\"demand\":[],\"delay\":null,\"relieved\":false}]}}");
 	struct vcp_status s;
 	char *err = NULL;
 
@@ -256,15 +259,37 @@ static void status_bad(const char *json, const char *says)
 static void test_status_bad(void **state)
 {
 	status_bad("[]", "not {pid");
-	status_bad("{\"pid\":\"42\",\"uri\":\"u\",\"connected\":true,\"mode\":\"pin\",\"replans\":1,\"last\":null}", "not {pid");
-	status_bad("{\"pid\":42,\"uri\":\"u\",\"connected\":1,\"mode\":\"pin\",\"replans\":1,\"last\":null}", "not {pid");
-	status_bad("{\"pid\":42,\"uri\":\"u\",\"connected\":true,\"mode\":\"pin\",\"replans\":1}", "not {pid");
-	status_bad(STATUS_HEAD "\"last\":{\"at\":1,\"level\":5,\"active\":1,\"vms\":[]}}", "\"last\"");
-	status_bad(STATUS_HEAD "\"last\":{\"at\":1,\"level\":1,\"active\":1,\"vms\":{}}}", "\"last\"");
-	status_bad(STATUS_HEAD "\"last\":{\"at\":1,\"level\":1,\"active\":1,\"vms\":[{\"name\":3,\"demand\":[],\"delay\":null}]}}", "VM 0");
-	status_bad(STATUS_HEAD "\"last\":{\"at\":1,\"level\":1,\"active\":1,\"vms\":[{\"name\":\"a\",\"demand\":[\"x\"],\"delay\":null}]}}", "VM 0");
-	status_bad(STATUS_HEAD "\"last\":{\"at\":1,\"level\":1,\"active\":1,\"vms\":[{\"name\":\"a\",\"demand\":[-2],\"delay\":null}]}}", "VM 0");
-	status_bad(STATUS_HEAD "\"last\":{\"at\":1,\"level\":1,\"active\":1,\"vms\":[{\"name\":\"a\",\"demand\":[]}]}}", "VM 0");
+	status_bad(
+		"{\"pid\":\"42\",\"uri\":\"u\",\"connected\":true,\"mode\":\"pin\",\"replans\":1,\"last\":null}",
+		"not {pid");
+	status_bad(
+		"{\"pid\":42,\"uri\":\"u\",\"connected\":1,\"mode\":\"pin\",\"replans\":1,\"last\":null}",
+		"not {pid");
+	status_bad(
+		"{\"pid\":42,\"uri\":\"u\",\"connected\":true,\"mode\":\"pin\",\"replans\":1}",
+		"not {pid");
+	status_bad(STATUS_HEAD
+		   "\"last\":{\"at\":1,\"level\":5,\"active\":1,\"vms\":[]}}",
+		   "\"last\"");
+	status_bad(STATUS_HEAD
+		   "\"last\":{\"at\":1,\"level\":1,\"active\":1,\"vms\":{}}}",
+		   "\"last\"");
+	status_bad(
+		STATUS_HEAD
+		"\"last\":{\"at\":1,\"level\":1,\"active\":1,\"vms\":[{\"name\":3,\"demand\":[],\"delay\":null}]}}",
+		"VM 0");
+	status_bad(
+		STATUS_HEAD
+		"\"last\":{\"at\":1,\"level\":1,\"active\":1,\"vms\":[{\"name\":\"a\",\"demand\":[\"x\"],\"delay\":null}]}}",
+		"VM 0");
+	status_bad(
+		STATUS_HEAD
+		"\"last\":{\"at\":1,\"level\":1,\"active\":1,\"vms\":[{\"name\":\"a\",\"demand\":[-2],\"delay\":null}]}}",
+		"VM 0");
+	status_bad(
+		STATUS_HEAD
+		"\"last\":{\"at\":1,\"level\":1,\"active\":1,\"vms\":[{\"name\":\"a\",\"demand\":[]}]}}",
+		"VM 0");
 }
 
 /* ---- framing ---- */

@@ -160,7 +160,7 @@ struct vcp_vm {
 	int pid;		/* QEMU process id, 0 unknown */
 	bool has_cur_class;	/* cpu.consolidate read from its cgroup */
 	enum vcp_class cur_class;
-	bool has_saved;		/* original pins already recorded */
+	bool has_saved; /* original pins already recorded */
 	/* The recorded original pins (n_vcpus, malloc'd) and emulator
 	 * pins, when the record was read and is for this many vCPUs; NULL
 	 * otherwise. What level 0 puts back. */

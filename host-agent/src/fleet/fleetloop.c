@@ -211,8 +211,9 @@ static char *env_kv(const char *k, const char *v)
 
 static const char *sig_name(int sig)
 {
-	return sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" :
-	       "a signal";
+	return sig == SIGTERM ? "SIGTERM" :
+	       sig == SIGINT  ? "SIGINT" :
+				"a signal";
 }
 
 struct cmd_ctx {
@@ -263,7 +264,8 @@ static int run_cmd(struct rnd *rd, size_t i, char **argv, const char *verb,
 		return r;
 	}
 	if (r == 0 && res.killed)
-		snprintf(how, sizeof(how), "killed (pid %d, its process group) on a second %s",
+		snprintf(how, sizeof(how),
+			 "killed (pid %d, its process group) on a second %s",
 			 (int)res.pid, sig_name(*rd->l->kill));
 	else if (r == 0)
 		vcp_cmd_outcome(&res, how, sizeof(how), h->command_timeout_s);
@@ -575,8 +577,10 @@ static void standby_one(struct rnd *rd, const struct vcp_sb_decision *d)
 	rd->standby_started = true;
 	r = power(rd, i, false);
 	if (r == -EINTR) {
-		snprintf(why, sizeof(why), "its standby command was killed on a second %s: asleep or not, the next round's look settles it",
-			 sig_name(*l->kill));
+		snprintf(
+			why, sizeof(why),
+			"its standby command was killed on a second %s: asleep or not, the next round's look settles it",
+			sig_name(*l->kill));
 		vcp_sb_note_standby(&rd->st, i, t0, why);
 		say(l, false, "%s: recorded in standby: %s", name(rd, i), why);
 		save(rd);
@@ -602,7 +606,8 @@ static void standby_one(struct rnd *rd, const struct vcp_sb_decision *d)
 		say(l, true, "%s: failed: still answers %u s after its standby action; not chosen again until 'vcpack fleet clear %s'",
 		    name(rd, i), l->cfg->standby.wake_deadline_s, name(rd, i));
 	} else {
-		say(l, false, "%s: its standby action ran; stopped by %s before it was seen asleep: recorded in standby (if it answers, the next round has it on)",
+		say(l, false,
+		    "%s: its standby action ran; stopped by %s before it was seen asleep: recorded in standby (if it answers, the next round has it on)",
 		    name(rd, i), sig_name(*l->stop));
 	}
 	save(rd);
@@ -658,11 +663,11 @@ static void report_stop(struct rnd *rd, const struct vcp_sb_decision *d)
 		       d->n_wake - rd->wakes_started : 0;
 	bool sb = d->standby >= 0 && !rd->standby_started;
 
-	say(rd->l, false, "stopped by %s: not started: %zu of %zu migrations, %zu of %zu wakes, %s%s%s",
+	say(rd->l, false,
+	    "stopped by %s: not started: %zu of %zu migrations, %zu of %zu wakes, %s%s%s",
 	    sig_name(*rd->l->stop), moves, d->n_moves, wakes, d->n_wake,
 	    sb ? "the standby of " : "no standby left",
-	    sb ? name(rd, (size_t)d->standby) : "",
-	    sb ? " (it stays on)" : "");
+	    sb ? name(rd, (size_t)d->standby) : "", sb ? " (it stays on)" : "");
 }
 
 static void act(struct rnd *rd, const struct vcp_sb_decision *d)

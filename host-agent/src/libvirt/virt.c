@@ -956,7 +956,8 @@ int vcp_virt_get_saved(struct vcp_virt *v, const char *name,
 		return r;
 	r = vcp_saved_pins_parse(xml, ret, &err);
 	if (r < 0)
-		set_err(ret_err, r, "The saved original pins of '%s' are unreadable: %s",
+		set_err(ret_err, r,
+			"The saved original pins of '%s' are unreadable: %s",
 			name, err ? err : "invalid");
 	free(err);
 	free(xml);

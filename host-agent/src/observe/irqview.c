@@ -78,7 +78,8 @@ void vcp_irqview_text(FILE *f, const struct vcp_irqview *v,
 	if (!v->root)
 		return;	/* vcp_placers_text() says it once for both */
 	if (!shown(v, host)) {
-		fprintf(f, "irqs:   not shown: cannot read %s/proc/interrupts: %s\n",
+		fprintf(f,
+			"irqs:   not shown: cannot read %s/proc/interrupts: %s\n",
 			strcmp(v->root, "/") ? v->root : "",
 			strerror(v->error ? -v->error : EINVAL));
 		return;

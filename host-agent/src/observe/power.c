@@ -526,6 +526,11 @@ static void src_whys(const struct vcp_pwr_snap *a, const struct vcp_pwr_snap *b,
 			memcpy(f->src_why[2], s[i]->cpuidle_why,
 			       sizeof(f->src_why[2]));
 	}
+	/* refused between the reads (wrap time, implausible watts) */
+	if (f->energy_err && !f->src_why[0][0] && f->n_lacking)
+		snprintf(f->src_why[0], sizeof(f->src_why[0]),
+			 "zone %s: %.150s", f->lacking[0].id,
+			 f->lacking[0].why);
 }
 
 int vcp_power_figures(const struct vcp_pwr_snap *a,

@@ -553,7 +553,8 @@ static int cmd_tag(struct fctx *f)
 	xml = vcp_tag_format(&w.tag);
 	if (!f->json)
 		printf("fleet tag: %zu VMs match '%s'; %s %s\n", n, f->o.match,
-		       f->o.dry_run ? "would write" : "writing", xml ? xml : "");
+		       f->o.dry_run ? "would write" : "writing",
+		       xml ? xml : "");
 	failed = unreachable_lines(f, arr);
 	if (f->o.dry_run) {
 		for (size_t h = 0; h < f->cfg.n_hosts; h++)

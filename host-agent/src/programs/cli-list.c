@@ -168,7 +168,8 @@ static struct json_object *vm_json(const struct vcp_vm *vm,
 			       json_object_new_boolean(vm->persistent));
 	json_object_object_add(o, "class",
 			       json_object_new_string(class_of(vm, pol)));
-	json_object_object_add(o, "managed", json_object_new_boolean(vm->managed));
+	json_object_object_add(o, "managed",
+			       json_object_new_boolean(vm->managed));
 	json_object_object_add(o, "tag", tag);
 	json_object_object_add(o, "vcpus", json_object_new_int((int)vm->n_vcpus));
 	json_object_object_add(o, "vcpu_pins", pins);

@@ -840,8 +840,9 @@ static int analyse(struct trial *t)
 	if (!rep)
 		r = vcp_cli_err(EXIT_PARTIAL, "out of memory");
 	else if (t->h->json)
-		puts(json_object_to_json_string_ext(rep, JSON_C_TO_STRING_PRETTY |
-						    JSON_C_TO_STRING_NOSLASHESCAPE));
+		puts(json_object_to_json_string_ext(
+			rep, JSON_C_TO_STRING_PRETTY |
+				     JSON_C_TO_STRING_NOSLASHESCAPE));
 	else
 		report_text(t->h, res);
 	if (rep && !r)

@@ -290,8 +290,8 @@ static bool print_cmd_help(const char *cmd)
 
 void vcp_cli_json(struct json_object *o)
 {
-	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-					       JSON_C_TO_STRING_NOSLASHESCAPE));
+	puts(json_object_to_json_string_ext(
+		o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(o);
 }
 
@@ -437,11 +437,11 @@ static void header_text(const struct ctx *c, const struct vcp_world *w)
 	printf("host:   %s (%s, driver %s%s)\n", vcp_virt_hostname(c->v),
 	       vcp_virt_uri(c->v), vcp_virt_driver(c->v),
 	       vcp_virt_is_test_driver(c->v) ?
-	       ": libvirt's test driver, a simulated host" : "");
+		       ": libvirt's test driver, a simulated host" :
+		       "");
 	if (own_test_host(c))
 		put_wrappedf(c, "        ", "(this process's own copy of it: what another vcpack command applied there is not shown)");
-	printf("mode:   %s (%s)\n", vcp_mode_name(c->mode),
-	       c->mode_reason);
+	printf("mode:   %s (%s)\n", vcp_mode_name(c->mode), c->mode_reason);
 	if (w->cur_level >= 0)
 		printf("level:  sched_mc_power_savings=%d; ", w->cur_level);
 	else
@@ -565,7 +565,8 @@ static void daemon_text(const struct ctx *c, struct json_object *st)
 	char when[64];
 
 	if (!st) {
-		printf("vcpackd: not running (no answer on %s)\n", socket_path(c));
+		printf("vcpackd: not running (no answer on %s)\n",
+		       socket_path(c));
 		return;
 	}
 	printf("vcpackd: running (pid %lld) on %s%s\n", int_of(st, "pid"),
@@ -596,8 +597,10 @@ static void daemon_text(const struct ctx *c, struct json_object *st)
 	}
 	when_text(int_of(last, "at"), when, sizeof(when));
 	printf("         %s (planned %s): level %lld, %lld of %lld packages active (%s)\n",
-	       json_object_get_boolean(json_object_object_get(last, "carried_out")) ?
-	       "carrying out" : "would carry out",
+	       json_object_get_boolean(
+		       json_object_object_get(last, "carried_out")) ?
+		       "carrying out" :
+		       "would carry out",
 	       when, int_of(last, "level"), int_of(last, "active"),
 	       int_of(last, "packages"), str_of(last, "level_reason"));
 }
@@ -1684,8 +1687,10 @@ static int control_call(struct ctx *c, struct vcp_req *req, const char *what)
 	st = daemon_call(c, req, &r, &err);
 	if (!st) {
 		if (r == -ENOENT || r == -ECONNREFUSED)
-			vcp_cli_err(0, "vcpackd is not running (no answer on %s); nothing %s",
-				    socket_path(c), what);
+			vcp_cli_err(
+				0,
+				"vcpackd is not running (no answer on %s); nothing %s",
+				socket_path(c), what);
 		else
 			vcp_cli_err(0, "vcpackd refused: %s", err ? err : strerror(-r));
 		free(err);
@@ -1698,8 +1703,10 @@ static int control_call(struct ctx *c, struct vcp_req *req, const char *what)
 		printf("vcpackd (pid %lld): %s; level %s (%s)%s\n",
 		       int_of(st, "pid"), str_of(st, "enabled_reason"),
 		       str_of(st, "level"), str_of(st, "level_reason"),
-		       json_object_get_boolean(json_object_object_get(ctl, "paused")) ?
-		       "; PAUSED: nothing is re-pinned until 'vcpack resume'" : "");
+		       json_object_get_boolean(
+			       json_object_object_get(ctl, "paused")) ?
+			       "; PAUSED: nothing is re-pinned until 'vcpack resume'" :
+			       "");
 	}
 	json_object_put(st);
 	return 0;

@@ -1054,7 +1054,9 @@ static int parse_args(struct daemon *d, int argc, char **argv)
 		case 'm':
 			d->force_mode = vcp_mode_parse(optarg);
 			if (d->force_mode == -2) {
-				fprintf(stderr, "vcpackd: --mode '%s' is not one of auto, pin, kernel, scx\n", optarg);
+				fprintf(stderr,
+					"vcpackd: --mode '%s' is not one of auto, pin, kernel, scx\n",
+					optarg);
 				return 2;
 			}
 			break;
@@ -1081,7 +1083,8 @@ static int parse_args(struct daemon *d, int argc, char **argv)
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "vcpackd: unexpected argument '%s'\n", argv[optind]);
+		fprintf(stderr, "vcpackd: unexpected argument '%s'\n",
+			argv[optind]);
 		return 2;
 	}
 	return 0;

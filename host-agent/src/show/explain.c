@@ -158,7 +158,9 @@ static void place_part(struct json_object *o, const struct vcp_host *h,
 			json_object_array_add(mv, str("a plan at level 1 or 2 that idles a package ('vcpack level 2', demand that fits fewer packages)"));
 		} else if (vm->has_tag && vm->tag.unmanaged) {
 			snprintf(why, sizeof(why), "vcpack leaves it exactly as it is");
-			json_object_array_add(mv, str("a tag with another class or a priority ('vcpack tag DOMAIN --priority normal')"));
+			json_object_array_add(
+				mv,
+				str("a tag with another class or a priority ('vcpack tag DOMAIN --priority normal')"));
 		} else if (vm->unmanaged_why) {
 			snprintf(why, sizeof(why), "vcpack leaves it exactly as it is");
 			json_object_array_add(mv, str("a vcpack tag ('vcpack tag DOMAIN --priority normal'): a tagged VM is vcpack's to place, its own pins included"));

@@ -529,7 +529,8 @@ static void put_actions(FILE *f, const struct vcp_vm *vms,
 		else
 			put_change(f, x);
 		if (res && i < res->n)
-			fprintf(f, "  [%s]%s%s", vcp_outcome_name(res->e[i].outcome),
+			fprintf(f, "  [%s]%s%s",
+				vcp_outcome_name(res->e[i].outcome),
 				res->e[i].msg ? " " : "",
 				res->e[i].msg ? res->e[i].msg : "");
 		fputc('\n', f);
