@@ -247,7 +247,7 @@ FUZZ_CFLAGS := -g -O1 -fsanitize=address,undefined \
 	-DVCP_SYSCONFDIR='"$(SYSCONFDIR)"' $(SRC_INC) $(PKG_CFLAGS)
 # the library modules the harnesses link (a harness of a new parser adds
 # its module and what that needs here)
-FUZZ_MODS := clock control cpuset errmsg fleetcfg fleetwatts irq irqbal jsonfile jsonstrict kernel model \
+FUZZ_MODS := clock control cpuset errmsg fleetcfg fleetwatts irq irqbal jsonfile jsonstrict rdfile kernel model \
 	policy power powerfixture powerread powerreading proto scx scxstate standbycfg sysfile tags topology
 FUZZ_OBJS := $(patsubst %,$(B)/fuzz/obj/%.o,$(FUZZ_MODS))
 
@@ -374,7 +374,8 @@ install-scx:
 # the initramfs has no libc; scx.mk puts it in /bin).
 SCXDRIVE_SRCS := tests/kernel/scxdrive.c \
 	$(addprefix $(SRC)/,kernel/scx.c kernel/scxstate.c kernel/sysfile.c \
-		common/model.c common/cpuset.c common/clock.c)
+		common/model.c common/cpuset.c common/clock.c common/rdfile.c \
+		common/errmsg.c)
 
 $(B)/tests/vcp-scxdrive: $(SCXDRIVE_SRCS) $(wildcard $(SRC)/kernel/scx*.h) \
 	$(SRC)/common/model.h $(SRC)/common/clock.h

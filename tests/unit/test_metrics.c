@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "metrics.h"
+#include "rdfile.h"
 #include "metricspub.h"
 #include "policy.h"
 #include "virt.h"
@@ -88,9 +89,12 @@ static void test_vms(void **state)
 static void test_power(void **state)
 {
 	struct vcp_pwr_zone z[] = {
-		{ "intel-rapl:0", "package-0", VCP_ZONE_PACKAGE, 0, 5000000, 0, 0 },
-		{ "intel-rapl:0:0", "dram", VCP_ZONE_DRAM, 0, 0, 0, -EACCES },
-		{ "intel-rapl:1", "psys", VCP_ZONE_PSYS, -1, 7000000, 0, 0 },
+		{ "intel-rapl:0", "package-0", VCP_ZONE_PACKAGE, 0, 5000000, 0,
+		  0, "" },
+		{ "intel-rapl:0:0", "dram", VCP_ZONE_DRAM, 0, 0, 0, -EACCES,
+		  "" },
+		{ "intel-rapl:1", "psys", VCP_ZONE_PSYS, -1, 7000000, 0, 0,
+		  "" },
 	};
 	struct vcp_pwr_snap s = { .zones = z, .n_zones = 3, .pmu_err = -ENOENT,
 				  .cpuidle_err = -ENOENT };
@@ -148,6 +152,45 @@ static void test_cpuidle_packages(void **state)
 	    "vcpack_cpuidle_residency_seconds_total{package=\"69\",state=\"C6\"} 2");
 	has(text,
 	    "vcpack_cpuidle_entries_total{package=\"69\",state=\"C6\"} 7");
+	free(text);
+}
+
+/* A CPU whose cpuidle files failed: its package's counters get no
+ * sample (a smaller sum would read as a counter reset), and the CPUs
+ * and zones that could not be read are named. */
+static void test_unreadable(void **state)
+{
+	struct vcp_pwr_zone z[] = {
+		{ "intel-rapl:1", "package-1", VCP_ZONE_PACKAGE, 1, 0, 0,
+		  -VCP_ENOTREG,
+		  "class/powercap/intel-rapl:1/energy_uj: not a regular file (a FIFO)" },
+	};
+	struct vcp_pwr_cpu c[3] = {
+		{ .cpu = 0, .package = 0, .time_us = { 1000000 } },
+		{ .cpu = 1, .package = 1, .time_us = { 2000000 } },
+		{ .cpu = 2, .package = 1, .err = -VCP_ENOTREG },
+	};
+	struct vcp_pwr_snap s = { .zones = z,
+				  .n_zones = 1,
+				  .cpus = c,
+				  .n_cpus = 3,
+				  .n_idle = 1,
+				  .pmu_err = -ENOENT };
+	struct vcp_metrics_in in = { .level = -1, .snap = &s };
+	char *text;
+
+	strcpy(s.idle_names[0], "C1");
+	strcpy(s.cpuidle_why,
+	       "devices/system/cpu/cpu2/cpuidle/state0/time: not a regular file (a FIFO)");
+	assert_int_equal(vcp_metrics_render(&in, &text), 0);
+	has(text,
+	    "vcpack_cpuidle_residency_seconds_total{package=\"0\",state=\"C1\"} 1");
+	assert_null(strstr(
+		text, "vcpack_cpuidle_residency_seconds_total{package=\"1\""));
+	has(text,
+	    "vcpack_cpuidle_cpus_unreadable{reason=\"devices/system/cpu/cpu2/cpuidle/state0/time: not a regular file (a FIFO)\"} 1");
+	has(text,
+	    "vcpack_power_zone_unreadable{zone=\"intel-rapl:1\",name=\"package-1\",reason=\"class/powercap/intel-rapl:1/energy_uj: not a regular file (a FIFO)\"} 1");
 	free(text);
 }
 
@@ -232,6 +275,61 @@ static void test_pub(void **state)
 			 -ENOENT);
 }
 
+/* vcpackd's energy totals across reads further apart than the
+ * counter's wrap time (262 s here): it may have wrapped twice, so the
+ * energy between is not counted (it used to be folded in as one wrap)
+ * and the zone is named as unreadable for that read; the total does
+ * not go down and counts on from the next read. */
+static void test_pub_long_gap(void **state)
+{
+	const char *tmp = getenv("TMPDIR");
+	char dir[512], link[600], path[600], cmd[2048], *text;
+	struct vcp_metrics_pub *p;
+
+	snprintf(dir, sizeof(dir), "%s/vcp-pub-XXXXXX", tmp ? tmp : "/tmp");
+	assert_non_null(mkdtemp(dir));
+	snprintf(link, sizeof(link), "%s/pw", dir);
+	snprintf(path, sizeof(path), "%s/vcpack.prom", dir);
+	snprintf(
+		cmd, sizeof(cmd),
+		"cp -r " VCP_SRCDIR
+		"/tests/data/power/intel-2s/t1 %s/late && echo 301000000000 >%s/late/vcpack-counters/clock_ns",
+		dir, dir);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(
+		symlink(VCP_SRCDIR "/tests/data/power/intel-2s/t0", link), 0);
+	assert_int_equal(vcp_metrics_pub_new(dir, link, false, &p), 0);
+	assert_int_equal(vcp_metrics_pub_sample(p, NULL), 0);
+	unlink(link);
+	snprintf(cmd, sizeof(cmd), "%s/late", dir);
+	assert_int_equal(symlink(cmd, link), 0);
+	assert_int_equal(vcp_metrics_pub_sample(p, NULL), 0);
+	text = slurp(path);
+	assert_non_null(strstr(
+		text,
+		"vcpack_power_zone_unreadable{zone=\"intel-rapl:1\",name=\"package-1\",reason=\"energy_uj: read 300 s after the last read, longer than the counter's wrap time (262 s at 1000 W)"));
+	assert_null(strstr(
+		text,
+		"vcpack_energy_joules_total{package=\"1\",zone=\"package\"}"));
+	assert_null(strstr(text, "\nvcpack_host_power_watts "));
+	assert_non_null(strstr(
+		text, "vcpack_power_zone_lacking{zone=\"intel-rapl:1\""));
+	free(text);
+	/* the next read, 1 s later: the total is where it was */
+	snprintf(cmd, sizeof(cmd),
+		 "echo 302000000000 >%s/late/vcpack-counters/clock_ns", dir);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(vcp_metrics_pub_sample(p, NULL), 0);
+	text = slurp(path);
+	has(text,
+	    "vcpack_energy_joules_total{package=\"1\",zone=\"package\"} 262113.32885");
+	assert_null(strstr(text, "vcpack_power_zone_unreadable"));
+	free(text);
+	vcp_metrics_pub_free(p);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 /* A host that is not this machine (the test driver, a remote URI):
  * the VMs and the level, and none of this machine's counters. */
 static void test_pub_not_here(void **state)
@@ -274,7 +372,9 @@ int main(void)
 		cmocka_unit_test(test_vms),
 		cmocka_unit_test(test_power),
 		cmocka_unit_test(test_cpuidle_packages),
+		cmocka_unit_test(test_unreadable),
 		cmocka_unit_test(test_write),
+		cmocka_unit_test(test_pub_long_gap),
 		cmocka_unit_test(test_pub),
 		cmocka_unit_test(test_pub_not_here),
 	};

@@ -330,6 +330,94 @@ static void test_cpuidle(void **state)
 	vcp_pwr_snap_clear(&b);
 }
 
+/* A backward cpuidle count is no figure for that CPU (a 0 in its place
+ * made an idle package look awake), and is said. */
+static void test_cpuidle_backwards(void **state)
+{
+	struct vcp_pwr_snap a, b;
+	struct vcp_pwr_figs f;
+	struct vcp_pwr_thresholds th = VCP_PWR_THRESHOLDS_DEFAULT;
+
+	idle(&a, 10 * SEC, 10);
+	idle(&b, 12 * SEC, 12);
+	b.cpus[1].time_us[2] = 5; /* cpu 1's C6 went backwards */
+	assert_int_equal(vcp_power_figures(&a, &b, &th, &f), 0);
+	assert_int_equal(f.pkgs[0].n_cpus, 1);
+	NEAR(f.pkgs[0].idle_min, 0.95);
+	assert_int_equal(f.pkgs[0].awake, 0); /* still asleep */
+	assert_int_equal(f.n_idle_bad, 1);
+	assert_non_null(
+		strstr(f.idle_why, "cpu1/cpuidle/state2/time went backwards"));
+	vcp_pwr_figs_clear(&f);
+	/* a CPU whose files failed: left out and said, with the reader's why */
+	b.cpus[1].time_us[2] = a.cpus[1].time_us[2];
+	b.cpus[0].err = -EIO;
+	snprintf(b.cpuidle_why, sizeof(b.cpuidle_why),
+		 "cpu0/cpuidle/state1/time: x");
+	assert_int_equal(vcp_power_figures(&a, &b, &th, &f), 0);
+	assert_int_equal(f.pkgs[0].n_cpus, 1);
+	assert_int_equal(f.n_idle_bad, 1);
+	assert_string_equal(f.idle_why, "cpu0/cpuidle/state1/time: x");
+	vcp_pwr_figs_clear(&f);
+	vcp_pwr_snap_clear(&a);
+	vcp_pwr_snap_clear(&b);
+}
+
+/* The host's total names each zone it lacks, and why; implausible
+ * deltas (more than a zone draws, or reads further apart than the
+ * counter's wrap time) are refused, not summed. */
+static void test_lacking(void **state)
+{
+	struct vcp_pwr_snap a, b;
+	struct vcp_pwr_figs f;
+	struct vcp_pwr_thresholds th = VCP_PWR_THRESHOLDS_DEFAULT;
+
+	two_pkg(&a, SEC, 0, 0, 0, 0);
+	two_pkg(&b, 2 * SEC, 100000000, 50000000, 10000000, 4000000);
+	b.zones[2].err = -EINVAL;
+	snprintf(b.zones[2].why, sizeof(b.zones[2].why),
+		 "class/powercap/intel-rapl:1/energy_uj: garbage");
+	assert_int_equal(vcp_power_figures(&a, &b, &th, &f), 0);
+	NEAR(f.host_watts, 114.0);
+	assert_int_equal(f.n_lacking, 1);
+	assert_string_equal(f.lacking[0].id, "intel-rapl:1");
+	assert_string_equal(f.lacking[0].name, "package-1");
+	assert_string_equal(f.lacking[0].why,
+			    "class/powercap/intel-rapl:1/energy_uj: garbage");
+	vcp_pwr_figs_clear(&f);
+	vcp_pwr_snap_clear(&a);
+	vcp_pwr_snap_clear(&b);
+
+	/* 5,700 J in 2 s: 2,850 W from one zone is a bad reading */
+	two_pkg(&a, SEC, 0, 0, 0, 0);
+	two_pkg(&b, 3 * SEC, 5700000000ull, 0, 0, 0);
+	assert_int_equal(vcp_power_figures(&a, &b, &th, &f), 0);
+	assert_true(isnan(f.pkgs[0].watts[VCP_ZONE_PACKAGE]));
+	assert_int_equal(f.n_lacking, 1);
+	assert_non_null(strstr(f.lacking[0].why, "more than a zone draws"));
+	NEAR(f.host_watts, 0.0);
+	vcp_pwr_figs_clear(&f);
+	vcp_pwr_snap_clear(&a);
+	vcp_pwr_snap_clear(&b);
+
+	/* reads 300 s apart on a 262 kJ counter: it may have wrapped twice */
+	NEAR(vcp_pwr_wrap_s(MAXR), 262.14332885);
+	two_pkg(&a, SEC, 0, 0, 0, 0);
+	two_pkg(&b, 301 * SEC, 1000, 1000, 1000, 1000);
+	assert_int_equal(vcp_power_figures(&a, &b, &th, &f), 0);
+	assert_true(isnan(f.host_watts));
+	assert_int_equal(f.n_lacking, 4);
+	assert_non_null(
+		strstr(f.lacking[0].why, "may have wrapped more than once"));
+	assert_int_equal(f.energy_err, -ERANGE);
+	/* the energy source says why it has no figure, a zone named */
+	assert_non_null(strstr(f.src_why[0],
+			       "zone intel-rapl:0: the reads are 300 s apart"));
+	vcp_pwr_figs_clear(&f);
+	vcp_pwr_snap_clear(&a);
+	vcp_pwr_snap_clear(&b);
+}
+
 static void test_uncore(void **state)
 {
 	struct vcp_pwr_snap a = { .t_ns = 1 }, b = { .t_ns = 2 };
@@ -363,6 +451,8 @@ int main(void)
 		cmocka_unit_test(test_residency),
 		cmocka_unit_test(test_cpuidle),
 		cmocka_unit_test(test_uncore),
+		cmocka_unit_test(test_cpuidle_backwards),
+		cmocka_unit_test(test_lacking),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

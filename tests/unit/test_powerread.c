@@ -17,10 +17,12 @@
 #include <string.h>
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "powerread.h"
+#include "rdfile.h"
 
 #define DIR VCP_SRCDIR "/tests/data/power/"
 #define NEAR(a, b) assert_true(fabs((double)(a) - (double)(b)) < 1e-6)
@@ -321,12 +323,20 @@ static void test_not_digits(void **state)
 	}
 }
 
+/* A wrong root is said to be wrong (it used to read as a host with no
+ * counters at all, "a guest"); an empty directory is such a host. */
 static void test_empty_root(void **state)
 {
 	struct vcp_power_reader *r;
 	struct vcp_pwr_snap s;
+	char tmp[] = "/tmp/vcp-pw-empty.XXXXXX";
 
-	assert_int_equal(vcp_power_reader_open(DIR "no-such-dir", NULL, &r), 0);
+	assert_int_equal(vcp_power_reader_open(DIR "no-such-dir", NULL, &r),
+			 -ENOENT);
+	assert_int_equal(vcp_power_reader_open(DIR "README", NULL, &r),
+			 -ENOTDIR);
+	assert_non_null(mkdtemp(tmp));
+	assert_int_equal(vcp_power_reader_open(tmp, NULL, &r), 0);
 	assert_int_equal(vcp_power_read(r, &s), 0);
 	assert_int_equal(s.zones_err, -ENOENT);
 	assert_int_equal(s.pmu_err, -ENOENT);
@@ -334,6 +344,187 @@ static void test_empty_root(void **state)
 	assert_int_equal(s.n_zones + s.n_res + s.n_cpus + s.n_uncore, 0);
 	vcp_pwr_snap_clear(&s);
 	vcp_power_reader_close(r);
+	rmdir(tmp);
+}
+
+/* A zone with an unreadable or implausible range or reading is refused
+ * and named, never summed as 0 or as garbage. */
+static void test_zone_garbage(void **state)
+{
+	static const struct {
+		const char *file, *text, *why;
+		int err;
+	} cases[] = {
+		{ "intel-rapl:1/max_energy_range_uj", "x",
+		  "class/powercap/intel-rapl:1/max_energy_range_uj: not a counter",
+		  -EINVAL },
+		{ "intel-rapl:1/max_energy_range_uj", "0",
+		  "class/powercap/intel-rapl:1/max_energy_range_uj: 0 is no range",
+		  -ERANGE },
+		{ "intel-rapl:1/energy_uj", "300000000000",
+		  "class/powercap/intel-rapl:1/energy_uj: 300000000000 is above the counter's range (max_energy_range_uj 262143328850)",
+		  -ERANGE },
+		{ "intel-rapl:1/energy_uj", "18446744073709551615",
+		  "class/powercap/intel-rapl:1/energy_uj: 18446744073709551615 is above",
+		  -ERANGE },
+		{ "intel-rapl:1/energy_uj", "18446744073709551616",
+		  "class/powercap/intel-rapl:1/energy_uj: not a counter",
+		  -EINVAL },
+		{ "intel-rapl:1/energy_uj", "-5",
+		  "class/powercap/intel-rapl:1/energy_uj: not a counter",
+		  -EINVAL },
+	};
+	struct vcp_pwr_snap s[2];
+	struct vcp_pwr_figs f;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		fail_suffix = cases[i].file;
+		fail_text = cases[i].text;
+		read_case("intel-2s", s, &f);
+		assert_int_equal(s[1].zones[2].err, cases[i].err);
+		assert_non_null(strstr(s[1].zones[2].why, cases[i].why));
+		assert_true(isnan(f.pkgs[1].watts[VCP_ZONE_PACKAGE]));
+		/* the total says it lacks package-1 */
+		NEAR(f.host_watts, 114.0);
+		assert_int_equal(f.n_lacking, 1);
+		assert_string_equal(f.lacking[0].id, "intel-rapl:1");
+		done(s, &f);
+	}
+}
+
+/* A copy of CASE/t@t in a temporary directory, with @file (relative) a
+ * FIFO; the copy's path in @ret. */
+static void fifo_copy(const char *name, int t, const char *file, char *ret,
+		      size_t len)
+{
+	char cmd[1024];
+
+	snprintf(ret, len, "/tmp/vcp-pw-fifo.%d", (int)getpid());
+	snprintf(cmd, sizeof(cmd),
+		 "rm -rf %s && cp -r " DIR
+		 "%s/t%d %s && rm -f %s/%s && mkfifo %s/%s",
+		 ret, name, t, ret, ret, file, ret, file);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void rm_copy(const char *dir)
+{
+	char cmd[600];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* FIFOs in the tree: the read does not block, and names the file. */
+static void test_fifo(void **state)
+{
+	struct vcp_power_ops *fops;
+	struct vcp_power_reader *r;
+	struct vcp_pwr_snap s;
+	char root[256];
+
+	fifo_copy("intel-2s", 1, "class/powercap/intel-rapl:1/energy_uj", root,
+		  sizeof(root));
+	assert_int_equal(vcp_power_file_ops_new(root, &fops), 0);
+	assert_int_equal(vcp_power_reader_open(root, fops, &r), 0);
+	assert_int_equal(vcp_power_read(r, &s), 0);
+	assert_int_equal(s.zones[2].err, -VCP_ENOTREG);
+	assert_string_equal(
+		s.zones[2].why,
+		"class/powercap/intel-rapl:1/energy_uj: not a regular file (a FIFO)");
+	vcp_pwr_snap_clear(&s);
+	vcp_power_reader_close(r);
+	vcp_power_file_ops_free(fops);
+	rm_copy(root);
+
+	/* a cpuidle file, read as production does (kept open, pread) */
+	fifo_copy("intel-2s", 1, "devices/system/cpu/cpu3/cpuidle/state1/time",
+		  root, sizeof(root));
+	assert_int_equal(vcp_power_reader_open(root, NULL, &r), 0);
+	assert_int_equal(vcp_power_read(r, &s), 0);
+	assert_int_equal(s.cpus[3].err, -VCP_ENOTREG);
+	assert_int_equal(s.cpus[2].err, 0);
+	assert_string_equal(
+		s.cpuidle_why,
+		"devices/system/cpu/cpu3/cpuidle/state1/time: not a regular file (a FIFO)");
+	vcp_pwr_snap_clear(&s);
+	vcp_power_reader_close(r);
+	rm_copy(root);
+
+	/* a source's own file: the source is unavailable, the file named */
+	fifo_copy("intel-2s", 1, "devices/system/cpu/online", root,
+		  sizeof(root));
+	assert_int_equal(vcp_power_reader_open(root, NULL, &r), 0);
+	assert_int_equal(vcp_power_read(r, &s), 0);
+	assert_int_equal(s.cpuidle_err, -VCP_ENOTREG);
+	assert_string_equal(
+		s.cpuidle_why,
+		"devices/system/cpu/online: not a regular file (a FIFO)");
+	vcp_pwr_snap_clear(&s);
+	vcp_power_reader_close(r);
+	rm_copy(root);
+	fifo_copy("intel-2s", 1, "bus/event_source/devices/cstate_pkg/cpumask",
+		  root, sizeof(root));
+	assert_int_equal(vcp_power_file_ops_new(root, &fops), 0);
+	assert_int_equal(vcp_power_reader_open(root, fops, &r), 0);
+	assert_int_equal(vcp_power_read(r, &s), 0);
+	assert_int_equal(s.pmu_err, -VCP_ENOTREG);
+	assert_string_equal(
+		s.pmu_why,
+		"bus/event_source/devices/cstate_pkg/cpumask: not a regular file (a FIFO)");
+	vcp_pwr_snap_clear(&s);
+	vcp_power_reader_close(r);
+	vcp_power_file_ops_free(fops);
+	rm_copy(root);
+}
+
+/* The real-sysfs path (files kept open, pread) parses as the fixture
+ * path does: "-5" is refused there too (it read as 2^64-5). */
+static void test_held_not_digits(void **state)
+{
+	struct vcp_power_reader *r;
+	struct vcp_pwr_snap s;
+	char root[256], cmd[600];
+
+	fifo_copy("intel-2s", 1, "vcpack-no-such-file", root, sizeof(root));
+	snprintf(cmd, sizeof(cmd),
+		 "echo -5 >%s/devices/system/cpu/cpu3/cpuidle/state1/time",
+		 root);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(vcp_power_reader_open(root, NULL, &r), 0);
+	assert_int_equal(vcp_power_read(r, &s), 0);
+	assert_int_equal(s.cpus[3].err, -EINVAL);
+	assert_non_null(strstr(
+		s.cpuidle_why,
+		"cpu3/cpuidle/state1/time: not a counter (digits only, at most 2^64-1): '-5'"));
+	vcp_pwr_snap_clear(&s);
+	vcp_power_reader_close(r);
+	rm_copy(root);
+}
+
+/* A fixture clock that is no clock ("-5" wrapped to 2^64-5) is refused
+ * and named. */
+static void test_bad_clock(void **state)
+{
+	struct vcp_power_ops *fops;
+	struct vcp_power_reader *r;
+	struct vcp_pwr_snap s;
+	char root[256], cmd[600];
+
+	fifo_copy("intel-2s", 1, "vcpack-no-such-file", root, sizeof(root));
+	snprintf(cmd, sizeof(cmd), "echo -5 >%s/vcpack-counters/clock_ns",
+		 root);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(vcp_power_file_ops_new(root, &fops), 0);
+	assert_int_equal(vcp_power_reader_open(root, fops, &r), 0);
+	assert_int_equal(vcp_power_read(r, &s), -EINVAL);
+	assert_non_null(fops->clock_why(fops->data));
+	assert_non_null(strstr(
+		fops->clock_why(fops->data),
+		"vcpack-counters/clock_ns: not a clock (nanoseconds, 1 to 2^63-1): '-5'"));
+	vcp_power_reader_close(r);
+	vcp_power_file_ops_free(fops);
+	rm_copy(root);
 }
 
 int main(void)
@@ -348,6 +539,10 @@ int main(void)
 		cmocka_unit_test(test_injected),
 		cmocka_unit_test(test_not_digits),
 		cmocka_unit_test(test_empty_root),
+		cmocka_unit_test(test_zone_garbage),
+		cmocka_unit_test(test_fifo),
+		cmocka_unit_test(test_held_not_digits),
+		cmocka_unit_test(test_bad_clock),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -120,18 +120,28 @@ static void test_power_constant(void **state)
 	assert_float_equal(w, 100, TOL);
 }
 
-/* 50 W (500 J per 10 s); the counter wraps at 1000 J twice. */
+/* 50 W (500 J per 10 s); the counter wraps at 10,000 J (10 s at the
+ * most a zone draws, 1000 W), once in each series (a failed read in
+ * the first). */
 static void test_power_wrap(void **state)
 {
 	const struct vcp_trial_sample s[] = {
-		{ 0, 700, false }, { 10, 200, false }, { 20, 700, false },
-		{ 30, 200, false }, { 40, 700, false },
+		{ 0, 9700, false },  { 10, 200, false }, { 20, 700, false },
+		{ 30, 1200, false }, { 40, 700, true },	 { 40, 1700, false },
+		{ 50, 9700, true },
+	};
+	const struct vcp_trial_sample t[] = {
+		{ 0, 9200, false }, { 10, 9700, false }, { 20, 200, false },
+		{ 30, 700, false }, { 40, 1200, false },
 	};
 	char *err = NULL;
 	double w = -1;
 
-	assert_int_equal(vcp_trial_window_power(s, 5, 1000, 40, 0.9, &w,
-						&err), 0);
+	assert_int_equal(vcp_trial_window_power(s, 6, 10000, 40, 0.9, &w, &err),
+			 0);
+	assert_float_equal(w, 50, TOL);
+	assert_int_equal(vcp_trial_window_power(t, 5, 10000, 40, 0.9, &w, &err),
+			 0);
 	assert_float_equal(w, 50, TOL);
 	/* without the range, going back is an error naming the sample */
 	w = -1;
@@ -139,6 +149,28 @@ static void test_power_wrap(void **state)
 			 -EINVAL);
 	assert_non_null(strstr(err, "energy sample 1: the counter went back"));
 	assert_float_equal(w, -1, 0);	/* untouched */
+	free(err);
+}
+
+/* Reads further apart than the counter's wrap time (1000 J: 1 s at
+ * 1000 W) are refused, not counted as one wrap: at 1000 W the counter
+ * below may have wrapped ten times between two reads. */
+static void test_power_two_wraps(void **state)
+{
+	const struct vcp_trial_sample s[] = {
+		{ 0, 700, false },
+		{ 10, 200, false },
+		{ 20, 700, false },
+	};
+	char *err = NULL;
+	double w = -1;
+
+	assert_int_equal(vcp_trial_window_power(s, 3, 1000, 20, 0.9, &w, &err),
+			 -ERANGE);
+	assert_non_null(strstr(
+		err,
+		"energy sample 1: 10 s after the last one, longer than the counter's wrap time (1 s at 1000 W)"));
+	assert_float_equal(w, -1, 0);
 	free(err);
 }
 
@@ -477,6 +509,7 @@ int main(void)
 		cmocka_unit_test(test_schedule_refused),
 		cmocka_unit_test(test_power_constant),
 		cmocka_unit_test(test_power_wrap),
+		cmocka_unit_test(test_power_two_wraps),
 		cmocka_unit_test(test_power_missing),
 		cmocka_unit_test(test_t95),
 		cmocka_unit_test(test_constant_powers),

@@ -15,6 +15,7 @@
 
 #include "errmsg.h"
 #include "jsonstrict.h"
+#include "rdfile.h"
 
 const char *vcp_json_shown(struct json_object *v)
 {
@@ -51,48 +52,24 @@ bool vcp_json_number_in(struct json_object *v, double min, double max,
 	return true;
 }
 
-static const char *kind_of(mode_t m)
-{
-	if (S_ISDIR(m))
-		return "a directory";
-	if (S_ISFIFO(m))
-		return "a FIFO";
-	if (S_ISSOCK(m))
-		return "a socket";
-	if (S_ISCHR(m))
-		return "a character device";
-	if (S_ISBLK(m))
-		return "a block device";
-	return "not a plain file";
-}
-
 /*
- * Open @path for reading without ever blocking: O_NONBLOCK keeps open()
- * from waiting for a FIFO's writer, and whatever is not a regular file
- * (FIFO, directory, device, socket) is refused by name before a read.
+ * Open @path as vcp_open_regular() does (never blocking, only a regular
+ * file), no larger than @max.
  */
 static int open_regular(const char *path, size_t max, int *ret_fd,
 			size_t *ret_size, char **ret_err)
 {
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	int e = errno;
+	int fd, r = vcp_open_regular(path, &fd, ret_err);
 
-	if (fd < 0 && (e == ENXIO || e == EOPNOTSUPP) && stat(path, &st) == 0 &&
-	    !S_ISREG(st.st_mode))
-		return vcp_err(ret_err, -EINVAL, "%s: not a regular file (%s)",
-			       path, kind_of(st.st_mode));
-	if (fd < 0)
-		return vcp_err(ret_err, -e, "%s: %s", path, strerror(e));
+	if (r == -VCP_ENOTREG)
+		r = -EINVAL; /* as documented for vcp_file_read() */
+	if (r < 0)
+		return r;
 	if (fstat(fd, &st) < 0) {
-		e = errno;
+		r = -errno;
 		close(fd);
-		return vcp_err(ret_err, -e, "%s: %s", path, strerror(e));
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
-		return vcp_err(ret_err, -EINVAL, "%s: not a regular file (%s)",
-			       path, kind_of(st.st_mode));
+		return vcp_err(ret_err, r, "%s: %s", path, strerror(-r));
 	}
 	if ((uint64_t)st.st_size > max) {
 		close(fd);

@@ -7,6 +7,7 @@
 #include "metricspub.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -18,6 +19,7 @@
 struct total {
 	char id[VCP_PWR_NAME];
 	uint64_t last_uj, total_uj;
+	uint64_t last_ns; /* the time of last_uj */
 };
 
 struct vcp_metrics_pub {
@@ -34,6 +36,7 @@ struct vcp_metrics_pub {
 	size_t n_vms;
 	struct vcp_policy policy;	/* classes only (prio_class) */
 	int level;
+	char why[512]; /* why the last read of the counters failed */
 };
 
 int vcp_metrics_pub_new(const char *dir, const char *power_root, bool here,
@@ -97,7 +100,10 @@ int vcp_metrics_pub_plan(struct vcp_metrics_pub *p, const struct vcp_vm *vms,
 /*
  * Replace each readable zone's energy_uj in @now by its total since the
  * daemon first saw it (the first raw value, then every delta across
- * wraps), so the exported counter only goes up. 0 or -ENOMEM.
+ * wraps), so the exported counter only goes up. A zone read again after
+ * longer than its wrap time (a pass that took long) may have wrapped
+ * more than once: its delta is unknown, the total stays, and the zone is
+ * marked unreadable for this read with why. 0 or -ENOMEM.
  */
 static int fold_wraps(struct vcp_metrics_pub *p, struct vcp_pwr_snap *now)
 {
@@ -119,11 +125,21 @@ static int fold_wraps(struct vcp_metrics_pub *p, struct vcp_pwr_snap *now)
 			t = &t[p->n_totals++];
 			memcpy(t->id, z->id, sizeof(t->id));
 			t->last_uj = t->total_uj = z->energy_uj;
-		} else if (vcp_counter_delta(t->last_uj, z->energy_uj, z->max_uj,
-					     &d) == 0) {
+			t->last_ns = now->t_ns;
+		} else if ((double)(now->t_ns - t->last_ns) / 1e9 >
+			   vcp_pwr_wrap_s(z->max_uj)) {
+			snprintf(
+				z->why, sizeof(z->why),
+				"energy_uj: read %.0f s after the last read, longer than the counter's wrap time (%.0f s at %.0f W): the energy between is unknown and not counted",
+				(double)(now->t_ns - t->last_ns) / 1e9,
+				vcp_pwr_wrap_s(z->max_uj), VCP_PWR_ZONE_MAX_W);
+			z->err = -ERANGE;
+		} else if (vcp_counter_delta(t->last_uj, z->energy_uj,
+					     z->max_uj, &d) == 0) {
 			t->total_uj += d;
 		}
 		t->last_uj = z->energy_uj;
+		t->last_ns = now->t_ns;
 		z->energy_uj = t->total_uj;
 	}
 	return 0;
@@ -163,8 +179,16 @@ int vcp_metrics_pub_sample(struct vcp_metrics_pub *p,
 	if (!p->reader)
 		return publish(p, s, NULL);
 	r = vcp_power_read(p->reader, &now);
+	if (r == -EINVAL && p->fops && p->fops->clock_why &&
+	    p->fops->clock_why(p->fops->data)) {
+		snprintf(p->why, sizeof(p->why), "%s",
+			 p->fops->clock_why(p->fops->data));
+		r = publish(p, s, NULL);
+		return r < 0 ? r : -EINVAL;
+	}
 	if (r < 0)
 		return r;
+	p->why[0] = '\0';
 	/* no time passed (a fixture's clock): keep the last figures */
 	if (p->have_prev && now.t_ns <= p->prev.t_ns) {
 		vcp_pwr_snap_clear(&now);
@@ -192,6 +216,11 @@ int vcp_metrics_pub_sample(struct vcp_metrics_pub *p,
 	p->prev = now;
 	p->have_prev = true;
 	return r;
+}
+
+const char *vcp_metrics_pub_why(const struct vcp_metrics_pub *p)
+{
+	return p && p->why[0] ? p->why : NULL;
 }
 
 void vcp_metrics_pub_free(struct vcp_metrics_pub *p)

@@ -32,9 +32,15 @@ int vcp_metrics_pub_plan(struct vcp_metrics_pub *p, const struct vcp_vm *vms,
 			 size_t n_vms, const struct vcp_policy *policy,
 			 int level);
 /* At a sample (@s: cumulative vCPU times, may be NULL): read the power
- * counters, write the file. 0 or -errno (the file is left as it was). */
+ * counters, write the file. 0 or -errno (the file is left as it was);
+ * -EINVAL when the counters' clock gave no time (a fixture clock_ns
+ * that is no clock): the file is written without power figures, and
+ * vcp_metrics_pub_why() says why. */
 int vcp_metrics_pub_sample(struct vcp_metrics_pub *p,
 			   const struct vcp_sample *s);
+/* Why the last read of the power counters failed, naming the file, or
+ * NULL. */
+const char *vcp_metrics_pub_why(const struct vcp_metrics_pub *p);
 void vcp_metrics_pub_free(struct vcp_metrics_pub *p);
 
 #endif

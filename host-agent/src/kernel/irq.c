@@ -28,6 +28,7 @@
 
 #include "jsonfile.h"
 #include "kernel.h"
+#include "rdfile.h"
 #include "sysfile.h"
 
 #define MAX_TEXT (16 << 20)
@@ -43,10 +44,10 @@ static int read_text(const char *path, char **ret)
 
 	if (!buf)
 		return -ENOMEM;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
+	r = vcp_open_regular(path, &fd, NULL);
+	if (r < 0) {
 		free(buf);
-		return -errno;
+		return r;
 	}
 	for (;;) {
 		ssize_t n;

@@ -15,6 +15,7 @@
 #include "kernel.h"
 
 #include "scx.h"
+#include "rdfile.h"
 #include "sysfile.h"
 
 #include <dirent.h>
@@ -75,16 +76,27 @@ static bool exists(const char *path)
 /*
  * One write(2) of @s to an existing file (never created: kernfs files
  * cannot be). O_TRUNC keeps fixture files exact; kernfs ignores it.
+ * Never blocks: O_NONBLOCK (a FIFO without a reader fails at once) and
+ * only a regular file (kernfs attributes are) is written: -VCP_ENOTREG.
  */
 static int write_str(const char *path, const char *s, int flags)
 {
 	size_t len = strlen(s);
+	struct stat st;
 	ssize_t n;
 	int fd, r = 0;
 
-	fd = open(path, O_WRONLY | O_CLOEXEC | flags);
+	fd = open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | flags);
 	if (fd < 0)
-		return -errno;
+		return errno == ENXIO ? -VCP_ENOTREG : -errno;
+	if (fstat(fd, &st) < 0)
+		r = -errno;
+	else if (!S_ISREG(st.st_mode))
+		r = -VCP_ENOTREG;
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
 	n = write(fd, s, len);
 	if (n < 0)
 		r = -errno;
@@ -201,8 +213,7 @@ static int find_cpu_mount(struct vcp_kernel *k)
 
 	if (!path)
 		return -ENOMEM;
-	f = fopen(path, "re");
-	r = f ? 0 : -errno;
+	r = vcp_fopen_regular(path, &f);
 	free(path);
 	if (r < 0)
 		return r;
@@ -315,12 +326,13 @@ static int cgroup_of(const struct vcp_kernel *k, const char *who,
 	}
 	if (!path)
 		return -ENOMEM;
-	f = fopen(path, "re");
-	if (!f)
-		r = errno == ESRCH ? -ENOENT : -errno;
+	r = vcp_fopen_regular(path, &f);
+	if (r == -ESRCH)
+		r = -ENOENT;
 	free(path);
-	if (!f)
+	if (r < 0)
 		return r;
+	r = -ENOENT;
 	while (r == -ENOENT && getline(&line, &cap, f) >= 0) {
 		p = cpu_line_path(k, line);
 		if (p) {

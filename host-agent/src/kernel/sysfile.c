@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * sysfile.c - one read() of a small kernel file, paths under a root, a
+ * sysfile.c - one read() of a small kernel file (never blocking, regular
+ * files only: rdfile.h), paths under a root, a
  * daemon's pid, and a state file with its directories (see sysfile.h).
  */
 #include "sysfile.h"
@@ -16,24 +17,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "rdfile.h"
+
 int vcp_read_line(const char *path, char *buf, size_t len)
 {
-	ssize_t n;
-	int fd, r = 0;
+	size_t n;
+	int r = vcp_read_small(path, buf, len, false, NULL);
 
-	if (len < 2)
-		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	if (n < 0)
-		r = -errno;
-	close(fd);
 	if (r < 0)
 		return r;
-	buf[n] = '\0';
-	n = (ssize_t)strcspn(buf, "\n");
+	n = strcspn(buf, "\n");
 	while (n > 0 && strchr(" \t", buf[n - 1]))
 		n--;
 	buf[n] = '\0';

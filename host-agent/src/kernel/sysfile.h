@@ -11,7 +11,9 @@
 #include <stddef.h>
 
 /* The first line of @path, trailing white space cut, in @buf (@len
- * bytes, longer content truncated). 0 or -errno. */
+ * bytes, longer content truncated). Never blocks: opened as
+ * vcp_open_regular() does (rdfile.h). 0 or -errno (-VCP_ENOTREG: not a
+ * regular file, a FIFO say). */
 int vcp_read_line(const char *path, char *buf, size_t len);
 
 /* ROOT followed by the printf-formatted absolute path @fmt ("/" as root

@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -34,6 +35,8 @@
 #include "clock.h"
 #include "errmsg.h"
 #include "placers.h"
+#include "rdfile.h"
+#include "sysfile.h"
 #include "topology.h"
 
 struct vcp_virt {
@@ -435,8 +438,8 @@ static int qemu_pid(const struct vcp_virt *v, const char *name)
 {
 	char path[512];
 	const char *rt = getenv("XDG_RUNTIME_DIR");
-	FILE *f;
-	int pid = 0;
+	char buf[32];
+	uint64_t n;
 
 	if (!v->local || strcmp(v->driver, "QEMU") != 0)
 		return 0;
@@ -447,13 +450,10 @@ static int qemu_pid(const struct vcp_virt *v, const char *name)
 			 name);
 	else
 		return 0;
-	f = fopen(path, "re");
-	if (!f)
+	if (vcp_read_line(path, buf, sizeof(buf)) < 0 ||
+	    vcp_parse_u64(buf, &n) < 0 || n == 0 || n > INT_MAX)
 		return 0;
-	if (fscanf(f, "%d", &pid) != 1)
-		pid = 0;
-	fclose(f);
-	return pid;
+	return (int)n;
 }
 
 /* A bad or absent host record is simply not there: it is ours, and the

@@ -9,10 +9,13 @@
 #include "power.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "rdfile.h"
 
 void vcp_pwr_snap_clear(struct vcp_pwr_snap *s)
 {
@@ -37,6 +40,11 @@ int vcp_counter_delta(uint64_t before, uint64_t after, uint64_t max,
 		return -ERANGE;
 	*ret_delta = max - before + after;
 	return 0;
+}
+
+double vcp_pwr_wrap_s(uint64_t max_uj)
+{
+	return (double)max_uj / 1e6 / VCP_PWR_ZONE_MAX_W;
 }
 
 double vcp_rate(uint64_t delta, uint64_t ns)
@@ -82,6 +90,7 @@ void vcp_pwr_figs_clear(struct vcp_pwr_figs *f)
 	if (!f)
 		return;
 	free(f->pkgs);
+	free(f->lacking);
 	memset(f, 0, sizeof(*f));
 }
 
@@ -155,43 +164,114 @@ static void accumulate(double *acc, double j)
 	*acc = isnan(*acc) ? j : *acc + j;
 }
 
-static void energy_zone(const struct vcp_pwr_zone *za,
-			const struct vcp_pwr_zone *zb, struct vcp_pwr_figs *f,
-			uint64_t ns)
+/* Note @z as a zone the host's total lacks (package and dram only: the
+ * zones it adds), and why. 0 or -ENOMEM. */
+static int lack(struct vcp_pwr_figs *f, const struct vcp_pwr_zone *z,
+		const char *why)
+{
+	struct vcp_pwr_lack *l;
+
+	if (z->kind != VCP_ZONE_PACKAGE && z->kind != VCP_ZONE_DRAM)
+		return 0;
+	l = realloc(f->lacking, (f->n_lacking + 1) * sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	f->lacking = l;
+	l = &l[f->n_lacking++];
+	memcpy(l->id, z->id, sizeof(l->id));
+	memcpy(l->name, z->name, sizeof(l->name));
+	snprintf(l->why, sizeof(l->why), "%s", why);
+	return 0;
+}
+
+/*
+ * The zone's energy over @ns: refused (-ERANGE, why in @why) when its
+ * range or reading is implausible, when the reads are further apart
+ * than the counter's wrap time (it may have wrapped twice: no way to
+ * tell) or when the figure is more than a zone draws.
+ */
+static int zone_delta(const struct vcp_pwr_zone *za,
+		      const struct vcp_pwr_zone *zb, uint64_t ns, uint64_t *ret,
+		      char *why, size_t len)
+{
+	double s = (double)ns / 1e9;
+	uint64_t d;
+
+	if (za->max_uj != zb->max_uj) {
+		snprintf(
+			why, len,
+			"max_energy_range_uj changed between the reads (%" PRIu64
+			", %" PRIu64 ")",
+			za->max_uj, zb->max_uj);
+		return -ERANGE;
+	}
+	if (s > vcp_pwr_wrap_s(zb->max_uj)) {
+		snprintf(
+			why, len,
+			"the reads are %.0f s apart, longer than the counter wraps at %.0f W (%.0f s): it may have wrapped more than once",
+			s, VCP_PWR_ZONE_MAX_W, vcp_pwr_wrap_s(zb->max_uj));
+		return -ERANGE;
+	}
+	if (vcp_counter_delta(za->energy_uj, zb->energy_uj, zb->max_uj, &d) <
+	    0) {
+		snprintf(why, len,
+			 "energy_uj went backwards (%" PRIu64 " after %" PRIu64
+			 ")",
+			 zb->energy_uj, za->energy_uj);
+		return -ERANGE;
+	}
+	if (vcp_rate(d, ns) / 1e6 > VCP_PWR_ZONE_MAX_W) {
+		snprintf(
+			why, len,
+			"energy_uj gives %.0f W, more than a zone draws (%.0f W): a bad reading",
+			vcp_rate(d, ns) / 1e6, VCP_PWR_ZONE_MAX_W);
+		return -ERANGE;
+	}
+	*ret = d;
+	return 0;
+}
+
+static int energy_zone(const struct vcp_pwr_zone *za,
+		       const struct vcp_pwr_zone *zb, struct vcp_pwr_figs *f,
+		       uint64_t ns)
 {
 	struct vcp_pwr_pkg_figs *p = pkg_of(f, zb->package);
-	uint64_t d;
+	uint64_t d = 0;
 	double j;
 	int err = zb->err ? zb->err : za->err;
+	char why[192];
 
-	if (!err && vcp_counter_delta(za->energy_uj, zb->energy_uj,
-				      zb->max_uj, &d) < 0)
-		err = -ERANGE;
+	snprintf(why, sizeof(why), "%s", zb->err ? zb->why : za->why);
+	if (!err)
+		err = zone_delta(za, zb, ns, &d, why, sizeof(why));
 	if (p && zb->kind == VCP_ZONE_PACKAGE &&
 	    (p->energy_err == -ENOENT || err))
 		p->energy_err = err;
 	if (err) {
 		if (!f->energy_err || f->energy_err == -ENOENT)
 			f->energy_err = err;
-		return;
+		return lack(f, zb, why);
 	}
 	j = (double)d / 1e6;
 	if (zb->kind == VCP_ZONE_PSYS) {
 		f->psys_watts = j * 1e9 / (double)ns;
-		return;
+		return 0;
 	}
 	if (!p)
-		return;
+		return 0;
 	accumulate(&p->joules[zb->kind], j);
 	p->watts[zb->kind] = p->joules[zb->kind] * 1e9 / (double)ns;
 	if (zb->kind == VCP_ZONE_PACKAGE || zb->kind == VCP_ZONE_DRAM)
 		accumulate(&f->host_joules, j);
+	return 0;
 }
 
-static void energy_figs(const struct vcp_pwr_snap *a,
-			const struct vcp_pwr_snap *b, struct vcp_pwr_figs *f,
-			uint64_t ns)
+static int energy_figs(const struct vcp_pwr_snap *a,
+		       const struct vcp_pwr_snap *b, struct vcp_pwr_figs *f,
+		       uint64_t ns)
 {
+	int r = 0;
+
 	f->energy_err = b->zones_err ? b->zones_err : a->zones_err;
 	if (!f->energy_err && b->n_zones == 0)
 		f->energy_err = -ENOENT;
@@ -202,7 +282,8 @@ static void energy_figs(const struct vcp_pwr_snap *a,
 			f->n_changed++;
 			continue;
 		}
-		energy_zone(za, &b->zones[i], f, ns);
+		if (!r)
+			r = energy_zone(za, &b->zones[i], f, ns);
 	}
 	for (size_t i = 0; i < a->n_zones; i++)
 		if (!zone_in(b, a->zones[i].id))
@@ -211,6 +292,7 @@ static void energy_figs(const struct vcp_pwr_snap *a,
 		f->host_watts = f->host_joules * 1e9 / (double)ns;
 		f->energy_err = 0;
 	}
+	return r;
 }
 
 /* ---- C-state residency (perf cstate PMUs) ---- */
@@ -291,6 +373,26 @@ static const struct vcp_pwr_cpu *cpu_in(const struct vcp_pwr_snap *s, int cpu)
 	return NULL;
 }
 
+/* Did one of the CPU's cpuidle times go backwards (no figure then: a
+ * 0 in its place would make an idle package look awake)? The first such
+ * state in @why. */
+static bool idle_backwards(const struct vcp_pwr_cpu *ca,
+			   const struct vcp_pwr_cpu *cb,
+			   const struct vcp_pwr_snap *b, unsigned int n_idle,
+			   char *why, size_t len)
+{
+	for (unsigned int k = 0; k < n_idle; k++)
+		if (cb->time_us[k] < ca->time_us[k]) {
+			snprintf(
+				why, len,
+				"cpu%d/cpuidle/state%u/time went backwards (%" PRIu64
+				" us after %" PRIu64 " us)",
+				cb->cpu, k, cb->time_us[k], ca->time_us[k]);
+			return true;
+		}
+	return false;
+}
+
 /* One CPU's idle time per state (us) into @acc; its non-POLL share. */
 static double idle_cpu(const struct vcp_pwr_cpu *ca,
 		       const struct vcp_pwr_cpu *cb,
@@ -300,14 +402,20 @@ static double idle_cpu(const struct vcp_pwr_cpu *ca,
 	uint64_t deep = 0;
 
 	for (unsigned int k = 0; k < n_idle; k++) {
-		uint64_t d = cb->time_us[k] >= ca->time_us[k] ?
-			     cb->time_us[k] - ca->time_us[k] : 0;
+		uint64_t d = cb->time_us[k] - ca->time_us[k];
 
 		acc[k] += vcp_ratio(d, wall_us);
 		if (strcmp(b->idle_names[k], "POLL") != 0)
 			deep += d;
 	}
 	return vcp_ratio(deep, wall_us);
+}
+
+/* A CPU with no cpuidle figure: counted, the first one's why kept. */
+static void idle_bad(struct vcp_pwr_figs *f, const char *why)
+{
+	if (!f->n_idle_bad++)
+		snprintf(f->idle_why, sizeof(f->idle_why), "%s", why);
 }
 
 static void idle_figs(const struct vcp_pwr_snap *a, const struct vcp_pwr_snap *b,
@@ -320,15 +428,30 @@ static void idle_figs(const struct vcp_pwr_snap *a, const struct vcp_pwr_snap *b
 	for (size_t i = 0; i < f->n_pkgs; i++) {
 		struct vcp_pwr_pkg_figs *p = &f->pkgs[i];
 		double acc[VCP_PWR_MAX_STATES] = { 0 }, sum = 0, min = NAN;
+		char why[192];
 
 		for (size_t c = 0; c < b->n_cpus; c++) {
 			const struct vcp_pwr_cpu *cb = &b->cpus[c];
 			const struct vcp_pwr_cpu *ca = cpu_in(a, cb->cpu);
 			double share;
 
-			if (cb->package != p->package || !ca || ca->err ||
-			    cb->err || !n_idle || !wall_us)
+			if (cb->package != p->package || !n_idle || !wall_us)
 				continue;
+			if (!ca || ca->err || cb->err) {
+				idle_bad(
+					f,
+					cb->err ?
+						b->cpuidle_why :
+					ca && ca->err ?
+						a->cpuidle_why :
+						"a CPU came online between the reads");
+				continue;
+			}
+			if (idle_backwards(ca, cb, b, n_idle, why,
+					   sizeof(why))) {
+				idle_bad(f, why);
+				continue;
+			}
 			share = idle_cpu(ca, cb, b, n_idle, wall_us, acc);
 			sum += share;
 			min = isnan(min) || share < min ? share : min;
@@ -384,6 +507,32 @@ static void awake_fig(struct vcp_pwr_pkg_figs *p,
 	}
 }
 
+/* The file that made each unavailable source so, from the later read
+ * first. */
+static void src_whys(const struct vcp_pwr_snap *a, const struct vcp_pwr_snap *b,
+		     struct vcp_pwr_figs *f)
+{
+	const struct vcp_pwr_snap *s[2] = { b, a };
+
+	for (int i = 1; i >= 0; i--) {
+		for (size_t k = 0; f->energy_err && k < s[i]->n_zones; k++)
+			if (s[i]->zones[k].why[0])
+				memcpy(f->src_why[0], s[i]->zones[k].why,
+				       sizeof(f->src_why[0]));
+		if (f->pmu_err && s[i]->pmu_why[0])
+			memcpy(f->src_why[1], s[i]->pmu_why,
+			       sizeof(f->src_why[1]));
+		if (f->cpuidle_err && s[i]->cpuidle_why[0])
+			memcpy(f->src_why[2], s[i]->cpuidle_why,
+			       sizeof(f->src_why[2]));
+	}
+	/* refused between the reads (wrap time, implausible watts) */
+	if (f->energy_err && !f->src_why[0][0] && f->n_lacking)
+		snprintf(f->src_why[0], sizeof(f->src_why[0]),
+			 "zone %s: %.150s", f->lacking[0].id,
+			 f->lacking[0].why);
+}
+
 int vcp_power_figures(const struct vcp_pwr_snap *a,
 		      const struct vcp_pwr_snap *b,
 		      const struct vcp_pwr_thresholds *th,
@@ -401,9 +550,13 @@ int vcp_power_figures(const struct vcp_pwr_snap *a,
 		return -ENOMEM;
 	}
 	f.interval_s = (double)ns / 1e9;
-	energy_figs(a, b, &f, ns);
+	if (energy_figs(a, b, &f, ns) < 0) {
+		vcp_pwr_figs_clear(&f);
+		return -ENOMEM;
+	}
 	res_figs(a, b, &f);
 	idle_figs(a, b, &f, ns);
+	src_whys(a, b, &f);
 	for (size_t i = 0; i < f.n_pkgs; i++) {
 		uncore_figs(b, &f.pkgs[i]);
 		awake_fig(&f.pkgs[i], th);
@@ -430,6 +583,9 @@ const char *vcp_power_why(const char *source, int err, char *buf, size_t len)
 	case -ERANGE:
 		snprintf(buf, len, "%s: a counter went backwards with no known range",
 			 source);
+		break;
+	case -VCP_ENOTREG:
+		snprintf(buf, len, "%s: a file is not a regular file", source);
 		break;
 	default:
 		snprintf(buf, len, "%s: %s", source, strerror(-err));

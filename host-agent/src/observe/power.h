@@ -39,8 +39,10 @@ struct vcp_pwr_zone {
 	enum vcp_zone_kind kind;
 	int package;		/* physical package, -1 host-wide (psys) */
 	uint64_t energy_uj;
-	uint64_t max_uj;	/* max_energy_range_uj; 0 unknown */
-	int err;		/* reading energy_uj: 0 or -errno */
+	uint64_t max_uj; /* max_energy_range_uj */
+	int err; /* 0, or -errno: energy_uj or max_energy_range_uj
+				 * unreadable or implausible (why says) */
+	char why[192]; /* "class/powercap/ID/energy_uj: reason" */
 };
 
 /* One residency counter (cstate_pkg or cstate_core) over one package. */
@@ -86,11 +88,13 @@ struct vcp_pwr_snap {
 	struct vcp_pwr_tsc *tsc;
 	size_t n_tsc;
 	int pmu_err;		/* -ENOENT: no cstate PMU; -EACCES/-EPERM */
+	char pmu_why[192]; /* the file that failed, and why, or "" */
 	struct vcp_pwr_cpu *cpus;
 	size_t n_cpus;
 	char idle_names[VCP_PWR_MAX_STATES][16];	/* "POLL", "C1", .. */
 	unsigned int n_idle;
 	int cpuidle_err;	/* -ENOENT: no cpuidle */
+	char cpuidle_why[192]; /* why cpuidle, or the first CPU's, failed */
 	struct vcp_pwr_uncore *uncore;
 	size_t n_uncore;
 };
@@ -98,6 +102,17 @@ struct vcp_pwr_snap {
 void vcp_pwr_snap_clear(struct vcp_pwr_snap *s);
 
 /* ---- pure arithmetic ---- */
+
+/*
+ * The most power one powercap zone plausibly draws (W): a reading above
+ * it is refused, and a counter of range R uJ wraps no sooner than
+ * R / VCP_PWR_ZONE_MAX_W us, the longest interval two reads may be apart
+ * to see at most one wrap.
+ */
+#define VCP_PWR_ZONE_MAX_W 1000.0
+
+/* The shortest wrap time (s) of a counter with range @max_uj (0: none). */
+double vcp_pwr_wrap_s(uint64_t max_uj);
 
 /*
  * @after - @before for a counter that wraps to 0 after @max (@max 0: the
@@ -143,8 +158,22 @@ struct vcp_pwr_pkg_figs {
 	const char *awake_by;	/* "package C-states", "cpuidle", NULL */
 };
 
+/* A zone the host's total lacks (package or dram), and why. */
+struct vcp_pwr_lack {
+	char id[VCP_PWR_NAME];
+	char name[VCP_PWR_NAME];
+	char why[192];
+};
+
 struct vcp_pwr_figs {
 	double interval_s;
+	struct vcp_pwr_lack *lacking; /* zones host_watts leaves out */
+	size_t n_lacking;
+	unsigned int n_idle_bad; /* CPUs without a cpuidle figure */
+	char idle_why[192]; /* the first one's why */
+	/* per source (energy, residency, cpuidle): the file that made it
+	 * unavailable, and why ("" when absent, root-only or unknown) */
+	char src_why[3][192];
 	struct vcp_pwr_pkg_figs *pkgs;	/* sorted by package id */
 	size_t n_pkgs;
 	double host_joules;	/* sum of the package zones (+ dram), NaN */

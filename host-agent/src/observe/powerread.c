@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,7 @@
 #include "clock.h"
 #include "cpuset.h"
 #include "powerfixture.h"
+#include "rdfile.h"
 #include "sysfile.h"
 
 #define PMU_DIR "bus/event_source/devices"
@@ -70,7 +72,22 @@ struct vcp_power_reader {
 	unsigned int n_idle;
 	struct uncore_src *unc;
 	size_t n_unc;
+	char last_why[192]; /* the last file that failed, and why */
+	char pmu_why[192]; /* why the residency counters are not read */
+	char cpuidle_why[192]; /* why cpuidle is not read */
 };
+
+/* A reason into @buf, cut at @len: the file is named first, so a cut
+ * keeps it. */
+__attribute__((format(printf, 3, 4))) static void say(char *buf, size_t len,
+						      const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+}
 
 /* ---- the production ops ---- */
 
@@ -113,12 +130,7 @@ static void perf_close(void *data, int handle)
 
 static int perf_open_file(void *data, const char *path, int *ret_fd)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -errno;
-	*ret_fd = fd;
-	return 0;
+	return vcp_open_regular(path, ret_fd, NULL);
 }
 
 /* sysfs shows an attribute afresh at each read from offset 0. */
@@ -155,6 +167,7 @@ struct file_ops {
 	size_t n_paths;
 	uint64_t now_ns;	/* the clock's last reading, 0 before any */
 	struct vcp_fixture_counters computed;
+	char clock_why[4096]; /* why clock_ns is no clock */
 };
 
 static uint64_t file_now(void *data);
@@ -182,6 +195,13 @@ static int file_computed(struct file_ops *f, const char *path, char *buf,
 /* A fixture file whose first line is "!EACCES" (or !EPERM, !EIO) reads
  * as that error: a root-only file, also when the tests run as root; one
  * that says "!watts ..." is a counter computed at the read. */
+static const char *file_why(void *data)
+{
+	struct file_ops *f = data;
+
+	return f->clock_why[0] ? f->clock_why : NULL;
+}
+
 static int file_read_line(void *data, const char *path, char *buf, size_t len)
 {
 	int r = vcp_read_line(path, buf, len);
@@ -201,19 +221,17 @@ static int file_read_line(void *data, const char *path, char *buf, size_t len)
 static int file_read(void *data, int handle, uint64_t *ret_value)
 {
 	struct file_ops *f = data;
-	char buf[32], *end;
+	char buf[32];
 	uint64_t v;
 	int r;
 
 	if (handle < 0 || (size_t)handle >= f->n_paths)
 		return -EBADF;
 	r = file_read_line(f, f->paths[handle], buf, sizeof(buf));
+	if (r == 0)
+		r = vcp_parse_u64(buf, &v);
 	if (r < 0)
 		return r;
-	errno = 0;
-	v = strtoull(buf, &end, 0);
-	if (errno || end == buf || *end)
-		return -EINVAL;
 	*ret_value = v;
 	return 0;
 }
@@ -253,16 +271,24 @@ static void file_close(void *data, int handle)
 static uint64_t file_now(void *data)
 {
 	struct file_ops *f = data;
-	char path[PATH_MAX], buf[32], *end;
+	char path[PATH_MAX], buf[32];
 	uint64_t v;
+	int r;
 
 	snprintf(path, sizeof(path), "%s/vcpack-counters/clock_ns", f->root);
-	if (vcp_read_line(path, buf, sizeof(buf)) < 0) {
-		v = mono_ns(data);
-	} else {
-		v = strtoull(buf, &end, 10);
-		if (*end || end == buf)
-			v = mono_ns(data);
+	r = vcp_read_line(path, buf, sizeof(buf));
+	if (r == -ENOENT)
+		return f->now_ns = mono_ns(data);
+	if (r < 0) {
+		vcp_read_why(path, r, f->clock_why, sizeof(f->clock_why));
+		return 0;
+	}
+	/* "-5" or garbage is no clock: 0 (vcp_power_read refuses it) */
+	if (vcp_parse_u64(buf, &v) < 0 || v == 0 || v > INT64_MAX) {
+		say(f->clock_why, sizeof(f->clock_why),
+		    "%s: not a clock (nanoseconds, 1 to 2^63-1): '%s'", path,
+		    buf);
+		return 0;
 	}
 	f->now_ns = v;
 	return v;
@@ -276,8 +302,12 @@ int vcp_power_file_ops_new(const char *root, struct vcp_power_ops **ret)
 		return -ENOMEM;
 	snprintf(f->root, sizeof(f->root), "%s", root);
 	f->ops = (struct vcp_power_ops){
-		.read_line = file_read_line, .open = file_open,
-		.read = file_read, .close = file_close, .now_ns = file_now,
+		.read_line = file_read_line,
+		.open = file_open,
+		.read = file_read,
+		.close = file_close,
+		.now_ns = file_now,
+		.clock_why = file_why,
 		.data = f,
 	};
 	*ret = &f->ops;
@@ -299,32 +329,67 @@ void vcp_power_file_ops_free(struct vcp_power_ops *ops)
 
 /* ---- small readers ---- */
 
+static void why_rel(struct vcp_power_reader *r, const char *rel, int e,
+		    const char *text, char *why, size_t len);
+
+/* The first line of ROOT/@rel; a failure other than absence is kept in
+ * r->last_why ("REL: reason"). */
 static int rd(struct vcp_power_reader *r, const char *rel, char *buf,
 	      size_t len)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX + 256];
+	int e;
 
 	snprintf(path, sizeof(path), "%s/%s", r->root, rel);
-	return r->ops->read_line(r->ops->data, path, buf, len);
+	e = r->ops->read_line(r->ops->data, path, buf, len);
+	if (e < 0 && e != -ENOENT)
+		why_rel(r, rel, e == -EINVAL ? -EIO : e, "", r->last_why,
+			sizeof(r->last_why));
+	return e;
+}
+
+/* Why reading ROOT/@rel failed (@text: what it held, for -EINVAL),
+ * "REL: reason", in @why. */
+static void why_rel(struct vcp_power_reader *r, const char *rel, int e,
+		    const char *text, char *why, size_t len)
+{
+	char path[PATH_MAX + 256], buf[PATH_MAX + 320];
+
+	if (e == -EINVAL || e == -ERANGE) {
+		say(why, len,
+		    "%s: not a counter (digits only, at most 2^64-1): '%s'",
+		    rel, text);
+		return;
+	}
+	say(path, sizeof(path), "%s/%s", r->root, rel);
+	say(why, len, "%s%s", rel,
+	    vcp_read_why(path, e, buf, sizeof(buf)) + strlen(path));
+}
+
+/* A counter file: digits only (vcp_parse_u64, the one parser of both
+ * the fixture and the real sysfs); "REL: reason" in @why on failure
+ * (@why may be NULL). */
+static int rd_u64_why(struct vcp_power_reader *r, const char *rel,
+		      uint64_t *ret, char *why, size_t len)
+{
+	char buf[32] = "";
+	uint64_t v;
+	int e = rd(r, rel, buf, sizeof(buf));
+
+	if (e == 0)
+		e = vcp_parse_u64(buf, &v);
+	if (e < 0) {
+		if (why)
+			why_rel(r, rel, e, buf, why, len);
+		return e == -ERANGE ? -EINVAL : e;
+	}
+	*ret = v;
+	return 0;
 }
 
 static int rd_u64(struct vcp_power_reader *r, const char *rel, uint64_t *ret)
 {
-	char buf[32], *end;
-	uint64_t v;
-	int e = rd(r, rel, buf, sizeof(buf));
-
-	if (e < 0)
-		return e;
-	/* strtoull() would take "-5" or " 5" as a number: digits only */
-	if (buf[0] < '0' || buf[0] > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(buf, &end, 10);
-	if (errno || end == buf || *end)
-		return -EINVAL;
-	*ret = v;
-	return 0;
+	return rd_u64_why(r, rel, ret, NULL, 0);
 }
 
 static DIR *open_dir(struct vcp_power_reader *r, const char *rel)
@@ -353,10 +418,15 @@ static int package_of(struct vcp_power_reader *r, int cpu)
 static int rd_cpus(struct vcp_power_reader *r, const char *rel,
 		   struct vcp_cpuset *ret)
 {
-	char buf[8192];
+	char buf[8192] = "";
 	int e = rd(r, rel, buf, sizeof(buf));
 
-	return e < 0 ? e : vcp_cpuset_parse(buf, ret);
+	if (e == 0)
+		e = vcp_cpuset_parse(buf, ret);
+	if (e == -EINVAL || e == -ERANGE)
+		say(r->last_why, sizeof(r->last_why),
+		    "%s: not a CPU list: '%.40s'", rel, buf);
+	return e;
 }
 
 /* ---- residency counters (perf cstate PMUs) ---- */
@@ -420,7 +490,7 @@ static int event_config(struct vcp_power_reader *r, const char *pmu,
 			const char *event, uint32_t *ret_type,
 			uint64_t *ret_config)
 {
-	char rel[160], buf[64];
+	char rel[160], buf[64] = "";
 	uint64_t type;
 	int e;
 
@@ -430,10 +500,15 @@ static int event_config(struct vcp_power_reader *r, const char *pmu,
 		return e;
 	snprintf(rel, sizeof(rel), PMU_DIR "/%s/events/%s", pmu, event);
 	e = rd(r, rel, buf, sizeof(buf));
+	if (e == 0)
+		e = parse_event(buf, ret_config);
+	if (e == -EINVAL)
+		say(r->last_why, sizeof(r->last_why),
+		    "%s: not an event ('event=0xNN'): '%s'", rel, buf);
 	if (e < 0)
 		return e;
 	*ret_type = (uint32_t)type;
-	return parse_event(buf, ret_config);
+	return 0;
 }
 
 static struct res_src *res_for(struct vcp_power_reader *r, int package,
@@ -573,8 +648,11 @@ static void close_counters(struct vcp_power_reader *r)
 static int open_residency(struct vcp_power_reader *r)
 {
 	struct vcp_cpuset pc, cc;
-	int ep = open_pmu(r, "cstate_pkg", false, &pc);
-	int ec = ep == -ENOMEM ? ep : open_pmu(r, "cstate_core", true, &cc);
+	int ep, ec;
+
+	r->last_why[0] = '\0';
+	ep = open_pmu(r, "cstate_pkg", false, &pc);
+	ec = ep == -ENOMEM ? ep : open_pmu(r, "cstate_core", true, &cc);
 
 	if (ep == -ENOMEM || ec == -ENOMEM) {
 		close_counters(r);
@@ -583,6 +661,7 @@ static int open_residency(struct vcp_power_reader *r)
 	if ((ep < 0 && ep != -ENOENT) || (ec < 0 && ec != -ENOENT) ||
 	    (ep == -ENOENT && ec == -ENOENT)) {
 		r->pmu_err = ep != -ENOENT ? ep : ec;
+		memcpy(r->pmu_why, r->last_why, sizeof(r->pmu_why));
 		close_counters(r);
 		return 0;
 	}
@@ -621,6 +700,7 @@ static int read_res(struct vcp_power_reader *r, struct vcp_pwr_snap *s)
 					      &t->count);
 	}
 	s->pmu_err = r->pmu_err;
+	memcpy(s->pmu_why, r->pmu_why, sizeof(s->pmu_why));
 	return 0;
 }
 
@@ -647,11 +727,25 @@ static void read_zone(struct vcp_power_reader *r, const char *id,
 	z->package = -1;
 	if (z->kind == VCP_ZONE_PACKAGE && sscanf(z->name, "package-%d", &n) == 1)
 		z->package = n;
+	/* no range, no wrap to fold: the zone is unreadable, not partial */
 	snprintf(rel, sizeof(rel), RAPL_DIR "/%s/max_energy_range_uj", z->id);
-	if (rd_u64(r, rel, &z->max_uj) < 0)
-		z->max_uj = 0;
+	z->err = rd_u64_why(r, rel, &z->max_uj, z->why, sizeof(z->why));
+	if (!z->err && !z->max_uj) {
+		say(z->why, sizeof(z->why), "%s: 0 is no range", rel);
+		z->err = -ERANGE;
+	}
+	if (z->err)
+		return;
 	snprintf(rel, sizeof(rel), RAPL_DIR "/%s/energy_uj", z->id);
-	z->err = rd_u64(r, rel, &z->energy_uj);
+	z->err = rd_u64_why(r, rel, &z->energy_uj, z->why, sizeof(z->why));
+	if (!z->err && z->energy_uj > z->max_uj) {
+		say(z->why, sizeof(z->why),
+		    "%s: %" PRIu64
+		    " is above the counter's range (max_energy_range_uj %" PRIu64
+		    ")",
+		    rel, z->energy_uj, z->max_uj);
+		z->err = -ERANGE;
+	}
 }
 
 /* A subzone "intel-rapl:0:1" belongs to the package of "intel-rapl:0". */
@@ -772,11 +866,16 @@ static int open_cpuidle(struct vcp_power_reader *r)
 {
 	struct vcp_cpuset online;
 	char rel[128];
-	int e = rd_cpus(r, CPU_DIR "/online", &online);
+	int e;
+
+	r->last_why[0] = '\0';
+	e = rd_cpus(r, CPU_DIR "/online", &online);
 
 	r->cpuidle_err = e;
-	if (e < 0)
+	if (e < 0) {
+		memcpy(r->cpuidle_why, r->last_why, sizeof(r->cpuidle_why));
 		return 0;
+	}
 	r->cpus = calloc(vcp_cpuset_count(&online) + 1, sizeof(*r->cpus));
 	if (!r->cpus)
 		return -ENOMEM;
@@ -796,27 +895,36 @@ static int open_cpuidle(struct vcp_power_reader *r)
 	return r->n_idle ? hold_cpuidle(r) : 0;
 }
 
+/* One cpuidle file, kept open or by path; "REL: reason" in @why (when
+ * empty) on failure. */
 static int idle_value(struct vcp_power_reader *r, size_t i, int cpu,
-		      uint64_t *ret)
+		      uint64_t *ret, char *why, size_t len)
 {
-	char rel[128], buf[32], *end;
+	char rel[128], buf[32] = "";
+	uint64_t v;
 	int e;
 
 	if (r->idle_fds[i] < 0) {
-		idle_rel(rel, sizeof(rel), cpu, (unsigned int)(i / 2 % r->n_idle),
-			 (int)(i % 2));
-		return rd_u64(r, rel, ret);
+		idle_rel(rel, sizeof(rel), cpu,
+			 (unsigned int)(i / 2 % r->n_idle), (int)(i % 2));
+		return rd_u64_why(r, rel, ret, *why ? NULL : why, len);
 	}
 	e = r->ops->read_fd(r->ops->data, r->idle_fds[i], buf, sizeof(buf));
-	if (e < 0)
-		return e;
-	errno = 0;
-	*ret = strtoull(buf, &end, 10);
-	return errno || end == buf || *end ? -EINVAL : 0;
+	if (e == 0)
+		e = vcp_parse_u64(buf, &v);
+	if (e < 0) {
+		idle_rel(rel, sizeof(rel), cpu,
+			 (unsigned int)(i / 2 % r->n_idle), (int)(i % 2));
+		if (!*why)
+			why_rel(r, rel, e, buf, why, len);
+		return e == -ERANGE ? -EINVAL : e;
+	}
+	*ret = v;
+	return 0;
 }
 
 static void read_cpu(struct vcp_power_reader *r, size_t idx,
-		     struct vcp_pwr_cpu *c)
+		     struct vcp_pwr_cpu *c, char *why, size_t len)
 {
 	int cpu = r->cpus[idx];
 	size_t base = idx * r->n_idle * 2;
@@ -824,25 +932,29 @@ static void read_cpu(struct vcp_power_reader *r, size_t idx,
 	c->cpu = cpu;
 	c->package = package_of(r, cpu);
 	for (unsigned int k = 0; k < r->n_idle && !c->err; k++) {
-		c->err = idle_value(r, base + 2 * k, cpu, &c->time_us[k]);
+		c->err = idle_value(r, base + 2 * k, cpu, &c->time_us[k], why,
+				    len);
 		if (!c->err)
 			c->err = idle_value(r, base + 2 * k + 1, cpu,
-					    &c->usage[k]);
+					    &c->usage[k], why, len);
 	}
 }
 
 static int read_cpuidle(struct vcp_power_reader *r, struct vcp_pwr_snap *s)
 {
 	s->cpuidle_err = r->cpuidle_err;
-	if (r->cpuidle_err)
+	if (r->cpuidle_err) {
+		memcpy(s->cpuidle_why, r->cpuidle_why, sizeof(s->cpuidle_why));
 		return 0;
+	}
 	s->cpus = calloc(r->n_cpus, sizeof(*s->cpus));
 	if (!s->cpus)
 		return -ENOMEM;
 	memcpy(s->idle_names, r->idle_names, sizeof(s->idle_names));
 	s->n_idle = r->n_idle;
 	for (size_t i = 0; i < r->n_cpus; i++)
-		read_cpu(r, i, &s->cpus[s->n_cpus++]);
+		read_cpu(r, i, &s->cpus[s->n_cpus++], s->cpuidle_why,
+			 sizeof(s->cpuidle_why));
 	return 0;
 }
 
@@ -925,6 +1037,9 @@ int vcp_power_reader_open(const char *root, const struct vcp_power_ops *ops,
 
 	if (strlen(root) >= sizeof(r->root))
 		return -ENAMETOOLONG;
+	/* a wrong root is no guest: say so rather than "no counters" */
+	if (!vcp_is_dir(root, &e))
+		return e;
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
@@ -951,6 +1066,8 @@ int vcp_power_read(struct vcp_power_reader *r, struct vcp_pwr_snap *ret)
 	int e;
 
 	s.t_ns = r->ops->now_ns(r->ops->data);
+	if (!s.t_ns)
+		return -EINVAL;
 	e = read_res(r, &s);
 	if (!e)
 		e = read_zones(r, &s);

@@ -38,8 +38,10 @@ struct vcp_power_ops {
 	/* The counter's value now. 0 or -errno. */
 	int (*read)(void *data, int handle, uint64_t *ret_value);
 	void (*close)(void *data, int handle);
-	/* CLOCK_MONOTONIC in ns (tests may fix it). */
+	/* CLOCK_MONOTONIC in ns (tests may fix it); 0 when the clock gives
+	 * no time (a fixture's bad clock_ns), then clock_why says why. */
 	uint64_t (*now_ns)(void *data);
+	const char *(*clock_why)(void *data); /* optional */
 	/* Optional (NULL: read by path every time): open @path once, then
 	 * read its first line again and again (pread at offset 0, which
 	 * sysfs answers afresh), then close_file. Used for the cpuidle
@@ -76,13 +78,17 @@ struct vcp_power_reader;
  * states, uncore domains) and open the residency counters through @ops
  * (NULL: vcp_power_perf_ops; kept by pointer, must outlive the reader).
  * A missing or unreadable source is not an error: its *_err field says
- * why at each read. 0 or -ENOMEM (-ENAMETOOLONG for a long @root).
+ * why at each read. 0, -ENOMEM, -ENAMETOOLONG for a long @root, or
+ * -ENOENT / -ENOTDIR when @root is not a directory (a wrong root is no
+ * host without counters).
  */
 int vcp_power_reader_open(const char *root, const struct vcp_power_ops *ops,
 			  struct vcp_power_reader **ret);
 
 /* One read of every counter into *ret (free with vcp_pwr_snap_clear).
- * 0 or -ENOMEM. */
+ * Every file is read through rdfile.h (never blocking; a FIFO is an
+ * unreadable file, named in the zone's or the snapshot's why). 0,
+ * -ENOMEM, or -EINVAL when the ops' clock gave no time (clock_why). */
 int vcp_power_read(struct vcp_power_reader *r, struct vcp_pwr_snap *ret);
 
 void vcp_power_reader_close(struct vcp_power_reader *r);

@@ -9,6 +9,7 @@
 #include "powerview.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 
 #include "clock.h"
 #include "esc.h"
+#include "rdfile.h"
 
 static int open_one(const char *root, struct vcp_power_probe *p, int i)
 {
@@ -27,6 +29,19 @@ static int open_one(const char *root, struct vcp_power_probe *p, int i)
 		r = vcp_power_reader_open(root ? root : "/sys", p->fops[i],
 					  &p->r[i]);
 	return r;
+}
+
+/* Keep why a read failed (a fixture clock that is no clock) in p->why. */
+static void keep_why(struct vcp_power_probe *p)
+{
+	for (int i = 0; i < 2 && !p->why[0]; i++) {
+		const struct vcp_power_ops *o = p->fops[i];
+		const char *why = o && o->clock_why ? o->clock_why(o->data) :
+						      NULL;
+
+		if (why)
+			snprintf(p->why, sizeof(p->why), "%s", why);
+	}
 }
 
 int vcp_power_probe_start(const char *spec, struct vcp_power_probe *p)
@@ -55,8 +70,14 @@ int vcp_power_probe_start(const char *spec, struct vcp_power_probe *p)
 		p->t0_ns = vcp_mono_ns();
 		r = vcp_power_read(p->r[0], &p->first);
 	}
-	if (r < 0)
+	if (r < 0) {
+		char why[sizeof(p->why)];
+
+		keep_why(p);
+		memcpy(why, p->why, sizeof(why));
 		vcp_power_probe_clear(p);
+		memcpy(p->why, why, sizeof(why));
+	}
 	return r;
 }
 
@@ -77,9 +98,16 @@ int vcp_power_probe_finish(struct vcp_power_probe *p, unsigned int min_ms,
 	}
 	vcp_pwr_snap_clear(&p->last);
 	r = vcp_power_read(p->r[1] ? p->r[1] : p->r[0], &p->last);
-	if (r < 0)
+	if (r < 0) {
+		keep_why(p);
 		return r;
+	}
 	return vcp_power_figures(&p->first, &p->last, &th, ret);
+}
+
+const char *vcp_power_probe_why(const struct vcp_power_probe *p)
+{
+	return p->why[0] ? p->why : NULL;
 }
 
 void vcp_power_probe_clear(struct vcp_power_probe *p)
@@ -111,13 +139,33 @@ const char *vcp_power_missing(enum vcp_power_source what, int err, char *buf,
 
 	if (!err)
 		return NULL;
-	if (err == -ENOENT)
+	if (err == -VCP_ENOTREG)
+		snprintf(buf, len, "%s: a file of it is not a regular file",
+			 names[what]);
+	else if (err == -ENOENT)
 		snprintf(buf, len, "%s: %s", names[what], absent[what]);
 	else if (err == -EACCES || err == -EPERM)
 		snprintf(buf, len, "%s: %s", names[what], denied[what]);
 	else
 		snprintf(buf, len, "%s: %s", names[what], strerror(-err));
 	return buf;
+}
+
+/* Why source @i is unavailable: the file that made it so where the
+ * reader named one (not for absent or root-only sources), else
+ * vcp_power_missing()'s sentence. */
+static const char *missing(const struct vcp_pwr_figs *f, int i, int err,
+			   char *buf, size_t len)
+{
+	static const char *const names[] = { "energy", "C-state residency",
+					     "cpuidle" };
+
+	if (err && err != -ENOENT && err != -EACCES && err != -EPERM &&
+	    f->src_why[i][0]) {
+		snprintf(buf, len, "%s: %s", names[i], f->src_why[i]);
+		return buf;
+	}
+	return vcp_power_missing(i, err, buf, len);
 }
 
 /* ---- text ---- */
@@ -185,15 +233,25 @@ void vcp_power_text(FILE *out, const struct vcp_pwr_figs *f)
 	for (size_t i = 0; i < f->n_pkgs; i++)
 		text_pkg(out, &f->pkgs[i]);
 	if (!isnan(f->host_watts))
-		fprintf(out, "  host: %.1f W (packages and dram), %u package%s awake by the figures\n",
-			f->host_watts, f->n_awake, f->n_awake == 1 ? "" : "s");
+		fprintf(out,
+			"  host: %.1f W (packages and dram%s), %u package%s awake by the figures\n",
+			f->host_watts,
+			f->n_lacking ? ", lacking zones below" : "", f->n_awake,
+			f->n_awake == 1 ? "" : "s");
+	for (size_t i = 0; i < f->n_lacking; i++)
+		fprintf(out, "  lacking: zone %s (%s): %s\n", f->lacking[i].id,
+			f->lacking[i].name, f->lacking[i].why);
+	if (f->n_idle_bad)
+		fprintf(out, "  cpuidle: %u CPU%s left out: %s\n",
+			f->n_idle_bad, f->n_idle_bad == 1 ? "" : "s",
+			f->idle_why);
 	if (!isnan(f->psys_watts))
 		fprintf(out, "  platform (psys): %.1f W\n", f->psys_watts);
 	if (f->n_changed)
 		fprintf(out, "  %u energy zone%s appeared or vanished between the reads (left out)\n",
 			f->n_changed, f->n_changed == 1 ? "" : "s");
 	for (int i = 0; i < 3; i++)
-		if (vcp_power_missing(i, errs[i], buf, sizeof(buf)))
+		if (missing(f, i, errs[i], buf, sizeof(buf)))
 			fprintf(out, "  unavailable: %s\n", buf);
 }
 
@@ -244,6 +302,25 @@ static struct json_object *pkg_json(const struct vcp_pwr_pkg_figs *p)
 	return o;
 }
 
+/* The zones host_watts leaves out: [{zone, name, reason}]. */
+static struct json_object *lacking_json(const struct vcp_pwr_figs *f)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (size_t i = 0; i < f->n_lacking; i++) {
+		struct json_object *e = json_object_new_object();
+
+		json_object_object_add(
+			e, "zone", json_object_new_string(f->lacking[i].id));
+		json_object_object_add(
+			e, "name", json_object_new_string(f->lacking[i].name));
+		json_object_object_add(
+			e, "reason", json_object_new_string(f->lacking[i].why));
+		json_object_array_add(a, e);
+	}
+	return a;
+}
+
 struct json_object *vcp_power_json(const struct vcp_pwr_figs *f)
 {
 	static const char *const src[] = { "energy", "residency", "cpuidle" };
@@ -258,7 +335,7 @@ struct json_object *vcp_power_json(const struct vcp_pwr_figs *f)
 	for (int i = 0; i < 3; i++) {
 		struct json_object *e;
 
-		if (!vcp_power_missing(i, errs[i], buf, sizeof(buf)))
+		if (!missing(f, i, errs[i], buf, sizeof(buf)))
 			continue;
 		e = json_object_new_object();
 		json_object_object_add(e, "source", json_object_new_string(src[i]));
@@ -271,6 +348,12 @@ struct json_object *vcp_power_json(const struct vcp_pwr_figs *f)
 	json_object_object_add(o, "psys_watts", num(f->psys_watts));
 	json_object_object_add(o, "awake_packages", json_object_new_int((int)f->n_awake));
 	json_object_object_add(o, "zones_changed", json_object_new_int((int)f->n_changed));
+	json_object_object_add(o, "zones_lacking", lacking_json(f));
+	json_object_object_add(o, "cpuidle_cpus_left_out",
+			       json_object_new_int((int)f->n_idle_bad));
+	json_object_object_add(
+		o, "cpuidle_left_out_why",
+		f->n_idle_bad ? json_object_new_string(f->idle_why) : NULL);
 	json_object_object_add(o, "packages", pk);
 	json_object_object_add(o, "unavailable", un);
 	return o;

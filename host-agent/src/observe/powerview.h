@@ -26,16 +26,21 @@ struct vcp_power_probe {
 	struct vcp_pwr_snap first;
 	struct vcp_pwr_snap last;	/* the second read, after finish */
 	uint64_t t0_ns;		/* real clock at the first read */
+	char why[512]; /* why a read failed, or "" */
 };
 
-/* Open the reader(s) and take the first read. 0, -EINVAL (a bad spec),
- * -ENOMEM. */
+/* Open the reader(s) and take the first read. 0, -EINVAL (a bad spec,
+ * or a fixture clock that is no clock: vcp_power_probe_why), -ENOENT or
+ * -ENOTDIR (a root that is not a directory), -ENOMEM. */
 int vcp_power_probe_start(const char *spec, struct vcp_power_probe *p);
 /* Wait until @min_ms have passed since the first read, take the second
  * and compute the figures. 0 or -errno (as vcp_power_figures). */
 int vcp_power_probe_finish(struct vcp_power_probe *p, unsigned int min_ms,
 			   struct vcp_pwr_figs *ret);
 void vcp_power_probe_clear(struct vcp_power_probe *p);
+/* Why a read failed with -EINVAL when a fixture's clock gave no time
+ * ("PATH/clock_ns: not a clock ..."), else NULL. */
+const char *vcp_power_probe_why(const struct vcp_power_probe *p);
 
 enum vcp_power_source { VCP_SRC_ENERGY, VCP_SRC_RESIDENCY, VCP_SRC_CPUIDLE };
 

@@ -15,6 +15,7 @@
 
 #include "errmsg.h"
 #include "policy.h"	/* vcp_json_double3() */
+#include "power.h" /* VCP_PWR_ZONE_MAX_W */
 
 /* Two-sided 95% Student t quantiles, df 1..30. */
 static const double t95_table[30] = {
@@ -151,6 +152,16 @@ int vcp_trial_window_power(const struct vcp_trial_sample *s, size_t n,
 			return vcp_err(ret_err, -EINVAL,
 				       "energy sample %zu: time does not advance (%g s after %g s)",
 				       i, s[i].t_s, prev->t_s);
+		/* further apart than the counter wraps at the most a zone
+		 * draws: two wraps would read as one */
+		if (max_range_j > 0 &&
+		    s[i].t_s - prev->t_s > max_range_j / VCP_PWR_ZONE_MAX_W)
+			return vcp_err(
+				ret_err, -ERANGE,
+				"energy sample %zu: %g s after the last one, longer than the counter's wrap time (%g s at %g W): it may have wrapped more than once",
+				i, s[i].t_s - prev->t_s,
+				max_range_j / VCP_PWR_ZONE_MAX_W,
+				VCP_PWR_ZONE_MAX_W);
 		d = s[i].joules - prev->joules;
 		if (d < 0) {
 			if (max_range_j <= 0)

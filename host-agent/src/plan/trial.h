@@ -20,7 +20,9 @@
  * most one wrap between two present samples, i.e. read more often than
  * the counter wraps: Intel's RAPL range is typically about 262 kJ, which
  * a 1 kW zone wraps in about 260 s); with max_range_j == 0 a wrap is an
- * error. A missing sample (a failed read) is skipped: the delta spans
+ * error, and two present samples further apart than the counter's wrap
+ * time at VCP_PWR_ZONE_MAX_W (a long --sample, or a gap of failed reads)
+ * are refused with -ERANGE: two wraps cannot be told from one. A missing sample (a failed read) is skipped: the delta spans
  * the gap. A window whose present samples cover less than @min_cover of
  * its length is not used. For a host with several zones (package-0,
  * package-1, dram...), call it per zone and add the watts.

@@ -268,6 +268,14 @@ static int open_power(struct trial *t, char *why, size_t len)
 	if (t->h->power_root && vcp_power_file_ops_new(root, &t->fops) < 0)
 		return -ENOMEM;
 	r = vcp_power_reader_open(root, t->fops, &t->pr);
+	if ((r == -ENOENT || r == -ENOTDIR) && t->h->power_root) {
+		snprintf(
+			why, len,
+			"--power-root '%s': %s (a wrong --power-root, not a host without counters)",
+			root,
+			r == -ENOENT ? "no such directory" : "not a directory");
+		return -EINVAL;
+	}
 	if (r < 0)
 		snprintf(why, len, "reading the power counters under %s: %s",
 			 root, strerror(-r));
@@ -275,12 +283,19 @@ static int open_power(struct trial *t, char *why, size_t len)
 }
 
 /* The zones that make the host's power (package and dram, as status
- * adds them), from a first read; -ENOENT/-EACCES and why when none. */
+ * adds them), from a first read; -ENOENT/-EACCES and why when none,
+ * -ERANGE and why when one of them is unreadable or implausible (the
+ * host's total would lack it), -EINVAL and why for a fixture clock that
+ * is no clock. */
 static int pick_zones(struct trial *t, char *why, size_t len)
 {
 	struct vcp_pwr_snap s = { 0 };
+	const struct vcp_pwr_zone *bad = NULL;
 	int err, r = vcp_power_read(t->pr, &s);
 
+	if (r == -EINVAL && t->fops && t->fops->clock_why &&
+	    t->fops->clock_why(t->fops->data))
+		snprintf(why, len, "%s", t->fops->clock_why(t->fops->data));
 	if (r < 0)
 		return r;
 	err = s.zones_err ? s.zones_err : -ENOENT;
@@ -292,18 +307,54 @@ static int pick_zones(struct trial *t, char *why, size_t len)
 			continue;
 		if (z->err) {
 			err = z->err;
+			bad = bad ? bad : z;
 			continue;
 		}
 		snprintf(t->zones[t->n_zones].id, VCP_PWR_NAME, "%s", z->id);
 		t->zones[t->n_zones++].max_j = (double)z->max_uj / 1e6;
 	}
+	if (bad && t->n_zones && err != -EACCES && err != -EPERM) {
+		snprintf(why, len, "zone %s (%s): %s", bad->id, bad->name,
+			 bad->why);
+		err = -ERANGE;
+	}
 	vcp_pwr_snap_clear(&s);
 	if (!t->zones)
 		return -ENOMEM;
-	if (t->n_zones)
+	if (t->n_zones && err != -ERANGE)
 		return 0;
-	vcp_power_missing(VCP_SRC_ENERGY, err, why, len);
+	if (err != -ERANGE)
+		vcp_power_missing(VCP_SRC_ENERGY, err, why, len);
 	return err;
+}
+
+/*
+ * Two reads further apart than a counter's wrap time (its range at
+ * VCP_PWR_ZONE_MAX_W) may straddle two wraps, which no arithmetic can
+ * tell from one (the window's arithmetic refuses them): cap --sample at
+ * half the shortest wrap time (a read may come late), and say so.
+ */
+static void cap_sample(struct trial *t)
+{
+	double wrap = 0;
+	size_t k = 0;
+
+	for (size_t z = 0; z < t->n_zones; z++) {
+		double w = t->zones[z].max_j / VCP_PWR_ZONE_MAX_W;
+
+		if (!z || w < wrap) {
+			wrap = w;
+			k = z;
+		}
+	}
+	if (!t->n_zones || t->o.sample_s <= wrap / 2)
+		return;
+	vcp_cli_err(
+		0,
+		"--sample %g s capped at %g s: the energy counter of zone %s wraps in %g s at %.0f W, and two wraps between reads cannot be told from one",
+		t->o.sample_s, wrap / 2, t->zones[k].id, wrap,
+		VCP_PWR_ZONE_MAX_W);
+	t->o.sample_s = wrap / 2;
 }
 
 /* One read of the chosen zones into @out[zone] at @k. */
@@ -876,8 +927,16 @@ static int prepare(struct trial *t)
 	r = pick_zones(t, buf, sizeof(buf));
 	if (r == -ENOMEM)
 		return vcp_cli_err(EXIT_PARTIAL, "out of memory");
+	if (r == -EINVAL)
+		return vcp_cli_err(EXIT_USAGE, "refusing the trial: %s", buf);
+	if (r == -ERANGE)
+		return vcp_cli_err(
+			EXIT_USAGE,
+			"refusing the trial, the host's total would lack a zone: %s",
+			buf);
 	if (r < 0)
 		return vcp_cli_err(EXIT_USAGE, "refusing the trial, no energy counter is readable: %s", buf);
+	cap_sample(t);
 	t->n_win = vcp_trial_n_windows(&t->o.p);
 	t->sched = calloc(t->n_win, sizeof(*t->sched));
 	t->win = calloc(t->n_win, sizeof(*t->win));

@@ -843,10 +843,18 @@ static int power_start(const struct ctx *c, struct vcp_power_probe *p,
 	if (*why)
 		return 1;
 	r = vcp_power_probe_start(c->power_root, p);
-	if (r < 0)
-		*why = r == -EINVAL ? "--power-root is not DIR or DIR,DIR2" :
-		       "out of memory";
-	return r < 0 ? r : 0;
+	if (r == -EINVAL && vcp_power_probe_why(p))
+		*why = vcp_power_probe_why(p);
+	else if (r == -EINVAL)
+		*why = "--power-root is not DIR or DIR,DIR2";
+	else if (r == -ENOENT || r == -ENOTDIR)
+		*why = r == -ENOENT ?
+			       "no such directory (a wrong --power-root, not a host without counters)" :
+			       "not a directory (a wrong --power-root, not a host without counters)";
+	else if (r < 0)
+		*why = "out of memory";
+	/* a usage error: exit 2 naming --power-root */
+	return r == -ENOENT || r == -ENOTDIR ? -EINVAL : r < 0 ? r : 0;
 }
 
 /* Second read and the "power" part of status. */
@@ -857,7 +865,8 @@ static void power_show(const struct ctx *c, struct vcp_power_probe *p,
 	int r = why ? -1 : vcp_power_probe_finish(p, 250, &f);
 
 	if (r < 0 && !why)
-		why = strerror(-r);
+		why = vcp_power_probe_why(p) ? vcp_power_probe_why(p) :
+					       strerror(-r);
 	if (r < 0 && o) {
 		struct json_object *pw = json_object_new_object();
 
@@ -1060,6 +1069,13 @@ static int cmd_metrics(struct ctx *c, int argc, char **argv)
 		s = NULL;
 	}
 	power = !r && !why && vcp_power_probe_finish(&probe, 250, &figs) == 0;
+	if (!r && !why && !power)
+		vcp_cli_err(0, "power figures not measured: %s",
+			    vcp_power_probe_why(&probe) ?
+				    vcp_power_probe_why(&probe) :
+				    "the second read of the counters failed");
+	else if (!r && why && c->power_root)
+		vcp_cli_err(0, "power figures not measured: %s", why);
 	if (!r) {
 		struct vcp_metrics_in in = {
 			.vms = w.vms, .n_vms = w.n_vms, .policy = &c->policy,

@@ -59,6 +59,7 @@
 #include "policy.h"
 #include "render.h"
 #include "scxrun.h"
+#include "rdfile.h"
 #include "sdnotify.h"
 #include "tags.h"
 #include "takeover.h"
@@ -560,7 +561,10 @@ static void publish(struct daemon *d, const struct vcp_sample *s)
 {
 	int r = d->metrics ? vcp_metrics_pub_sample(d->metrics, s) : 0;
 
-	if (r < 0 && r != d->metrics_err)
+	if (r < 0 && r != d->metrics_err && vcp_metrics_pub_why(d->metrics))
+		log_msg(LOG_ERR, "Power counters not read: %s",
+			vcp_metrics_pub_why(d->metrics));
+	else if (r < 0 && r != d->metrics_err)
 		log_msg(LOG_ERR, "Failed to write metrics to '%s': %s",
 			d->metrics_dir, strerror(-r));
 	d->metrics_err = r;
@@ -1502,6 +1506,12 @@ int main(int argc, char **argv)
 	    vcp_pin_memo_new(&d.memo) < 0 || vcp_declog_new(&d.declog) < 0)
 		return 1;
 	vcp_tracker_set_max_delay(d.tracker, d.policy.max_vcpu_delay);
+	/* a wrong --power-root is said as such, not as a bad --metrics-dir */
+	if (d.metrics_dir && d.power_root && !vcp_is_dir(d.power_root, &r)) {
+		log_msg(LOG_ERR, "Refusing --power-root '%s': %s", d.power_root,
+			strerror(-r));
+		return 2;
+	}
 	r = d.metrics_dir ? vcp_metrics_pub_new(d.metrics_dir, d.power_root,
 						!vcp_uri_not_here(d.uri),
 						&d.metrics) : 0;

@@ -93,6 +93,17 @@ static void energy(FILE *f, const struct vcp_pwr_snap *s)
 	}
 }
 
+/* Has a CPU of package @pkg no cpuidle reading? Its sum would be
+ * smaller than the last one, and Prometheus takes a counter that goes
+ * down for a reset: no sample then. */
+static bool pkg_bad(const struct vcp_pwr_snap *s, int pkg)
+{
+	for (size_t c = 0; c < s->n_cpus; c++)
+		if (s->cpus[c].package == pkg && s->cpus[c].err)
+			return true;
+	return false;
+}
+
 static void cpuidle(FILE *f, const struct vcp_pwr_snap *s)
 {
 	struct fam t = FAM(f, "vcpack_cpuidle_residency_seconds_total", "counter",
@@ -119,9 +130,10 @@ static void cpuidle(FILE *f, const struct vcp_pwr_snap *s)
 				uint64_t v = 0;
 				char pkg[16];
 
+				if (pkg_bad(s, pkgs[p]))
+					continue;
 				for (size_t c = 0; c < s->n_cpus; c++)
-					if (s->cpus[c].package == pkgs[p] &&
-					    !s->cpus[c].err)
+					if (s->cpus[c].package == pkgs[p])
 						v += pass ? s->cpus[c].usage[k] :
 						     s->cpus[c].time_us[k];
 				snprintf(pkg, sizeof(pkg), "%d", pkgs[p]);
@@ -130,6 +142,37 @@ static void cpuidle(FILE *f, const struct vcp_pwr_snap *s)
 				sample(pass ? &u : &t, pass ? (double)v : v / 1e6, l);
 			}
 	free(pkgs);
+}
+
+/* Each zone that could not be read (or read implausibly) and the CPUs
+ * whose cpuidle files could not be read, with why (the file named). */
+static void unreadable(FILE *f, const struct vcp_pwr_snap *s)
+{
+	struct fam z = FAM(
+		f, "vcpack_power_zone_unreadable", "gauge",
+		"1 for a powercap zone whose energy_uj or max_energy_range_uj could not be read or was implausible at the last read (reason names the file).");
+	struct fam c = FAM(
+		f, "vcpack_cpuidle_cpus_unreadable", "gauge",
+		"CPUs whose cpuidle files could not be read at the last read (reason: the first one's file and why).");
+	unsigned int n = 0;
+
+	for (size_t i = 0; i < s->n_zones; i++) {
+		const char *l[] = { "zone",   s->zones[i].id,
+				    "name",   s->zones[i].name,
+				    "reason", s->zones[i].why,
+				    NULL };
+
+		if (s->zones[i].err && s->zones[i].err != -EACCES &&
+		    s->zones[i].err != -EPERM)
+			sample(&z, 1, l);
+	}
+	for (size_t i = 0; i < s->n_cpus; i++)
+		n += s->cpus[i].err != 0;
+	if (n) {
+		const char *l[] = { "reason", s->cpuidle_why, NULL };
+
+		sample(&c, n, l);
+	}
 }
 
 static void sources(FILE *f, const struct vcp_pwr_snap *s)
@@ -146,6 +189,33 @@ static void sources(FILE *f, const struct vcp_pwr_snap *s)
 		const char *l[] = { "source", names[i], NULL };
 
 		sample(&m, i == 0 ? energy_ok : errs[i] == 0, l);
+	}
+	unreadable(f, s);
+}
+
+/* The zones the host's total lacks, and the CPUs the cpuidle figures
+ * leave out, with why: a total is never smaller without a word. */
+static void lacking(FILE *f, const struct vcp_pwr_figs *g)
+{
+	struct fam z = FAM(
+		f, "vcpack_power_zone_lacking", "gauge",
+		"1 for a package or dram zone left out of vcpack_host_power_watts over the last interval (unreadable or implausible: reason says).");
+	struct fam c = FAM(
+		f, "vcpack_cpuidle_cpus_left_out", "gauge",
+		"CPUs left out of the cpuidle figures over the last interval (reason: the first one's).");
+
+	for (size_t i = 0; i < g->n_lacking; i++) {
+		const char *l[] = { "zone",   g->lacking[i].id,
+				    "name",   g->lacking[i].name,
+				    "reason", g->lacking[i].why,
+				    NULL };
+
+		sample(&z, 1, l);
+	}
+	if (g->n_idle_bad) {
+		const char *l[] = { "reason", g->idle_why, NULL };
+
+		sample(&c, g->n_idle_bad, l);
 	}
 }
 
@@ -178,6 +248,7 @@ static void figures(FILE *f, const struct vcp_pwr_figs *g)
 	}
 	if (!isnan(g->host_watts))
 		sample(&h, g->host_watts, NULL);
+	lacking(f, g);
 	for (size_t i = 0; i < g->n_pkgs; i++) {
 		const struct vcp_pwr_pkg_figs *p = &g->pkgs[i];
 
