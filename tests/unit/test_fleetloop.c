@@ -79,23 +79,33 @@ static void load_obs(struct fake *fk, const char *hosts)
 
 /* h1 on test:///default (runs "test"), h2 on an empty node; both may
  * sleep by command: h1's writes the marker, h2's fails. */
-static void load_cfg(struct vcp_fleet_cfg *c)
+static void load_cfg_with(struct vcp_fleet_cfg *c, const char *h1_cmd,
+			  const char *h2_cmd)
 {
 	char text[16384];
 	char *err = NULL;
 
-	snprintf(text, sizeof(text),
-		 "{\"hosts\": [{\"uri\": \"test:///default\", \"name\": \"h1\"},"
-		 " {\"uri\": \"test://%s/empty.xml\", \"name\": \"h2\"}],"
-		 " \"standby\": {\"low_hold\": 0, \"min_spare_hosts\": 0,"
-		 "  \"wake_cooldown\": 0, \"wake_deadline\": 10,"
-		 "  \"host_defaults\": {\"action\": \"command\","
-		 "   \"wake_command\": [\"true\"]},"
-		 "  \"hosts\": {\"h1\": {\"standby_command\": [\"touch\", \"%s\"]},"
-		 "   \"h2\": {\"standby_command\": [\"sh\", \"-c\", \"echo no BMC; exit 3\"]}}}}",
-		 dir, marker);
+	snprintf(
+		text, sizeof(text),
+		"{\"hosts\": [{\"uri\": \"test:///default\", \"name\": \"h1\"},"
+		" {\"uri\": \"test://%s/empty.xml\", \"name\": \"h2\"}],"
+		" \"standby\": {\"low_hold\": 0, \"min_spare_hosts\": 0,"
+		"  \"wake_cooldown\": 0, \"wake_deadline\": 10,"
+		"  \"host_defaults\": {\"action\": \"command\","
+		"   \"wake_command\": [\"true\"]},"
+		"  \"hosts\": {\"h1\": {\"standby_command\": %s},"
+		"   \"h2\": {\"standby_command\": %s}}}}",
+		dir, h1_cmd, h2_cmd);
 	if (vcp_fleet_cfg_parse(text, "f.json", c, &err))
 		fail_msg("%s", err);
+}
+
+static void load_cfg(struct vcp_fleet_cfg *c)
+{
+	char h1[4400];
+
+	snprintf(h1, sizeof(h1), "[\"touch\", \"%s\"]", marker);
+	load_cfg_with(c, h1, "[\"sh\", \"-c\", \"echo no BMC; exit 3\"]");
 }
 
 static int setup(void **st)
@@ -288,22 +298,7 @@ static void test_wake_two(void **st)
  * JSON array) */
 static void load_cfg_h2(struct vcp_fleet_cfg *c, const char *cmd)
 {
-	char text[16384];
-	char *err = NULL;
-
-	snprintf(
-		text, sizeof(text),
-		"{\"hosts\": [{\"uri\": \"test:///default\", \"name\": \"h1\"},"
-		" {\"uri\": \"test://%s/empty.xml\", \"name\": \"h2\"}],"
-		" \"standby\": {\"low_hold\": 0, \"min_spare_hosts\": 0,"
-		"  \"wake_cooldown\": 0, \"wake_deadline\": 10,"
-		"  \"host_defaults\": {\"action\": \"command\","
-		"   \"wake_command\": [\"true\"]},"
-		"  \"hosts\": {\"h1\": {\"standby_command\": [\"false\"]},"
-		"   \"h2\": {\"standby_command\": %s}}}}",
-		dir, cmd);
-	if (vcp_fleet_cfg_parse(text, "f.json", c, &err))
-		fail_msg("%s", err);
+	load_cfg_with(c, "[\"false\"]", cmd);
 }
 
 /* While h2's standby command runs, the state file says h2 is in standby

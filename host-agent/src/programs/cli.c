@@ -1882,6 +1882,21 @@ static int forget_one(struct ctx *c, const char *name, struct json_object *arr)
 	return r;
 }
 
+/* The DOMAINs of argv[1..] as virsh takes them (an ID or UUID becomes
+ * its name, in argv), then which of @w's VMs they select (select_vms). */
+static int select_domains(struct ctx *c, const struct vcp_world *w, int argc,
+			  char **argv, bool **only)
+{
+	for (int a = 1; a < argc; a++) {
+		char *name = NULL, *err = NULL;
+
+		if (vcp_virt_domain_name(c->v, argv[a], &name, &err) == 0)
+			argv[a] = name; /* lives until exit */
+		free(err);
+	}
+	return select_vms(w, argc, argv, only);
+}
+
 /* restore --forget DOMAIN...: drop each record (unreadable or not),
  * leave the pins as they are. argv[0] is "--forget". */
 static int cmd_forget(struct ctx *c, int argc, char **argv)
@@ -1898,15 +1913,8 @@ static int cmd_forget(struct ctx *c, int argc, char **argv)
 	r = setup(c, false);
 	if (!r)
 		r = observe(c, &w, 0, false);
-	for (int a = 1; !r && a < argc; a++) {
-		char *name = NULL, *err = NULL;
-
-		if (vcp_virt_domain_name(c->v, argv[a], &name, &err) == 0)
-			argv[a] = name; /* lives until exit */
-		free(err);
-	}
 	if (!r)
-		r = select_vms(&w, argc, argv, &only);
+		r = select_domains(c, &w, argc, argv, &only);
 	free(only);
 	vcp_world_clear(&w);
 	if (r)
@@ -1947,16 +1955,8 @@ static int cmd_restore(struct ctx *c, int argc, char **argv)
 				   pid);
 	if (!r)
 		r = observe_to_restore(c, &w);
-	/* DOMAINs as virsh takes them: an ID or UUID becomes its name */
-	for (int a = 1; !r && a < argc; a++) {
-		char *name = NULL, *err = NULL;
-
-		if (vcp_virt_domain_name(c->v, argv[a], &name, &err) == 0)
-			argv[a] = name;	/* lives until exit */
-		free(err);
-	}
 	if (!r)
-		r = select_vms(&w, argc, argv, &only);
+		r = select_domains(c, &w, argc, argv, &only);
 	if (!r && vcp_apply_restore(c->v, c->k, w.host, w.vms, w.n_vms, only,
 				    &res) < 0)
 		r = vcp_cli_err(EXIT_PARTIAL, "out of memory");
