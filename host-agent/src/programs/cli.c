@@ -188,6 +188,8 @@ static const char *const usage_text =
 	"Exit status: 0 done, 1 failed or partly applied, 2 usage or input\n"
 	"refused (nothing changed).\n";
 
+/* one help text a command, as it prints */
+/* clang-format off */
 static const char *const cmd_help[][2] = {
 	{ "status", "Usage: vcpack [OPTIONS] status [--watch [SECONDS]]\n"
 		    "Show every package (awake or idle, which VMs may run there),\n"
@@ -267,8 +269,11 @@ static const char *const cmd_help[][2] = {
 		     "changes nothing; VMs stay where they are ('vcpack restore' puts\n"
 		     "them back). Kept across restarts and upgrades. Needs vcpackd.\n" },
 	{ "restore", "Usage: vcpack [OPTIONS] restore [DOMAIN...]\n"
+		     "       vcpack [OPTIONS] restore --forget DOMAIN...\n"
 		     "Put the named VMs (default: every running VM) back to the pins\n"
-		     "recorded before vcpack first changed them, and drop the record.\n" },
+		     "recorded before vcpack first changed them, and drop the record.\n"
+		     "--forget drops the record only (an unreadable one too), leaving\n"
+		     "the pins as they are; the next apply records them afresh.\n" },
 	{ "trial", "Usage: vcpack [OPTIONS] trial [--rounds N] [--window S] [--settle S]\n"
 		   "       [--sample S] [--order found-first|planned-first]\n"
 		   "       [--min-effect W|P%] [--state FILE]\n"
@@ -281,6 +286,7 @@ static const char *const cmd_help[][2] = {
 		   "The host is put back as found at the end and on SIGINT/SIGTERM.\n"
 		   "Refused (exit 2) where no energy counter is readable.\n" },
 };
+/* clang-format on */
 
 static bool print_cmd_help(const char *cmd)
 {
