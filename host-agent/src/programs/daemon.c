@@ -123,7 +123,10 @@ struct daemon {
 	 * socket (ctl_ctx: answers even while the loop waits for libvirt).
 	 */
 	GMainContext *ctx, *ctl_ctx;
-	GMainLoop *ev_loop, *ctl_loop;
+	struct side_loop {
+		GMainContext *ctx;
+		atomic_bool stop;
+	} ev_loop, ctl_loop;
 	GThread *ev_thread, *ctl_thread;
 	clockid_t main_cpu; /* the main thread's CPU clock */
 	/* written by the main thread, read by the control thread: since
@@ -1215,14 +1218,30 @@ static gboolean on_watchdog(gpointer data)
 	return G_SOURCE_CONTINUE;
 }
 
+/*
+ * A thread's loop, until stop_loop(). A flag and a wakeup, not
+ * g_main_loop_quit(): a quit that comes before the thread runs its loop
+ * would be lost (g_main_loop_run starts by setting it running again), and
+ * vcpackd, refusing its --mode at the first connect, then hung in the
+ * join, deaf to SIGTERM.
+ */
 static gpointer run_loop(gpointer data)
 {
-	GMainLoop *loop = data;
+	struct side_loop *sl = data;
 
-	g_main_context_push_thread_default(g_main_loop_get_context(loop));
-	g_main_loop_run(loop);
-	g_main_context_pop_thread_default(g_main_loop_get_context(loop));
+	g_main_context_push_thread_default(sl->ctx);
+	while (!atomic_load(&sl->stop))
+		g_main_context_iteration(sl->ctx, TRUE);
+	g_main_context_pop_thread_default(sl->ctx);
 	return NULL;
+}
+
+static void stop_loop(struct side_loop *sl, GThread *t)
+{
+	atomic_store(&sl->stop, true);
+	g_main_context_wakeup(sl->ctx);
+	if (t)
+		g_thread_join(t);
 }
 
 static void on_server_note(void *opaque, const char *msg)
@@ -1523,7 +1542,7 @@ int main(int argc, char **argv)
 	/* libvirt's events on the default context, run by a thread of their
 	 * own; the daemon's loop on its own context, on this thread */
 	gvir_event_register();
-	d.ev_loop = g_main_loop_new(NULL, FALSE);
+	d.ev_loop.ctx = g_main_context_default();
 	d.ctx = g_main_context_new();
 	g_main_context_push_thread_default(d.ctx);
 	d.loop = g_main_loop_new(d.ctx, FALSE);
@@ -1533,8 +1552,8 @@ int main(int argc, char **argv)
 		d.main_cpu = CLOCK_THREAD_CPUTIME_ID;
 	pthread_mutex_init(&d.snap_mu, NULL);
 	d.ctl_ctx = g_main_context_new();
-	d.ctl_loop = g_main_loop_new(d.ctl_ctx, FALSE);
-	d.ev_thread = g_thread_new("vcpackd-libvirt", run_loop, d.ev_loop);
+	d.ctl_loop.ctx = d.ctl_ctx;
+	d.ev_thread = g_thread_new("vcpackd-libvirt", run_loop, &d.ev_loop);
 	r = listen_socket(&d);
 	if (r < 0) {
 		log_msg(LOG_ERR, "Failed to listen on '%s': %s", d.socket_path,
@@ -1548,7 +1567,7 @@ int main(int argc, char **argv)
 				 &d);
 	}
 	vcp_gsrc_timeout(d.ctl_ctx, 1000, on_ctl_tick, &d);
-	d.ctl_thread = g_thread_new("vcpackd-control", run_loop, d.ctl_loop);
+	d.ctl_thread = g_thread_new("vcpackd-control", run_loop, &d.ctl_loop);
 	vcp_backoff_try(&d.reconnect);
 	if (!d.sample_src) /* (a first connect made it) */
 		d.sample_src =
@@ -1565,9 +1584,7 @@ int main(int argc, char **argv)
 	}
 	vcp_scx_run_stop(&d.scx);
 	atomic_store(&d.quitting, true);
-	g_main_loop_quit(d.ctl_loop);
-	if (d.ctl_thread)
-		g_thread_join(d.ctl_thread);
+	stop_loop(&d.ctl_loop, d.ctl_thread);
 	vcp_ctl_server_free(d.server);
 	unlink(d.socket_path);
 	close(d.listen_fd);
@@ -1582,10 +1599,7 @@ int main(int argc, char **argv)
 	json_object_put(d.last_status);
 	free(d.placers_said);
 	g_main_loop_unref(d.loop);
-	g_main_loop_quit(d.ev_loop);
-	g_thread_join(d.ev_thread);
-	g_main_loop_unref(d.ev_loop);
-	g_main_loop_unref(d.ctl_loop);
+	stop_loop(&d.ev_loop, d.ev_thread);
 	g_main_context_unref(d.ctl_ctx);
 	free(d.snap_status);
 	free(d.snap_ping);
